@@ -1,0 +1,244 @@
+#include "cli/commands.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <memory>
+
+#include "analysis/report.h"
+#include "guest/backend.h"
+#include "image/image_builder.h"
+#include "kernel/builder.h"
+#include "model/loader.h"
+#include "model/matrix.h"
+#include "model/validate.h"
+#include "results/store.h"
+#include "runner/experiment_runner.h"
+#include "util/fs.h"
+
+#ifndef FOLIOLAB_GIT_REV
+#define FOLIOLAB_GIT_REV "unknown"
+#endif
+
+namespace foliolab::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitBadInput = 2;
+
+// The project root holds kernel-config/, patches/, images/, workloads/. Default: the source
+// tree foliolab was built from; FOLIOLAB_ROOT or --root override.
+fs::path default_root() {
+  if (const char* r = std::getenv("FOLIOLAB_ROOT"); r && *r) return r;
+  return FOLIOLAB_SOURCE_DIR;
+}
+
+struct Common {
+  std::string root = default_root().string();
+  std::string cache = cache_root().string();
+  void add(CLI::App& app) {
+    app.add_option("--root", root, "project root (kernel-config/, patches/, workloads/)");
+    app.add_option("--cache", cache, "cache for sources, kernels and images (FOLIOLAB_CACHE)");
+  }
+};
+
+void log_line(const std::string& s) { fmt::print(stderr, "{}\n", s); }
+
+// Loads, validates and optionally filters an experiment; prints errors.
+std::optional<Experiment> load(const std::string& file, const Common& c, const std::vector<std::string>& archs) {
+  auto exp = load_experiment(file);
+  if (!exp.ok()) {
+    fmt::print(stderr, "error: {}\n", exp.error().message);
+    return std::nullopt;
+  }
+  if (auto st = validate_project(*exp, c.root); !st.ok()) {
+    fmt::print(stderr, "error: {}\n", st.error().message);
+    return std::nullopt;
+  }
+  if (!archs.empty()) {
+    std::vector<Arch> keep;
+    for (const auto& a : archs) {
+      auto parsed = parse_arch(a);
+      if (!parsed) {
+        fmt::print(stderr, "error: --arch {}: unknown architecture (x86_64, arm64)\n", a);
+        return std::nullopt;
+      }
+      if (std::find(exp->archs.begin(), exp->archs.end(), *parsed) != exp->archs.end()) keep.push_back(*parsed);
+    }
+    exp->archs = keep;
+  }
+  return std::move(*exp);
+}
+
+std::function<int()> setup_plan(CLI::App& app) {
+  auto file = std::make_shared<std::string>();
+  auto common = std::make_shared<Common>();
+  auto archs = std::make_shared<std::vector<std::string>>();
+  app.add_option("experiment", *file, "experiment YAML file")->required();
+  app.add_option("--arch", *archs, "only these architectures");
+  common->add(app);
+  return [=] {
+    auto exp = load(*file, *common, *archs);
+    if (!exp) return kExitBadInput;
+    fmt::print("{}", format_plan(*exp, expand(*exp)));
+    return kExitOk;
+  };
+}
+
+std::function<int()> setup_run(CLI::App& app) {
+  auto file = std::make_shared<std::string>();
+  auto common = std::make_shared<Common>();
+  auto archs = std::make_shared<std::vector<std::string>>();
+  auto results = std::make_shared<std::string>((fs::path(default_root()) / "results").string());
+  auto resume = std::make_shared<std::string>();
+  auto resume_latest = std::make_shared<bool>(false);
+  auto retry = std::make_shared<bool>(false);
+  auto jobs = std::make_shared<int>(0);
+  app.add_option("experiment", *file, "experiment YAML file")->required();
+  app.add_option("--arch", *archs, "only these architectures");
+  app.add_option("--results", *results, "results root (default: <root>/results)");
+  app.add_option("--resume-dir", *resume, "continue this results session (skips runs it has)");
+  app.add_flag("--resume", *resume_latest, "continue the newest results session of this experiment");
+  app.add_flag("--retry-failed", *retry, "with --resume: rerun runs that failed");
+  app.add_option("--jobs,-j", *jobs, "parallel make jobs for kernel builds (default: all CPUs)");
+  common->add(app);
+  return [=] {
+    auto exp = load(*file, *common, *archs);
+    if (!exp) return kExitBadInput;
+    auto runs = expand(*exp);
+    fmt::print(stderr, "{}", format_plan(*exp, runs));
+    RealProcessRunner proc;
+    QemuBackend backend(proc);
+    RunnerOptions opt{.project_root = common->root, .results_root = *results, .cache = common->cache,
+                      .resume_latest = *resume_latest, .retry_failed = *retry, .jobs = *jobs, .log = log_line};
+    if (!resume->empty()) opt.resume_dir = fs::path(*resume);
+    ExperimentRunner runner(proc, backend, opt);
+    auto summary = runner.run(*exp, runs);
+    if (!summary.ok()) {
+      fmt::print(stderr, "error: {}\n", summary.error().message);
+      return kExitFailed;
+    }
+    auto store = ResultStore::open(summary->dir);
+    auto records = store->load_all();
+    if (!records.ok()) {
+      fmt::print(stderr, "error: {}\n", records.error().message);
+      return kExitFailed;
+    }
+    SessionReport report = build_session_report(*exp, *records);
+    fmt::print("{}", report.text);
+    (void)store->save_text("report.txt", report.text);
+    fmt::print("results: {}\n", summary->dir.string());
+    fmt::print("runs: {} ok, {} failed{}\n", summary->ok, summary->failed,
+               summary->skipped ? fmt::format(" ({} kept from before)", summary->skipped) : "");
+    return (summary->failed == 0 && report.expectations_failed == 0) ? kExitOk : kExitFailed;
+  };
+}
+
+std::function<int()> setup_report(CLI::App& app) {
+  auto dir = std::make_shared<std::string>();
+  auto common = std::make_shared<Common>();
+  app.add_option("session", *dir, "results session directory (results/<experiment>/<stamp>)")->required();
+  common->add(app);
+  return [=] {
+    auto store = ResultStore::open(*dir);
+    if (!store.ok()) {
+      fmt::print(stderr, "error: {}\n", store.error().message);
+      return kExitBadInput;
+    }
+    auto exp = load_experiment((fs::path(*dir) / "experiment.yaml").string());
+    if (!exp.ok()) {
+      fmt::print(stderr, "error: {}\n", exp.error().message);
+      return kExitBadInput;
+    }
+    auto records = store->load_all();
+    if (!records.ok()) {
+      fmt::print(stderr, "error: {}\n", records.error().message);
+      return kExitBadInput;
+    }
+    SessionReport report = build_session_report(*exp, *records);
+    fmt::print("{}", report.text);
+    return report.expectations_failed == 0 && report.runs_failed == 0 ? kExitOk : kExitFailed;
+  };
+}
+
+std::function<int()> setup_build_kernel(CLI::App& app) {
+  auto file = std::make_shared<std::string>();
+  auto common = std::make_shared<Common>();
+  auto archs = std::make_shared<std::vector<std::string>>();
+  auto jobs = std::make_shared<int>(0);
+  app.add_option("experiment", *file, "experiment YAML file whose kernels to build")->required();
+  app.add_option("--arch", *archs, "only these architectures");
+  app.add_option("--jobs,-j", *jobs, "parallel make jobs");
+  common->add(app);
+  return [=] {
+    auto exp = load(*file, *common, *archs);
+    if (!exp) return kExitBadInput;
+    RealProcessRunner proc;
+    KernelBuilder builder(proc, {.project_root = common->root, .spec_dir = fs::path(exp->file).parent_path(),
+                                 .cache = common->cache, .jobs = *jobs, .log = log_line});
+    int rc = kExitOk;
+    for (const auto& k : exp->kernels) {
+      for (Arch a : exp->archs) {
+        auto art = builder.build(k, a);
+        if (!art.ok()) {
+          fmt::print(stderr, "error: {}\n", art.error().message);
+          rc = kExitFailed;
+          continue;
+        }
+        fmt::print("{} {} {} {} {}\n", k.name, arch_info(a).name, art->build_id,
+                   art->cache_hit ? "cached" : "built", art->image.string());
+      }
+    }
+    return rc;
+  };
+}
+
+std::function<int()> setup_image(CLI::App& app) {
+  auto common = std::make_shared<Common>();
+  auto archs = std::make_shared<std::vector<std::string>>(std::vector<std::string>{"x86_64", "arm64"});
+  app.add_option("--arch", *archs, "architectures (default: all)");
+  common->add(app);
+  return [=] {
+    RealProcessRunner proc;
+    ImageBuilder builder(proc, common->root, common->cache);
+    int rc = kExitOk;
+    for (const auto& name : *archs) {
+      auto arch = parse_arch(name);
+      if (!arch) {
+        fmt::print(stderr, "error: unknown arch {}\n", name);
+        return kExitBadInput;
+      }
+      auto art = builder.build(*arch);
+      if (!art.ok()) {
+        fmt::print(stderr, "error: {}\n", art.error().message);
+        rc = kExitFailed;
+        continue;
+      }
+      fmt::print("{} {} {} {}\n", name, art->image_id, art->cache_hit ? "cached" : "built", art->cpio.string());
+    }
+    return rc;
+  };
+}
+
+}  // namespace
+
+std::string version_string() { return std::string("foliolab ") + FOLIOLAB_GIT_REV; }
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> kCommands = {
+      {"plan", "validate an experiment and print its expanded runs with their ids", setup_plan},
+      {"run", "build, boot and measure every run of an experiment; print the comparison", setup_run},
+      {"report", "print the comparison table and expectations of a results session", setup_report},
+      {"build-kernel", "build (or find in the cache) the kernels an experiment names", setup_build_kernel},
+      {"image", "build (or find in the cache) the guest initramfs per arch", setup_image},
+  };
+  return kCommands;
+}
+
+}  // namespace foliolab::cli

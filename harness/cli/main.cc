@@ -1,0 +1,47 @@
+// foliolab command line. One table drives the subcommands (name, help, setup); each handler
+// turns flags into option structs and calls into the library. Exit codes: 0 success, 1 a run
+// or expectation failed, 2 bad input (YAML, flags, project files).
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "util/process.h"
+
+namespace {
+
+void on_signal(int) { foliolab::request_cancel(); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  CLI::App app{"foliolab: build patched kernels, boot them, measure THP/mTHP page-fault effects"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", foliolab::cli::version_string());
+  std::vector<std::function<int()>> handlers;
+  std::vector<CLI::App*> subs;
+  for (const auto& cmd : foliolab::cli::commands()) {
+    CLI::App* sub = app.add_subcommand(cmd.name, cmd.help);
+    handlers.push_back(cmd.setup(*sub));
+    subs.push_back(sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  for (size_t i = 0; i < subs.size(); ++i) {
+    if (subs[i]->parsed()) return handlers[i]();
+  }
+  return 2;
+}

@@ -1,0 +1,36 @@
+// QEMU command lines built by a pure function (unit-tested per arch), never a shell string.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "model/arch.h"
+#include "model/experiment.h"
+
+namespace foliolab {
+
+enum class Accel { kKvm, kTcg };
+std::string accel_name(Accel a);
+
+inline constexpr const char* kResultsPortName = "org.foliolab.results";
+
+struct QemuLaunch {
+  Arch arch = Arch::kX86_64;
+  Accel accel = Accel::kTcg;
+  MachineSpec machine;
+  std::filesystem::path kernel;
+  std::filesystem::path initrd;
+  std::string cmdline;  // complete kernel command line
+  std::filesystem::path console_log;
+  std::filesystem::path results_file;
+  bool prealloc = true;  // back guest RAM up front: TCG timings are stable only then
+};
+
+std::vector<std::string> qemu_argv(const QemuLaunch& launch);
+
+// Kernel command line: console, panic=-1 (a panic ends QEMU with -no-reboot), rdinit, extras.
+std::string kernel_cmdline(Arch arch, const std::string& extra);
+
+}  // namespace foliolab

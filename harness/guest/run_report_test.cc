@@ -1,0 +1,326 @@
+#include "guest/run_report.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "guest/protocol.h"
+
+namespace foliolab {
+namespace {
+
+// Builds a record stream the way the agent writes it.
+class StreamBuilder {
+ public:
+  StreamBuilder& kv(std::string_view type, const KeyValues& kv) {
+    return raw(type, encode_kv(kv));
+  }
+  StreamBuilder& raw(std::string_view type, std::string_view payload) {
+    bytes_ += encode_record(type, seq_++, payload);
+    return *this;
+  }
+  StreamBuilder& hello() {
+    return kv("hello", {{"agent_version", "1"},
+                        {"release", "6.12.0-foliolab"},
+                        {"version", "#1 SMP"},
+                        {"machine", "x86_64"},
+                        {"page_size", "4096"},
+                        {"nr_cpus", "2"},
+                        {"mem_total_kb", "1000000"},
+                        {"cmdline", "console=ttyS0 panic=-1"}});
+  }
+  StreamBuilder& knobs(std::string phase, std::string enabled) {
+    return kv("knobs", {{"phase", phase}, {"enabled", enabled}, {"defrag", "[madvise] never"}});
+  }
+  StreamBuilder& knob_set(std::string status = "ok") {
+    return kv("knob-set", {{"path", "enabled"},
+                           {"requested", "always"},
+                           {"readback", status == "ok" ? "always" : "never"},
+                           {"raw", "[always] madvise never"},
+                           {"status", status},
+                           {"error", ""}});
+  }
+  StreamBuilder& counters(int rep, std::string phase, int64_t faults, int64_t thp) {
+    return kv("counters", {{"rep", std::to_string(rep)},
+                           {"phase", phase},
+                           {"vmstat.pgfault", std::to_string(faults)},
+                           {"vmstat.thp_fault_alloc", std::to_string(thp)},
+                           {"mthp.64kB.anon_fault_alloc", std::to_string(thp * 2)},
+                           {"meminfo.AnonHugePages", std::to_string(thp * 2048)}});
+  }
+  StreamBuilder& workload(int rep, int exit_status = 0, int signal = 0) {
+    return kv("workload", {{"rep", std::to_string(rep)},
+                           {"name", "fault"},
+                           {"exit_status", std::to_string(exit_status)},
+                           {"signal", std::to_string(signal)},
+                           {"wall_ns", "450000000"}});
+  }
+  StreamBuilder& out(std::string_view text) { return raw("stdout", text); }
+  StreamBuilder& rep(int rep, double fps, std::string_view marker = "FOLIOLAB-WORKLOAD-OK") {
+    counters(rep, "before", 1000, 10);
+    workload(rep);
+    out(fmt::format("{{\"pages\":16384,\"faults_per_sec\":{},\"name\":\"x\"}}\n{}\n", fps,
+                    marker));
+    return counters(rep, "after", 17386 + rep, 42);
+  }
+  StreamBuilder& error(std::string stage, std::string message) {
+    return kv("error", {{"stage", stage}, {"message", message}});
+  }
+  StreamBuilder& done(std::string status = "ok") { return kv("done", {{"status", status}}); }
+  StreamBuilder& prologue() {
+    return hello().knobs("initial", "[madvise] never").knob_set().knobs("final", "[always]");
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+  uint64_t seq_ = 0;
+};
+
+TEST(RunReport, GoodRun) {
+  StreamBuilder b;
+  b.prologue().rep(0, 36400.5).rep(1, 36500).done();
+  RunReport r = parse_run_report(b.bytes(), 2);
+  EXPECT_TRUE(r.ok) << r.reason;
+  EXPECT_EQ(r.reason, "");
+  EXPECT_TRUE(r.problems.empty()) << r.problems.front();
+  EXPECT_EQ(r.hello.release, "6.12.0-foliolab");
+  EXPECT_EQ(r.hello.page_size, 4096);
+  EXPECT_EQ(r.hello.nr_cpus, 2);
+  EXPECT_EQ(r.hello.mem_total_kb, 1000000);
+  EXPECT_EQ(r.hello.cmdline, "console=ttyS0 panic=-1");
+  ASSERT_EQ(r.knobs_initial.size(), 2u);
+  EXPECT_EQ(r.knobs_initial[0], (std::pair<std::string, std::string>{"enabled", "[madvise] never"}));
+  EXPECT_EQ(r.knobs_final[0].second, "[always]");
+  ASSERT_EQ(r.knob_sets.size(), 1u);
+  EXPECT_EQ(r.knob_sets[0].readback, "always");
+  ASSERT_EQ(r.reps.size(), 2u);
+  const RepResult& rep1 = r.reps[1];
+  EXPECT_EQ(rep1.rep, 1);
+  EXPECT_EQ(rep1.deltas.at("vmstat.pgfault"), 16387);
+  EXPECT_EQ(rep1.deltas.at("vmstat.thp_fault_alloc"), 32);
+  EXPECT_EQ(rep1.deltas.at("mthp.64kB.anon_fault_alloc"), 64);
+  EXPECT_EQ(rep1.deltas.at("meminfo.AnonHugePages"), 32 * 2048);
+  EXPECT_EQ(rep1.deltas.size(), 4u);
+  EXPECT_EQ(rep1.counters_before.at("vmstat.pgfault"), 1000);
+  EXPECT_EQ(rep1.wall_ns, 450000000);
+  EXPECT_EQ(rep1.workload, "fault");
+  EXPECT_DOUBLE_EQ(r.reps[0].metrics.at("faults_per_sec"), 36400.5);
+  EXPECT_DOUBLE_EQ(rep1.metrics.at("pages"), 16384);
+  EXPECT_FALSE(rep1.metrics.contains("name"));  // non-numeric field ignored
+  EXPECT_TRUE(rep1.ok_marker);
+  EXPECT_EQ(r.done_status, "ok");
+}
+
+TEST(RunReport, DeltasOnlyForCountersInBothSnapshots) {
+  StreamBuilder b;
+  b.prologue()
+      .kv("counters", {{"rep", "0"}, {"phase", "before"}, {"vmstat.a", "5"}, {"vmstat.b", "1"}})
+      .workload(0)
+      .out("FOLIOLAB-WORKLOAD-OK\n")
+      .kv("counters", {{"rep", "0"}, {"phase", "after"}, {"vmstat.a", "3"}, {"vmstat.c", "9"}})
+      .done();
+  RunReport r = parse_run_report(b.bytes());
+  ASSERT_TRUE(r.ok) << r.reason;
+  EXPECT_EQ(r.reps[0].deltas, (std::map<std::string, int64_t>{{"vmstat.a", -2}}));
+}
+
+TEST(RunReport, MetricsLaterLinesOverrideAndJunkIgnored) {
+  RepResult rep;
+  std::vector<std::string> problems;
+  parse_workload_stdout(
+      "starting\n{\"a\":1,\"b\":2.5,\"s\":\"x\",\"t\":true,\"o\":{\"n\":1}}\n[1,2]\n"
+      "{not json\n{\"a\":3}\r\n" +
+          std::string(100, '[') + "\nFOLIOLAB-WORKLOAD-OK",
+      rep, problems);
+  EXPECT_EQ(rep.metrics, (std::map<std::string, double>{{"a", 3}, {"b", 2.5}}));
+  EXPECT_TRUE(rep.ok_marker);
+  EXPECT_FALSE(rep.fail_marker);
+
+  RepResult deep;
+  problems.clear();
+  parse_workload_stdout("{\"a\":" + std::string(100000, '[') + "\n", deep, problems);
+  EXPECT_TRUE(deep.metrics.empty());
+  EXPECT_EQ(problems.size(), 1u);
+}
+
+TEST(RunReport, ErrorRecordIsTheReason) {
+  StreamBuilder b;
+  b.prologue().rep(0, 1).error("knobs", "write enabled: Permission denied").done("failed");
+  RunReport r = parse_run_report(b.bytes());
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reason, "guest error in knobs: write enabled: Permission denied");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.done_status, "failed");
+}
+
+TEST(RunReport, MissingDone) {
+  StreamBuilder b;
+  b.prologue().rep(0, 1);
+  RunReport r = parse_run_report(b.bytes());
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.reason.find("guest stopped before reporting completion (no done record"),
+            std::string::npos)
+      << r.reason;
+}
+
+TEST(RunReport, TornStream) {
+  StreamBuilder b;
+  b.prologue().rep(0, 1);
+  const size_t good = b.bytes().size();
+  b.done();
+  RunReport r = parse_run_report(std::string_view(b.bytes()).substr(0, b.bytes().size() - 3));
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reason, fmt::format("guest stopped before reporting completion (torn record at "
+                                  "byte {})",
+                                  good));
+  EXPECT_EQ(r.damage_offset, good);
+  EXPECT_EQ(r.reps.size(), 1u);  // what arrived is still reported
+}
+
+TEST(RunReport, DamageAfterDoneStillFails) {
+  StreamBuilder b;
+  b.prologue().rep(0, 1).done();
+  RunReport r = parse_run_report(b.bytes() + "junk\n");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.reason.find("damaged after done"), std::string::npos) << r.reason;
+}
+
+TEST(RunReport, WorkloadFailMarker) {
+  StreamBuilder b;
+  b.prologue()
+      .counters(0, "before", 1, 1)
+      .workload(0, 1)
+      .out("{\"faults\":3}\nFOLIOLAB-WORKLOAD-FAIL expected 16384 faults, saw 3\n")
+      .counters(0, "after", 4, 1)
+      .done();
+  RunReport r = parse_run_report(b.bytes());
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reps[0].fail_reason, "expected 16384 faults, saw 3");
+  EXPECT_EQ(r.reason, "rep 0: workload fault failed: expected 16384 faults, saw 3 (exit status 1)");
+}
+
+TEST(RunReport, NonzeroExitAndSignal) {
+  StreamBuilder exit;
+  exit.prologue().rep(0, 1);
+  exit.counters(1, "before", 1, 1).workload(1, 3).out("").counters(1, "after", 1, 1).done();
+  RunReport r = parse_run_report(exit.bytes());
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reason, "rep 1: workload fault exited with status 3");
+
+  StreamBuilder sig;
+  sig.prologue().counters(0, "before", 1, 1).workload(0, -1, 9).out("").counters(0, "after", 1,
+                                                                                 1);
+  sig.done();
+  EXPECT_EQ(parse_run_report(sig.bytes()).reason, "rep 0: workload fault killed by signal 9");
+}
+
+TEST(RunReport, MissingOkMarker) {
+  StreamBuilder b;
+  b.prologue().rep(0, 1, "").done();
+  RunReport r = parse_run_report(b.bytes());
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reason, "rep 0: workload fault did not print FOLIOLAB-WORKLOAD-OK");
+}
+
+TEST(RunReport, KnobMismatchFails) {
+  StreamBuilder b;
+  b.hello().knob_set("mismatch").rep(0, 1).done();
+  RunReport r = parse_run_report(b.bytes());
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.reason.find("knob enabled: mismatch"), std::string::npos) << r.reason;
+}
+
+TEST(RunReport, RepCountChecked) {
+  StreamBuilder b;
+  b.prologue().rep(0, 1).done();
+  EXPECT_TRUE(parse_run_report(b.bytes(), 1).ok);
+  EXPECT_EQ(parse_run_report(b.bytes(), 3).reason, "expected 3 repetitions, guest reported 1");
+  StreamBuilder none;
+  none.prologue().done();
+  EXPECT_EQ(parse_run_report(none.bytes()).reason, "no workload repetitions reported");
+}
+
+TEST(RunReport, DoneWithoutStatus) {
+  StreamBuilder b;
+  b.prologue().rep(0, 1).kv("done", {});
+  EXPECT_EQ(parse_run_report(b.bytes()).reason, "done record without a status");
+}
+
+TEST(RunReport, EmptyStream) {
+  RunReport r = parse_run_report("");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.reason.find("no records"), std::string::npos);
+}
+
+TEST(RunReport, BadNumbersBecomeReasonsNotExceptions) {
+  StreamBuilder b;
+  b.prologue()
+      .kv("counters", {{"rep", "0"}, {"phase", "before"}, {"vmstat.pgfault", "12x"}})
+      .kv("workload", {{"rep", "0"},
+                       {"name", "fault"},
+                       {"exit_status", "0"},
+                       {"signal", "0"},
+                       {"wall_ns", "99999999999999999999999"}})
+      .out("FOLIOLAB-WORKLOAD-OK\n")
+      .kv("counters", {{"rep", "0"}, {"phase", "after"}, {"vmstat.pgfault", "7"}})
+      .done();
+  RunReport r = parse_run_report(b.bytes());
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.problems.size(), 2u);
+  EXPECT_NE(r.reason.find("malformed guest report"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("vmstat.pgfault is not an integer"), std::string::npos) << r.reason;
+  EXPECT_TRUE(r.reps[0].deltas.empty());
+}
+
+TEST(RunReport, GarbageNeverCrashes) {
+  StreamBuilder b;
+  b.raw("hello", "no tabs here\n")
+      .raw("counters", "rep\t-5\nphase\tbefore\n")
+      .raw("counters", "rep\t99999999\nphase\tbefore\n")
+      .raw("stdout", std::string("\xff\xfe{\"a\":1e999}\n\0\n", 16))
+      .raw("workload", "rep\t0\n")
+      .raw("stdout", "\xc3\x28 bad utf8\n")
+      .raw("mystery", "")
+      .raw("knobs", "phase\tsideways\n")
+      .done()
+      .done();
+  RunReport r = parse_run_report(b.bytes());
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.problems.empty());
+  EXPECT_NO_THROW((void)to_json(r).dump());  // invalid UTF-8 was sanitised
+}
+
+TEST(RunReport, JsonRoundTrip) {
+  StreamBuilder b;
+  b.prologue().rep(0, 36400.25).rep(1, 1e-7).error("workload", "x").done("failed");
+  RunReport r = parse_run_report(b.bytes() + "@FL1 to", 2);
+  const std::string text = to_json(r).dump();
+  auto back = run_report_from_json(nlohmann::json::parse(text));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(to_json(*back), to_json(r));
+  EXPECT_EQ(back->reason, r.reason);
+  EXPECT_EQ(back->reps[1].deltas, r.reps[1].deltas);
+  EXPECT_EQ(back->reps[0].metrics, r.reps[0].metrics);
+  EXPECT_EQ(back->knobs_initial, r.knobs_initial);
+  EXPECT_EQ(back->damage, r.damage);
+
+  StreamBuilder ok;
+  ok.prologue().rep(0, 1).done();
+  auto ok_back = run_report_from_json(to_json(parse_run_report(ok.bytes())));
+  ASSERT_TRUE(ok_back.ok());
+  EXPECT_TRUE(ok_back->ok);
+
+  nlohmann::json bad = to_json(r);
+  bad["reps"][0].erase("deltas");
+  EXPECT_FALSE(run_report_from_json(bad).ok());
+  bad = to_json(r);
+  bad["run_report_version"] = 99;
+  EXPECT_FALSE(run_report_from_json(bad).ok());
+  EXPECT_FALSE(run_report_from_json(nlohmann::json::array()).ok());
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,124 @@
+#include "image/image_builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "image/cpio.h"
+#include "kernel/builder.h"
+#include "util/fs.h"
+#include "util/hash.h"
+
+namespace foliolab {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kImageRecipe = "foliolab-image-1";
+const std::vector<std::string> kCflags = {"-static", "-O2", "-g0", "-std=gnu11", "-Wall", "-Wextra",
+                                          "-Werror", "-pthread"};
+
+std::vector<fs::path> sorted_files(const fs::path& dir, const std::vector<std::string>& exts) {
+  std::vector<fs::path> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    if (std::find(exts.begin(), exts.end(), e.path().extension().string()) != exts.end()) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+ImageBuilder::ImageBuilder(ProcessRunner& runner, fs::path project_root, fs::path cache)
+    : runner_(runner), root_(std::move(project_root)), cache_(std::move(cache)) {}
+
+Result<std::string> ImageBuilder::compile(Arch arch, const std::vector<fs::path>& sources,
+                                          const fs::path& out, const fs::path& log) {
+  std::vector<std::string> argv = {std::string(arch_info(arch).guest_cc)};
+  argv.insert(argv.end(), kCflags.begin(), kCflags.end());
+  argv.push_back("-I" + (root_ / "workloads").string());
+  for (const auto& s : sources) argv.push_back(s.string());
+  argv.insert(argv.end(), {"-o", out.string()});
+  ProcessResult r = runner_.run({.argv = argv, .log_path = log, .capture = true});
+  if (!r.ok()) {
+    return make_error(fmt::format("compiling {} for {} failed ({}):\n{}", out.filename().string(),
+                                  arch_info(arch).name, r.describe(), r.output));
+  }
+  return read_file(out);
+}
+
+Result<ImageArtifact> ImageBuilder::build(Arch arch) {
+  const ArchInfo& ai = arch_info(arch);
+  const auto agent_sources = sorted_files(root_ / "images" / "agent", {".c"});
+  const auto agent_headers = sorted_files(root_ / "images" / "agent", {".h"});
+  const auto workload_sources = sorted_files(root_ / "workloads", {".c"});
+  const auto workload_headers = sorted_files(root_ / "workloads", {".h"});
+  if (agent_sources.empty()) return make_error("no guest agent sources in " + (root_ / "images/agent").string());
+  auto cc_version = compiler_version(runner_, std::string(ai.guest_cc));
+  if (!cc_version.ok()) return cc_version.error();
+
+  Hasher h;
+  h.add(kImageRecipe).add(ai.name).add(*cc_version);
+  for (const auto& f : kCflags) h.add(f);
+  for (const auto* group : {&agent_sources, &agent_headers, &workload_sources, &workload_headers}) {
+    for (const auto& f : *group) h.add(f.filename().string()).add_file(f);
+  }
+  ImageArtifact art;
+  art.image_id = h.hex().substr(0, 16);
+  const fs::path dir = cache_ / "images" / fmt::format("{}-{}", ai.name, art.image_id);
+  art.cpio = dir / "initramfs.cpio";
+  for (const auto& w : workload_sources) art.workloads.push_back(w.stem().string());
+  if (fs::exists(art.cpio)) {
+    art.cache_hit = true;
+    return art;
+  }
+  FileLock lock(dir.string() + ".lock");
+  if (fs::exists(art.cpio)) {
+    art.cache_hit = true;
+    return art;
+  }
+  fs::create_directories(dir);
+  const fs::path log = dir / "build.log";
+  std::vector<CpioEntry> entries = {
+      {"dev", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
+      // The kernel opens /dev/console for init before anything mounts devtmpfs.
+      {"dev/console", CpioEntry::Kind::kCharDev, 0600, {}, 5, 1},
+      {"proc", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
+      {"sys", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
+      {"tmp", CpioEntry::Kind::kDir, 01777, {}, 0, 0},
+      {"job", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
+      {"workloads", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
+  };
+  auto agent = compile(arch, agent_sources, dir / "init", log);
+  if (!agent.ok()) return agent.error();
+  entries.push_back({"init", CpioEntry::Kind::kFile, 0755, std::move(*agent), 0, 0});
+  for (const auto& w : workload_sources) {
+    auto bin = compile(arch, {w}, dir / w.stem(), log);
+    if (!bin.ok()) return bin.error();
+    entries.push_back({"workloads/" + w.stem().string(), CpioEntry::Kind::kFile, 0755, std::move(*bin), 0, 0});
+  }
+  auto cpio = write_cpio(entries);
+  if (!cpio.ok()) return cpio.error();
+  nlohmann::json manifest = {{"schema", 1}, {"image_id", art.image_id}, {"arch", ai.name},
+                             {"compiler", *cc_version}, {"workloads", art.workloads}};
+  if (auto st = write_file_atomic(dir / "manifest.json", manifest.dump(2)); !st.ok()) return st.error();
+  if (auto st = write_file_atomic(art.cpio, *cpio); !st.ok()) return st.error();
+  return art;
+}
+
+Status write_run_initrd(const fs::path& base_cpio, const std::string& job_text, const fs::path& out) {
+  auto base = read_file(base_cpio);
+  if (!base.ok()) return base.error();
+  auto job = write_cpio({{"job", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
+                         {"job/job.txt", CpioEntry::Kind::kFile, 0644, job_text, 0, 0}});
+  if (!job.ok()) return job.error();
+  std::string bytes = std::move(*base);
+  bytes.resize((bytes.size() + 3) / 4 * 4, '\0');  // each archive starts 4-byte aligned
+  bytes += *job;
+  return write_file_atomic(out, bytes);
+}
+
+}  // namespace foliolab

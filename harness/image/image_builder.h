@@ -1,0 +1,40 @@
+// The base initramfs per arch: the static guest agent as /init and every workloads/*.c as
+// /workloads/<name>, compiled static for the guest arch and cached by the hash of the sources,
+// the compiler version and the flags.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "model/arch.h"
+#include "util/process.h"
+#include "util/result.h"
+
+namespace foliolab {
+
+struct ImageArtifact {
+  std::string image_id;  // 16 hex digits
+  std::filesystem::path cpio;
+  std::vector<std::string> workloads;
+  bool cache_hit = false;
+};
+
+class ImageBuilder {
+ public:
+  ImageBuilder(ProcessRunner& runner, std::filesystem::path project_root, std::filesystem::path cache);
+  Result<ImageArtifact> build(Arch arch);
+
+ private:
+  Result<std::string> compile(Arch arch, const std::vector<std::filesystem::path>& sources,
+                              const std::filesystem::path& out, const std::filesystem::path& log);
+  ProcessRunner& runner_;
+  std::filesystem::path root_;
+  std::filesystem::path cache_;
+};
+
+// The run's initrd: base archive followed by a job archive holding /job/job.txt.
+Status write_run_initrd(const std::filesystem::path& base_cpio, const std::string& job_text,
+                        const std::filesystem::path& out);
+
+}  // namespace foliolab

@@ -1,0 +1,45 @@
+// Kconfig fragments: parse, merge in order (later wins), apply onto a .config, and verify that
+// every requested option landed after olddefconfig (which silently drops options whose
+// dependencies are unmet: tuxmake's pitfall).
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace foliolab {
+
+struct ConfigRequest {
+  std::string option;  // CONFIG_FOO
+  std::string value;   // y, m, n, "string", 123
+  std::string origin;  // fragment name or "experiment options", for messages
+};
+
+// Parses "CONFIG_FOO=y" and "# CONFIG_FOO is not set" (= "n"); other comments and blank lines
+// are skipped; anything else is an error naming origin:line.
+Result<std::vector<ConfigRequest>> parse_fragment(std::string_view text, const std::string& origin);
+
+// Later requests for the same option replace earlier ones (the order fragments are given in).
+std::vector<ConfigRequest> merge_requests(const std::vector<std::vector<ConfigRequest>>& fragments);
+
+// Final values of a .config: option -> value ("n" for "is not set").
+std::map<std::string, std::string> parse_dotconfig(std::string_view text);
+
+// Rewrites a .config so that each request holds (replacing existing lines, appending others).
+std::string apply_requests(std::string_view dotconfig, const std::vector<ConfigRequest>& requests);
+
+struct ConfigMismatch {
+  ConfigRequest request;
+  std::string actual;  // "n" when absent or not set
+};
+
+std::vector<ConfigMismatch> verify_config(const std::vector<ConfigRequest>& requests,
+                                          std::string_view final_dotconfig);
+
+// "CONFIG_NUMA_EMU=y (from numa) ended up not set\n..." for an error message.
+std::string describe_mismatches(const std::vector<ConfigMismatch>& mismatches);
+
+}  // namespace foliolab

@@ -1,0 +1,35 @@
+// Per-arch facts in one table (tuxrun style): behaviour stays in code, facts stay here.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace foliolab {
+
+enum class Arch { kX86_64, kArm64 };
+
+struct ArchInfo {
+  Arch arch;
+  std::string_view name;          // as written in experiments: "x86_64", "arm64"
+  std::string_view kernel_arch;   // ARCH= for kbuild
+  std::string_view cross_prefix;  // CROSS_COMPILE= ("" for native)
+  std::string_view image_target;  // make target
+  std::string_view image_path;    // relative to the O= dir
+  std::string_view config_fragment;  // kernel-config/<name>.config, always applied
+  std::string_view qemu_binary;
+  std::string_view qemu_machine;
+  std::string_view qemu_cpu;
+  std::string_view console;       // kernel console= device
+  std::string_view guest_cc;      // C compiler for static guest binaries
+  std::string_view uname_machine; // what the guest's uname -m says
+};
+
+std::span<const ArchInfo> all_archs();
+const ArchInfo& arch_info(Arch arch);
+std::optional<Arch> parse_arch(std::string_view name);
+// Architecture of the machine foliolab runs on (decides whether KVM can apply).
+Arch host_arch();
+
+}  // namespace foliolab

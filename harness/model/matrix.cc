@@ -1,0 +1,125 @@
+#include "model/matrix.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "model/text.h"
+#include "util/hash.h"
+
+namespace foliolab {
+namespace {
+
+// Appends fields as "<length>:<bytes>" so that no choice of values can collide.
+class Canon {
+ public:
+  Canon& add(std::string_view field) {
+    out_ += std::to_string(field.size());
+    out_ += ':';
+    out_ += field;
+    return *this;
+  }
+  Canon& add(uint64_t n) { return add(std::to_string(n)); }
+  Canon& add_sorted(std::string_view tag, KeyValues pairs) {
+    std::sort(pairs.begin(), pairs.end());
+    add(tag).add(pairs.size());
+    for (const auto& [k, v] : pairs) add(k).add(v);
+    return *this;
+  }
+  const std::string& str() const { return out_; }
+
+ private:
+  std::string out_;
+};
+
+std::string plural(size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+std::string params_text(const KeyValues& params) {
+  std::string out;
+  for (const auto& [k, v] : params) out += (out.empty() ? "" : " ") + k + "=" + v;
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+std::string run_identity(const Experiment& exp, const Run& run) {
+  const KernelSpec& k = exp.kernels[run.kernel];
+  const KnobSet& ks = exp.knob_sets[run.knob_set];
+  const WorkloadSpec& w = exp.workloads[run.workload];
+  const MachineSpec& m = exp.machine;
+  Canon c;
+  c.add("foliolab-run-v1");
+  c.add("kernel").add(k.name).add(k.source).add(k.patches).add(k.cmdline);
+  c.add("config").add(k.config.size());
+  for (const auto& fragment : k.config) c.add(fragment);
+  c.add_sorted("options", k.options);
+  c.add("arch").add(arch_info(run.arch).name);
+  c.add("machine").add(static_cast<uint64_t>(m.cpus)).add(m.memory_mb).add(m.numa.size());
+  for (const auto& node : m.numa) {
+    c.add(node.memory_mb).add(node.cpus.size());
+    for (int cpu : node.cpus) c.add(static_cast<uint64_t>(cpu));
+  }
+  c.add("distance").add(m.numa_distance.size());
+  for (const auto& row : m.numa_distance) {
+    c.add(row.size());
+    for (int d : row) c.add(static_cast<uint64_t>(d));
+  }
+  c.add("knobset").add(ks.name).add(ks.cmdline);
+  c.add_sorted("knobs", ks.knobs);
+  c.add_sorted("sysctls", ks.sysctls);
+  c.add("workload").add(w.name).add(w.label);
+  c.add_sorted("params", w.params);
+  c.add("repeat").add(static_cast<uint64_t>(exp.repeat));
+  return c.str();
+}
+
+std::vector<Run> expand(const Experiment& exp) {
+  std::vector<Run> runs;
+  for (size_t k = 0; k < exp.kernels.size(); ++k) {
+    for (Arch arch : exp.archs) {
+      for (size_t s = 0; s < exp.knob_sets.size(); ++s) {
+        for (size_t w = 0; w < exp.workloads.size(); ++w) {
+          Run run{"", k, arch, s, w};
+          const std::string slug =
+              slugify(arch_info(arch).name) + "." + slugify(exp.kernels[k].name) + "." +
+              slugify(exp.knob_sets[s].name) + "." + slugify(exp.workloads[w].label);
+          run.id = slug + "." + sha256_hex(run_identity(exp, run)).substr(0, 8);
+          runs.push_back(std::move(run));
+        }
+      }
+    }
+  }
+  return runs;
+}
+
+std::string format_plan(const Experiment& exp, const std::vector<Run>& runs) {
+  std::ostringstream out;
+  out << exp.name << ": " << plural(exp.kernels.size(), "kernel") << " × "
+      << plural(exp.archs.size(), "arch") << " × " << plural(exp.knob_sets.size(), "knob set")
+      << " × " << plural(exp.workloads.size(), "workload") << " = " << plural(runs.size(), "run")
+      << ", " << plural(static_cast<size_t>(exp.repeat), "repetition") << " each\n";
+  const std::vector<std::string> header = {"RUN ID",   "KERNEL",   "ARCH",
+                                           "KNOB SET", "WORKLOAD", "PARAMS"};
+  std::vector<std::vector<std::string>> rows = {header};
+  for (const Run& run : runs) {
+    const WorkloadSpec& w = exp.workloads[run.workload];
+    rows.push_back({run.id, exp.kernels[run.kernel].name, std::string(arch_info(run.arch).name),
+                    exp.knob_sets[run.knob_set].name, w.label, params_text(w.params)});
+  }
+  std::vector<size_t> width(header.size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    out << line << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace foliolab

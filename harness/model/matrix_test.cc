@@ -1,0 +1,196 @@
+#include "model/matrix.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "model/loader.h"
+
+namespace foliolab {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kTwoByTwo = R"(name: quickstart
+kernels:
+  - name: "6.12-mthp-vmstat"
+    patches: mthp-vmstat
+archs: [x86_64, arm64]
+machine: {cpus: 1, memory: 1G}
+knobs:
+  "4K":
+    hugepages-64kB/enabled: never
+  "64K mTHP":
+    hugepages-64kB/enabled: always
+workloads:
+  - name: fault
+    params: {size: 64M, threads: 1, mapping: anon}
+repeat: 3
+timeout: 300
+)";
+
+// kTwoByTwo with every map written in a different key order (and a different timeout,
+// which does not decide a run's outcome).
+constexpr const char* kTwoByTwoReordered = R"(timeout: 600
+repeat: 3
+workloads:
+  - params: {mapping: anon, threads: 1, size: 64M}
+    name: fault
+knobs:
+  "64K mTHP":
+    hugepages-64kB/enabled: always
+  "4K":
+    hugepages-64kB/enabled: never
+machine: {memory: 1024, cpus: 1}
+archs: [arm64, x86_64]
+kernels:
+  - patches: mthp-vmstat
+    name: "6.12-mthp-vmstat"
+name: quickstart
+)";
+
+Experiment load(const std::string& text) {
+  auto exp = parse_experiment(text, "m.yaml");
+  EXPECT_TRUE(exp.ok()) << exp.error().message;
+  return exp.ok() ? *exp : Experiment{};
+}
+
+std::map<std::string, std::string> ids_by_slug(const std::vector<foliolab::Run>& runs) {
+  std::map<std::string, std::string> out;
+  for (const foliolab::Run& run : runs) out[run.id.substr(0, run.id.size() - 9)] = run.id;
+  return out;
+}
+
+TEST(MatrixTest, SizeAndOrder) {
+  const Experiment exp = load(R"(name: q
+kernels: [{name: k1}, {name: k2}]
+archs: [x86_64, arm64]
+knobs: {s1: {}, s2: {}, s3: {}}
+workloads: [{name: w1}, {name: w2}]
+)");
+  const std::vector<foliolab::Run> runs = expand(exp);
+  ASSERT_EQ(runs.size(), 2u * 2 * 3 * 2);
+  size_t i = 0;
+  for (size_t k = 0; k < 2; ++k) {
+    for (Arch arch : {Arch::kX86_64, Arch::kArm64}) {
+      for (size_t s = 0; s < 3; ++s) {
+        for (size_t w = 0; w < 2; ++w, ++i) {
+          EXPECT_EQ(runs[i].kernel, k) << i;
+          EXPECT_EQ(runs[i].arch, arch) << i;
+          EXPECT_EQ(runs[i].knob_set, s) << i;
+          EXPECT_EQ(runs[i].workload, w) << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(MatrixTest, IdShape) {
+  const std::vector<foliolab::Run> runs = expand(load(kTwoByTwo));
+  ASSERT_EQ(runs.size(), 4u);
+  const std::regex shape(R"([a-z0-9._-]+\.[0-9a-f]{8})");
+  for (const foliolab::Run& run : runs) EXPECT_TRUE(std::regex_match(run.id, shape)) << run.id;
+  EXPECT_TRUE(runs[0].id.starts_with("x86_64.6.12-mthp-vmstat.4k.fault.")) << runs[0].id;
+  EXPECT_TRUE(runs[1].id.starts_with("x86_64.6.12-mthp-vmstat.64k-mthp.fault.")) << runs[1].id;
+  EXPECT_TRUE(runs[2].id.starts_with("arm64.6.12-mthp-vmstat.4k.fault.")) << runs[2].id;
+}
+
+TEST(MatrixTest, SameContentSameId) {
+  const std::vector<foliolab::Run> a = expand(load(kTwoByTwo));
+  const std::vector<foliolab::Run> b = expand(load(kTwoByTwo));
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].id, b[i].id);
+}
+
+TEST(MatrixTest, ReorderedYamlKeepsIds) {
+  const auto a = ids_by_slug(expand(load(kTwoByTwo)));
+  const auto b = ids_by_slug(expand(load(kTwoByTwoReordered)));
+  EXPECT_EQ(a.size(), 4u);
+  EXPECT_EQ(a, b);
+}
+
+TEST(MatrixTest, ChangedKnobValueChangesOnlyThatRun) {
+  std::string text = kTwoByTwo;
+  const std::string from = "hugepages-64kB/enabled: always";
+  text.replace(text.find(from), from.size(), "hugepages-64kB/enabled: madvise");
+  const auto a = ids_by_slug(expand(load(kTwoByTwo)));
+  const auto b = ids_by_slug(expand(load(text)));
+  for (const auto& [slug, id] : a) {
+    if (slug.find("64k-mthp") != std::string::npos) {
+      EXPECT_NE(id, b.at(slug));
+    } else {
+      EXPECT_EQ(id, b.at(slug));
+    }
+  }
+}
+
+TEST(MatrixTest, OutcomeRelevantChangesChangeIds) {
+  const auto base = ids_by_slug(expand(load(kTwoByTwo)));
+  auto changed = [&](const std::string& from, const std::string& to) {
+    std::string text = kTwoByTwo;
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    const auto ids = ids_by_slug(expand(load(text)));
+    size_t differ = 0;
+    for (const auto& [slug, id] : base) differ += ids.count(slug) && ids.at(slug) != id;
+    return differ;
+  };
+  EXPECT_EQ(changed("repeat: 3", "repeat: 4"), 4u);
+  EXPECT_EQ(changed("memory: 1G", "memory: 2G"), 4u);
+  EXPECT_EQ(changed("size: 64M", "size: 128M"), 4u);
+  EXPECT_EQ(changed("patches: mthp-vmstat", "patches: other"), 4u);
+  EXPECT_EQ(changed("patches: mthp-vmstat", "patches: mthp-vmstat\n    cmdline: quiet"), 4u);
+  EXPECT_EQ(changed("hugepages-64kB/enabled: never",
+                    "hugepages-64kB/enabled: never\n    sysctl: {vm/overcommit_memory: 1}"),
+            2u);
+  // Not part of a run's identity.
+  EXPECT_EQ(changed("timeout: 300", "timeout: 900"), 0u);
+  EXPECT_EQ(changed("name: quickstart", "name: other"), 0u);
+}
+
+TEST(MatrixTest, IdsUniqueEvenWhenSlugsCollide) {
+  // "64K mTHP" and "64k-mthp" slugify alike; the content hash keeps the ids apart.
+  const std::vector<foliolab::Run> runs = expand(load(R"(name: q
+kernels: [{name: k1}, {name: k2}]
+archs: [x86_64, arm64]
+knobs:
+  "64K mTHP": {hugepages-64kB/enabled: always}
+  "64k-mthp": {hugepages-64kB/enabled: always}
+  "a": {}
+workloads: [{name: w1}, {name: w1, label: w1-again}, {name: w2}]
+)"));
+  std::set<std::string> ids;
+  for (const foliolab::Run& run : runs) ids.insert(run.id);
+  EXPECT_EQ(ids.size(), runs.size());
+  EXPECT_EQ(runs.size(), 2u * 2 * 3 * 3);
+}
+
+TEST(MatrixTest, FormatPlanListsEveryRun) {
+  const Experiment exp = load(kTwoByTwo);
+  const std::vector<foliolab::Run> runs = expand(exp);
+  const std::string plan = format_plan(exp, runs);
+  EXPECT_TRUE(plan.starts_with(
+      "quickstart: 1 kernel × 2 archs × 2 knob sets × 1 workload = 4 runs, 3 repetitions "
+      "each\n"))
+      << plan;
+  for (const foliolab::Run& run : runs) EXPECT_THAT(plan, HasSubstr(run.id));
+  EXPECT_THAT(plan, HasSubstr("64K mTHP"));
+  EXPECT_THAT(plan, HasSubstr("size=64M threads=1 mapping=anon"));
+  EXPECT_EQ(std::count(plan.begin(), plan.end(), '\n'), 2 + 4);  // header, table head, rows
+}
+
+TEST(MatrixTest, QuickstartExampleExpandsToFourRuns) {
+  auto exp = load_experiment(std::string(FOLIOLAB_SOURCE_DIR) + "/experiments/quickstart.yaml");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_EQ(expand(*exp).size(), 4u);
+  // Same content as kTwoByTwo except timeout and description: same ids.
+  EXPECT_EQ(ids_by_slug(expand(*exp)), ids_by_slug(expand(load(kTwoByTwo))));
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,21 @@
+// Checks an Experiment against the project tree: the files it names must exist.
+#pragma once
+
+#include <filesystem>
+
+#include "model/experiment.h"
+#include "util/result.h"
+
+namespace foliolab {
+
+// Every config fragment exists as <project_root>/kernel-config/<name>.config, every patch
+// series as <project_root>/patches/<name>/series, and every non-"debian" kernel source exists
+// as a directory or a .tar / .tar.{gz,xz,bz2} / .tgz file (relative sources are resolved
+// against the folder of Experiment::file). All problems are reported, one per line, each as
+// "file:line:col: key.path: message".
+Status validate_project(const Experiment& exp, const std::filesystem::path& project_root);
+
+// Where a kernel's `source:` points, or "" for "debian".
+std::filesystem::path resolve_source(const Experiment& exp, const KernelSpec& kernel);
+
+}  // namespace foliolab

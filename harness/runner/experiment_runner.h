@@ -1,0 +1,53 @@
+// Runs an expanded experiment: builds each (kernel, arch) once, builds the arch's base image
+// once, boots one guest per run, and stores one record per run. A kernel that fails to build,
+// a guest that panics or hangs, fails only its own runs: the matrix goes on.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "guest/backend.h"
+#include "model/experiment.h"
+#include "results/store.h"
+#include "util/process.h"
+#include "util/result.h"
+
+namespace foliolab {
+
+struct RunnerOptions {
+  std::filesystem::path project_root;
+  std::filesystem::path results_root;
+  std::filesystem::path cache;
+  std::optional<std::filesystem::path> resume_dir;  // continue this session
+  bool resume_latest = false;                        // continue the newest session
+  bool retry_failed = false;                         // with resume: rerun runs that failed
+  int jobs = 0;                                      // make -j; 0 = all CPUs
+  std::function<void(const std::string&)> log;
+};
+
+struct SessionSummary {
+  std::filesystem::path dir;
+  int total = 0, ok = 0, failed = 0, skipped = 0;
+};
+
+class ExperimentRunner {
+ public:
+  ExperimentRunner(ProcessRunner& runner, Backend& backend, RunnerOptions options);
+  Result<SessionSummary> run(const Experiment& exp, const std::vector<Run>& runs);
+
+ private:
+  ProcessRunner& proc_;
+  Backend& backend_;
+  RunnerOptions opt_;
+};
+
+// Facts about this host recorded in every run (CPU model, CPUs, kernel, foliolab revision).
+nlohmann::json host_provenance();
+
+// "Kernel panic - not syncing: ..." from a console log, or "".
+std::string find_panic(const std::string& console);
+
+}  // namespace foliolab

@@ -1,0 +1,92 @@
+#include "util/fs.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+namespace foliolab {
+namespace fs = std::filesystem;
+
+Status write_file_atomic(const fs::path& path, std::string_view data) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return make_error(fmt_errno("cannot create " + tmp.string()));
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::string msg = fmt_errno("cannot write " + tmp.string());
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return make_error(msg);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    return make_error(fmt_errno("cannot flush " + tmp.string()));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string msg = fmt_errno("cannot rename to " + path.string());
+    ::unlink(tmp.c_str());
+    return make_error(msg);
+  }
+  int dfd = ::open(path.has_parent_path() ? path.parent_path().c_str() : ".", O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return {};
+}
+
+Result<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(fmt_errno("cannot read " + path.string()));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path cache_root() {
+  if (const char* c = std::getenv("FOLIOLAB_CACHE"); c && *c) return fs::path(c);
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "foliolab";
+  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "foliolab";
+  return fs::temp_directory_path() / "foliolab-cache";
+}
+
+FileLock::FileLock(const fs::path& lock_file) {
+  std::error_code ec;
+  fs::create_directories(lock_file.parent_path(), ec);
+  fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string utc_stamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return buf;
+}
+
+std::string fmt_errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+}  // namespace foliolab

@@ -1,0 +1,37 @@
+// File helpers: every stored file is written atomically (temp file, fsync, rename, fsync dir).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace foliolab {
+
+Status write_file_atomic(const std::filesystem::path& path, std::string_view data);
+Result<std::string> read_file(const std::filesystem::path& path);
+
+// Cache root: $FOLIOLAB_CACHE, else $XDG_CACHE_HOME/foliolab, else ~/.cache/foliolab.
+std::filesystem::path cache_root();
+
+// An exclusive advisory lock (flock) held for the object's lifetime; blocks until acquired.
+class FileLock {
+ public:
+  explicit FileLock(const std::filesystem::path& lock_file);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool locked() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// "what: strerror(errno)".
+std::string fmt_errno(const std::string& what);
+
+// UTC timestamp usable in a path: 20261130T051430Z.
+std::string utc_stamp();
+
+}  // namespace foliolab

@@ -1,0 +1,221 @@
+#include "util/process.h"
+
+#include <utility>  // boost 1.74 asio uses std::exchange without including it
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/process.hpp>
+#include <fstream>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace foliolab {
+namespace bp = boost::process;
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+std::atomic<bool> g_cancel{false};
+}  // namespace
+
+void request_cancel() { g_cancel.store(true); }
+bool cancel_requested() { return g_cancel.load(); }
+
+std::string ProcessResult::describe() const {
+  if (cancelled) return "cancelled";
+  if (!spawn_error.empty()) return "could not start: " + spawn_error;
+  if (timed_out) return fmt::format("timed out after {:.1f}s", elapsed.count() / 1000.0);
+  if (signal != 0) return fmt::format("killed by signal {} ({})", signal, strsignal(signal));
+  return fmt::format("exit status {}", exit_code);
+}
+
+namespace {
+
+// Collects output: appends to the log, keeps a bounded copy, splits lines for on_line.
+class OutputSink {
+ public:
+  explicit OutputSink(const ProcessSpec& spec) : spec_(spec) {
+    if (!spec.log_path.empty()) log_.open(spec.log_path, std::ios::app | std::ios::binary);
+  }
+  void feed(std::string_view data) {
+    if (log_.is_open()) log_.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (spec_.capture && captured_.size() < spec_.capture_limit) {
+      captured_.append(data.substr(0, spec_.capture_limit - captured_.size()));
+    }
+    if (!spec_.on_line) return;
+    partial_.append(data);
+    size_t start = 0;
+    for (size_t nl; (nl = partial_.find('\n', start)) != std::string::npos; start = nl + 1) {
+      spec_.on_line(std::string_view(partial_).substr(start, nl - start));
+    }
+    partial_.erase(0, start);
+    if (partial_.size() > 65536) partial_.clear();
+  }
+  void flush() { if (log_.is_open()) log_.flush(); }
+  std::string take() { return std::move(captured_); }
+
+ private:
+  const ProcessSpec& spec_;
+  std::ofstream log_;
+  std::string captured_;
+  std::string partial_;
+};
+
+bp::environment make_env(const ProcessSpec& spec) {
+  bp::environment env = boost::this_process::environment();
+  for (const auto& [k, v] : spec.env) env[k] = v;
+  return env;
+}
+
+void signal_group(bp::group& group, int sig) {
+  if (group.valid()) ::killpg(group.native_handle(), sig);
+}
+
+}  // namespace
+
+ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
+  ProcessResult result;
+  if (spec.argv.empty()) {
+    result.spawn_error = "empty argument vector";
+    return result;
+  }
+  boost::filesystem::path exe = spec.argv[0];
+  if (spec.argv[0].find('/') == std::string::npos) exe = bp::search_path(spec.argv[0]);
+  if (exe.empty()) {
+    result.spawn_error = spec.argv[0] + ": not found in PATH";
+    return result;
+  }
+  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+  asio::io_context ios;
+  bp::async_pipe pipe(ios);
+  bp::group group;
+  OutputSink sink(spec);
+  const auto start = Clock::now();
+  std::error_code spawn_ec;
+  bp::child child;
+  try {
+    std::string cwd = spec.cwd.empty() ? std::filesystem::current_path().string() : spec.cwd.string();
+    child = bp::child(exe, bp::args(args), (bp::std_out & bp::std_err) > pipe, bp::std_in < bp::null,
+                      bp::start_dir(cwd), make_env(spec), group, spawn_ec);
+  } catch (const std::exception& e) {
+    result.spawn_error = e.what();
+    return result;
+  }
+  if (spawn_ec) {
+    result.spawn_error = spawn_ec.message();
+    return result;
+  }
+
+  std::array<char, 16384> buf{};
+  std::function<void(const boost::system::error_code&, size_t)> on_read =
+      [&](const boost::system::error_code& ec, size_t n) {
+        if (n > 0) sink.feed(std::string_view(buf.data(), n));
+        if (!ec) pipe.async_read_some(asio::buffer(buf), on_read);
+      };
+  pipe.async_read_some(asio::buffer(buf), on_read);
+
+  asio::steady_timer ticker(ios);
+  std::function<void(const boost::system::error_code&)> on_tick =
+      [&](const boost::system::error_code& ec) {
+        if (ec) return;
+        if (spec.on_tick) {
+          spec.on_tick(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start));
+        }
+        ticker.expires_after(std::chrono::seconds(1));
+        ticker.async_wait(on_tick);
+      };
+  if (spec.on_tick) {
+    ticker.expires_after(std::chrono::seconds(1));
+    ticker.async_wait(on_tick);
+  }
+
+  bool cancelling = false;
+  auto run_until = [&](Clock::time_point deadline) {
+    while (Clock::now() < deadline && !(cancel_requested() && !cancelling)) {
+      ios.restart();
+      // run_for returns once only the ticker is left (the read chain ended at EOF).
+      ios.run_for(std::min<Clock::duration>(deadline - Clock::now(),
+                                            std::chrono::milliseconds(200)));
+      if (!child.running()) {
+        // Drain what is left in the pipe without blocking forever on a grandchild.
+        ios.restart();
+        ios.run_for(std::chrono::milliseconds(50));
+        return true;
+      }
+    }
+    return false;
+  };
+  const auto far = Clock::now() + std::chrono::hours(24 * 365);
+  bool finished = run_until(spec.timeout.count() > 0 ? start + spec.timeout : far);
+  if (!finished) {
+    cancelling = true;
+    result.cancelled = cancel_requested();
+    result.timed_out = !result.cancelled;
+    signal_group(group, SIGTERM);
+    if (!run_until(Clock::now() + spec.kill_grace)) {
+      signal_group(group, SIGKILL);
+      run_until(Clock::now() + std::chrono::seconds(10));
+    }
+  }
+  // Processes the child left behind in its group do not outlive it.
+  signal_group(group, SIGKILL);
+  ticker.cancel();
+  std::error_code wait_ec;
+  child.wait(wait_ec);
+  int status = child.native_exit_code();
+  if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  } else if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  }
+  result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  sink.flush();
+  result.output = sink.take();
+  return result;
+}
+
+std::string find_program(const std::string& name) {
+  return bp::search_path(name).string();
+}
+
+std::string tail_lines(const std::filesystem::path& file, size_t n) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return {};
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<size_t>(in.tellg());
+  const size_t chunk = std::min<size_t>(size, 256 * 1024);
+  std::string data(chunk, '\0');
+  in.seekg(static_cast<std::streamoff>(size - chunk));
+  in.read(data.data(), static_cast<std::streamsize>(chunk));
+  size_t pos = data.size();
+  if (pos > 0 && data[pos - 1] == '\n') --pos;
+  for (size_t lines = 0; pos > 0; --pos) {
+    if (data[pos - 1] == '\n' && ++lines == n) break;
+  }
+  return data.substr(pos);
+}
+
+std::string format_argv(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& arg : argv) {
+    if (!out.empty()) out += ' ';
+    bool plain = !arg.empty() && arg.find_first_not_of(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") ==
+        std::string::npos;
+    if (plain) {
+      out += arg;
+      continue;
+    }
+    out += '\'';
+    for (char c : arg) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+    out += '\'';
+  }
+  return out;
+}
+
+}  // namespace foliolab

@@ -1,0 +1,318 @@
+/* foliolab guest agent: /init (PID 1) of the guest initramfs.
+ *
+ * Flow (docs/guest-protocol.md): mount pseudo filesystems, open the results port, read the
+ * job, emit hello, knobs(initial), one knob-set per knob/sysctl line, knobs(final), then per
+ * rep counters(before), run the workload, counters(after), workload, stdout; finally done,
+ * sync and power off. Any fatal problem: error, done status=failed, power off.
+ *
+ * PID 1 must never exit (the kernel panics): every path ends in power_off(), which only
+ * returns into an endless pause() if reboot() itself fails. There is no guest watchdog: the
+ * host kills QEMU at its deadline.
+ */
+#define _GNU_SOURCE
+#include "agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PORT_TIMEOUT_MS 30000 /* TCG guests are slow to probe virtio-serial */
+
+char g_release[65] = "unknown";
+static int g_failing;
+
+/* ---------------- logging and power-off ---------------- */
+
+/* One line to /dev/console (fd 2 once setup_console() ran), prefixed "foliolab-agent:". */
+void log_msg(const char *fmt, ...)
+{
+	char line[1024];
+	int n = snprintf(line, sizeof line, "foliolab-agent: ");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	size_t len = strlen(line);
+	line[len] = '\n';
+	if (write(2, line, len + 1) < 0) {
+		/* no console: nothing else to tell */
+	}
+}
+
+_Noreturn void power_off(void)
+{
+	log_msg("powering off");
+	sync();
+	/* Under TCG the port's kick is handled synchronously, so records are already in the host
+	 * file; with KVM ioeventfd the host drains the queue asynchronously: give it a moment. */
+	struct timespec ts = {0, 100 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	reboot(RB_POWER_OFF);
+	log_msg("reboot(RB_POWER_OFF) failed: %s", strerror(errno));
+	for (;;)
+		pause();
+}
+
+static void emit_done(const char *status)
+{
+	struct sb p = {0};
+	kv_add(&p, "status", status);
+	record_emit_sb("done", &p);
+	sb_free(&p);
+	log_msg("done status=%s", status);
+}
+
+_Noreturn void fail_run(const char *stage, const char *fmt, ...)
+{
+	if (!g_failing) { /* a failure while failing: just power off */
+		g_failing = 1;
+		va_list ap;
+		va_start(ap, fmt);
+		emit_verror(stage, fmt, ap);
+		va_end(ap);
+		emit_done("failed");
+	}
+	power_off();
+}
+
+/* ---------------- early setup ---------------- */
+
+/* mkdir + mount; EBUSY (already mounted, e.g. devtmpfs with CONFIG_DEVTMPFS_MOUNT) is fine. */
+static void mount_fs(const char *type, const char *target, const char *data)
+{
+	if (mkdir(target, 0755) && errno != EEXIST)
+		log_msg("mkdir %s: %s", target, strerror(errno));
+	if (mount(type, target, type, MS_NOSUID, data) && errno != EBUSY)
+		log_msg("mount %s on %s: %s", type, target, strerror(errno));
+}
+
+/* Kernel quirk: without /dev/console in the initramfs, PID 1 starts with fds 0-2 closed;
+ * once devtmpfs is mounted, point them at /dev/console. Children inherit fd 2 (stderr). */
+static void setup_console(void)
+{
+	int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		fd = open("/dev/null", O_RDWR); /* keep 0-2 occupied: pipes must not land there */
+	if (fd < 0)
+		return;
+	for (int i = 0; i < 3; i++)
+		if (fd != i)
+			dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+}
+
+static void setup(void)
+{
+	mount_fs("devtmpfs", "/dev", NULL);
+	setup_console();
+	mount_fs("proc", "/proc", NULL);
+	mount_fs("sysfs", "/sys", NULL);
+	mount_fs("tmpfs", "/tmp", "mode=1777");
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(g_release, sizeof g_release, "%s", u.release);
+	log_msg("agent %s on kernel %s", AGENT_VERSION, g_release);
+}
+
+/* ---------------- hello ---------------- */
+
+static unsigned long long meminfo_kb(const char *field)
+{
+	struct sb f = {0};
+	unsigned long long v = 0;
+	size_t n = strlen(field);
+	if (read_file("/proc/meminfo", &f) == 0)
+		for (char *l = f.p; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+			if (!strncmp(l, field, n) && l[n] == ':')
+				v = strtoull(l + n + 1, NULL, 10);
+	sb_free(&f);
+	return v;
+}
+
+static void emit_hello(const struct job *job)
+{
+	struct utsname u;
+	struct sb p = {0}, cmdline = {0};
+	memset(&u, 0, sizeof u);
+	uname(&u);
+	read_file("/proc/cmdline", &cmdline);
+	strip_newlines(&cmdline);
+	kv_add(&p, "agent_version", AGENT_VERSION);
+	kv_add(&p, "run_id", job->run_id ? job->run_id : "");
+	kv_add(&p, "release", u.release);
+	kv_add(&p, "version", u.version);
+	kv_add(&p, "machine", u.machine);
+	kv_addf(&p, "page_size", "%ld", sysconf(_SC_PAGESIZE));
+	kv_addf(&p, "nr_cpus", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	kv_addf(&p, "mem_total_kb", "%llu", meminfo_kb("MemTotal"));
+	kv_add(&p, "cmdline", cmdline.p ? cmdline.p : "");
+	record_emit_sb("hello", &p);
+	sb_free(&p);
+	sb_free(&cmdline);
+}
+
+/* ---------------- job ---------------- */
+
+/* Returns 0 with *job filled, or -1 with err set (the caller reports after hello). */
+static int load_job(struct job *job, char *err, size_t errlen)
+{
+	struct sb text = {0};
+	int rc = read_file(JOB_PATH, &text);
+	if (rc) {
+		*job = (struct job){.run_id = ""};
+		snprintf(err, errlen, "cannot read %s: %s", JOB_PATH, strerror(-rc));
+		return -1;
+	}
+	if (text.len >= MAX_PAYLOAD) {
+		*job = (struct job){.run_id = ""};
+		snprintf(err, errlen, "%s is larger than %zu bytes", JOB_PATH, MAX_PAYLOAD);
+		return -1;
+	}
+	rc = job_parse(text.p, text.len, job, err, errlen);
+	sb_free(&text);
+	return rc;
+}
+
+/* ---------------- workload ---------------- */
+
+struct wl_result {
+	int status; /* waitpid status */
+	long long wall_ns;
+	struct sb out;
+	int truncated; /* more than MAX_PAYLOAD bytes on stdout */
+};
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Child side: stdout = pipe, stdin = /dev/null, stderr stays the console. PR_SET_THP_DISABLE
+ * is kept across execve (MMF_DISABLE_THP is in MMF_INIT_MASK), so setting it here covers the
+ * workload. */
+static _Noreturn void exec_child(const struct job *job, int out_fd)
+{
+	int nul = open("/dev/null", O_RDONLY);
+	if (nul >= 0 && nul != 0)
+		dup2(nul, 0), close(nul);
+	if (out_fd == 1 ? fcntl(1, F_SETFD, 0) < 0 : dup2(out_fd, 1) < 0)
+		_exit(126);
+	if (job->thp_disable && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)) {
+		log_msg("prctl(PR_SET_THP_DISABLE): %s", strerror(errno));
+		_exit(126);
+	}
+	execv(job->argv[0], job->argv);
+	log_msg("execv %s: %s", job->argv[0], strerror(errno));
+	_exit(127);
+}
+
+static void drain(int fd, struct wl_result *r)
+{
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		size_t room = MAX_PAYLOAD - r->out.len;
+		if ((size_t)n > room)
+			r->truncated = 1;
+		sb_append(&r->out, buf, (size_t)n > room ? room : (size_t)n);
+	}
+}
+
+static void run_workload(const struct job *job, struct wl_result *r)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC))
+		fail_run("workload", "pipe: %s", strerror(errno));
+	long long t0 = now_ns();
+	pid_t pid = fork();
+	if (pid < 0)
+		fail_run("workload", "fork: %s", strerror(errno));
+	if (pid == 0)
+		exec_child(job, pfd[1]);
+	close(pfd[1]);
+	drain(pfd[0], r);
+	close(pfd[0]);
+	while (waitpid(pid, &r->status, 0) < 0)
+		if (errno != EINTR)
+			fail_run("workload", "waitpid: %s", strerror(errno));
+	r->wall_ns = now_ns() - t0;
+}
+
+static void emit_workload(const struct job *job, long rep, const struct wl_result *r)
+{
+	struct sb p = {0};
+	int sig = WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+	int code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+	kv_addf(&p, "rep", "%ld", rep);
+	kv_add(&p, "name", job->workload);
+	kv_addf(&p, "exit_status", "%d", code);
+	kv_addf(&p, "signal", "%d", sig);
+	kv_addf(&p, "wall_ns", "%lld", r->wall_ns);
+	record_emit_sb("workload", &p);
+	record_emit_sb("stdout", &r->out);
+	sb_free(&p);
+	log_msg("rep %ld: %s exit_status=%d signal=%d wall_ms=%lld", rep, job->workload, code, sig,
+		r->wall_ns / 1000000);
+	if (sig)
+		fail_run("workload", "rep %ld: %s killed by signal %d", rep, job->argv[0], sig);
+	if (code)
+		fail_run("workload", "rep %ld: %s exited with status %d", rep, job->argv[0], code);
+	if (r->truncated)
+		fail_run("workload", "rep %ld: %s wrote more than %zu bytes on stdout", rep,
+			 job->argv[0], MAX_PAYLOAD);
+}
+
+static void run_reps(const struct job *job)
+{
+	if (!job->workload)
+		return;
+	if (access(job->argv[0], X_OK))
+		fail_run("workload", "%s: %s", job->argv[0], strerror(errno));
+	for (long rep = 0; rep < job->repeat; rep++) {
+		struct wl_result r = {0};
+		counters_snapshot(rep, "before");
+		run_workload(job, &r);
+		counters_snapshot(rep, "after");
+		emit_workload(job, rep, &r);
+		sb_free(&r.out);
+	}
+}
+
+int main(void)
+{
+	setup();
+	if (port_open(PORT_TIMEOUT_MS))
+		power_off(); /* nowhere to report; the host sees no records */
+	struct job job;
+	char err[512];
+	int jrc = load_job(&job, err, sizeof err);
+	emit_hello(&job);
+	if (jrc)
+		fail_run("job", "%s", err);
+	log_msg("job %s: %zu knob/sysctl lines, workload %s x%ld", job.run_id, job.nsteps,
+		job.workload ? job.workload : "(none)", job.repeat);
+	knobs_dump("initial");
+	for (size_t i = 0; i < job.nsteps; i++)
+		step_apply(&job.steps[i]);
+	knobs_dump("final");
+	run_reps(&job);
+	emit_done("ok");
+	power_off();
+}

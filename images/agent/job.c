@@ -1,0 +1,212 @@
+/* Job file parser (docs/guest-protocol.md "Job file"). Strict: anything not in the contract
+ * is an error, reported with its line number. */
+#define _GNU_SOURCE
+#include "agent.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_STEPS 1024
+#define MAX_ARGS 256
+#define MAX_REPEAT 10000
+
+struct parse {
+	struct job *job;
+	int lineno;
+	char *err;
+	size_t errlen;
+	int seen_run_id, seen_repeat, seen_prctl;
+};
+
+static int perr(struct parse *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int perr(struct parse *ps, const char *fmt, ...)
+{
+	int n = snprintf(ps->err, ps->errlen, "job line %d: ", ps->lineno);
+	va_list ap;
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < ps->errlen)
+		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A path below THP_DIR or SYSCTL_DIR: [A-Za-z0-9_.-] components separated by '/', no empty,
+ * "." or ".." component. Keeps the agent from writing outside those trees. */
+static int valid_relpath(const char *p)
+{
+	if (!*p)
+		return 0;
+	for (const char *c = p; *c; c++)
+		if (!(strchr("_.-/", *c) || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9')))
+			return 0;
+	const char *s = p;
+	for (;;) {
+		const char *e = strchr(s, '/');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+			return 0;
+		if (!e)
+			return 1;
+		s = e + 1;
+	}
+}
+
+/* Splits "a b c" into "a" and "b c" in place; rest is "" when there is no space. */
+static char *split_word(char *s)
+{
+	char *sp = strchr(s, ' ');
+	if (!sp)
+		return s + strlen(s);
+	*sp = '\0';
+	return sp + 1;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < lo || v > hi || s[0] == '+' || s[0] == ' ')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int add_step(struct parse *ps, enum step_kind kind, char *rest)
+{
+	struct job *j = ps->job;
+	char *value = split_word(rest);
+	const char *kw = kind == STEP_KNOB ? "knob" : "sysctl";
+	if (!valid_relpath(rest))
+		return perr(ps, "%s: bad path '%s'", kw, rest);
+	if (!*value)
+		return perr(ps, "%s %s: missing value", kw, rest);
+	if (j->nsteps == MAX_STEPS)
+		return perr(ps, "more than %d knob/sysctl lines", MAX_STEPS);
+	j->steps[j->nsteps++] = (struct step){kind, rest, value};
+	return 0;
+}
+
+static int add_arg(struct parse *ps, char *rest)
+{
+	struct job *j = ps->job;
+	char *value = split_word(rest);
+	if (!*rest || strchr(rest, '='))
+		return perr(ps, "arg: bad key '%s'", rest);
+	if (j->nargs == MAX_ARGS)
+		return perr(ps, "more than %d arg lines", MAX_ARGS);
+	size_t n = strlen(rest) + strlen(value) + 2;
+	char *kv = xmalloc(n);
+	snprintf(kv, n, "%s=%s", rest, value);
+	j->argv[1 + j->nargs++] = kv;
+	return 0;
+}
+
+static int set_once(struct parse *ps, int *seen, const char *kw)
+{
+	if (*seen)
+		return perr(ps, "duplicate '%s'", kw);
+	*seen = 1;
+	return 0;
+}
+
+static int parse_workload(struct parse *ps, char *rest)
+{
+	struct job *j = ps->job;
+	if (j->workload)
+		return perr(ps, "duplicate 'workload'");
+	if (!*rest || strchr(rest, '/') || !valid_relpath(rest))
+		return perr(ps, "workload: bad name '%s'", rest);
+	j->workload = rest;
+	size_t n = strlen(WORKLOAD_DIR) + strlen(rest) + 2;
+	j->argv[0] = xmalloc(n);
+	snprintf(j->argv[0], n, "%s/%s", WORKLOAD_DIR, rest);
+	return 0;
+}
+
+static int parse_line(struct parse *ps, char *line)
+{
+	struct job *j = ps->job;
+	char *rest = split_word(line);
+	long v;
+	if (!strcmp(line, "run_id")) {
+		if (set_once(ps, &ps->seen_run_id, "run_id"))
+			return -1;
+		j->run_id = rest;
+		return 0;
+	}
+	if (!strcmp(line, "repeat")) {
+		if (set_once(ps, &ps->seen_repeat, "repeat"))
+			return -1;
+		if (parse_long(rest, 1, MAX_REPEAT, &j->repeat))
+			return perr(ps, "repeat: '%s' is not an integer in 1..%d", rest, MAX_REPEAT);
+		return 0;
+	}
+	if (!strcmp(line, "prctl_thp_disable")) {
+		if (set_once(ps, &ps->seen_prctl, "prctl_thp_disable"))
+			return -1;
+		if (parse_long(rest, 0, 1, &v))
+			return perr(ps, "prctl_thp_disable: '%s' is not 0 or 1", rest);
+		j->thp_disable = (int)v;
+		return 0;
+	}
+	if (!strcmp(line, "knob"))
+		return add_step(ps, STEP_KNOB, rest);
+	if (!strcmp(line, "sysctl"))
+		return add_step(ps, STEP_SYSCTL, rest);
+	if (!strcmp(line, "workload"))
+		return parse_workload(ps, rest);
+	if (!strcmp(line, "arg"))
+		return add_arg(ps, rest);
+	return perr(ps, "unknown keyword '%s'", line);
+}
+
+static int check_chars(struct parse *ps, const char *text, size_t len)
+{
+	ps->lineno = 1;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n')
+			ps->lineno++;
+		else if (text[i] == '\0' || text[i] == '\t' || text[i] == '\r')
+			return perr(ps, "forbidden byte 0x%02x", (unsigned char)text[i]);
+	}
+	return 0;
+}
+
+/* Contract: first line is exactly JOB_MAGIC; empty lines are ignored; the last line may lack
+ * its '\n'. Strings in *job point into a private copy of text that lives forever (PID 1). */
+int job_parse(const char *text, size_t len, struct job *job, char *err, size_t errlen)
+{
+	struct parse ps = {.job = job, .err = err, .errlen = errlen};
+	*job = (struct job){.run_id = "", .repeat = 1};
+	job->steps = xmalloc(MAX_STEPS * sizeof *job->steps);
+	job->argv = xmalloc((MAX_ARGS + 2) * sizeof *job->argv);
+	if (check_chars(&ps, text, len))
+		return -1;
+	char *copy = xmalloc(len + 1);
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	char *save = NULL;
+	ps.lineno = 0;
+	for (char *line = copy; line; line = save) {
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = '\0';
+		ps.lineno++;
+		if (ps.lineno == 1) {
+			if (strcmp(line, JOB_MAGIC))
+				return perr(&ps, "expected '%s', got '%.60s'", JOB_MAGIC, line);
+			continue;
+		}
+		if (*line && parse_line(&ps, line))
+			return -1;
+	}
+	if (job->nargs && !job->workload)
+		return snprintf(err, errlen, "job has 'arg' lines but no 'workload'"), -1;
+	job->argv[1 + job->nargs] = NULL;
+	return 0;
+}

@@ -1,0 +1,316 @@
+/* THP knobs, sysctls and kernel counters (docs/guest-protocol.md "Payloads"). */
+#define _GNU_SOURCE
+#include "agent.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int read_file(const char *path, struct sb *out)
+{
+	out->len = 0;
+	sb_append(out, "", 0);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char buf[4096];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (n == 0 || out->len + (size_t)n > MAX_PAYLOAD)
+			break;
+		sb_append(out, buf, (size_t)n);
+	}
+	close(fd);
+	return 0;
+}
+
+void strip_newlines(struct sb *b)
+{
+	while (b->len && b->p[b->len - 1] == '\n')
+		b->p[--b->len] = '\0';
+}
+
+/* Files with no read permission bit (sysfs/procfs write-only attributes such as
+ * vm/drop_caches) fail with EACCES even for root: treat them as write-only. */
+static int is_write_only(const struct stat *st)
+{
+	return (st->st_mode & (S_IRUSR | S_IRGRP | S_IROTH)) == 0;
+}
+
+/* ---------------- knobs dump ---------------- */
+
+static void join_path(struct sb *out, const char *a, const char *b)
+{
+	out->len = 0;
+	if (*a)
+		sb_printf(out, "%s/%s", a, b);
+	else
+		sb_puts(out, b);
+}
+
+/* Adds every readable file below THP_DIR/rel to payload, sorted by name; `stats`
+ * directories (counters, not knobs) are skipped. */
+static void dump_dir(struct sb *payload, const char *rel)
+{
+	struct sb dir = {0}, relchild = {0}, full = {0}, val = {0};
+	join_path(&dir, THP_DIR, rel); /* "THP_DIR/" for the top level: fine for scandir */
+	struct dirent **ents;
+	int n = scandir(dir.p, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		struct stat st;
+		join_path(&relchild, rel, name);
+		join_path(&full, THP_DIR, relchild.p);
+		if (name[0] == '.' || lstat(full.p, &st))
+			continue;
+		if (S_ISDIR(st.st_mode) && strcmp(name, "stats"))
+			dump_dir(payload, relchild.p);
+		else if (S_ISREG(st.st_mode) && !is_write_only(&st)) {
+			int rc = read_file(full.p, &val);
+			strip_newlines(&val);
+			if (rc)
+				log_msg("knobs: cannot read %s: %s", full.p, strerror(-rc));
+			else
+				kv_add(payload, relchild.p, val.p);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(ents[i]);
+	if (n >= 0)
+		free(ents);
+	sb_free(&dir), sb_free(&relchild), sb_free(&full), sb_free(&val);
+}
+
+void knobs_dump(const char *phase)
+{
+	struct sb p = {0};
+	kv_add(&p, "phase", phase);
+	dump_dir(&p, "");
+	record_emit_sb("knobs", &p);
+	sb_free(&p);
+}
+
+/* ---------------- knob / sysctl apply ---------------- */
+
+/* "always inherit madvise [never]" -> "never"; content without brackets is returned whole. */
+static char *selected_value(const char *raw)
+{
+	const char *l = strchr(raw, '['), *r = l ? strchr(l, ']') : NULL;
+	if (!l || !r)
+		return xstrdup(raw);
+	size_t n = (size_t)(r - l - 1);
+	char *s = xmalloc(n + 1);
+	memcpy(s, l + 1, n);
+	s[n] = '\0';
+	return s;
+}
+
+struct apply {
+	const char *status; /* ok / missing / write-failed / mismatch */
+	int err;            /* errno of the failure, 0 if none */
+	struct sb raw;
+	char *readback;
+};
+
+/* Writes value + "\n" in one write() (sysfs/procfs stores take one buffer per write, and
+ * accept a trailing newline like `echo` sends), then reads the file back. */
+static void apply_file(const char *full, const char *value, struct apply *a)
+{
+	struct stat st;
+	if (stat(full, &st)) {
+		a->err = errno;
+		a->status = errno == ENOENT ? "missing" : "write-failed";
+		return;
+	}
+	int fd = open(full, O_WRONLY | O_CLOEXEC);
+	size_t n = strlen(value);
+	char *line = xmalloc(n + 2);
+	memcpy(line, value, n);
+	memcpy(line + n, "\n", 2);
+	ssize_t w = fd < 0 ? -1 : write(fd, line, n + 1);
+	a->err = w < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	free(line);
+	if (w != (ssize_t)(n + 1)) {
+		a->err = a->err ? a->err : EIO;
+		a->status = "write-failed";
+		return;
+	}
+	a->status = "ok";
+	if (is_write_only(&st))
+		return; /* nothing to read back: readback and raw stay empty */
+	int rc = read_file(full, &a->raw);
+	strip_newlines(&a->raw);
+	a->readback = selected_value(a->raw.p);
+	if (rc) {
+		a->err = -rc;
+		a->status = "mismatch";
+	} else if (strcmp(a->readback, value)) {
+		a->status = "mismatch";
+	}
+}
+
+static void report_failure(const struct step *st, const char *full, const struct apply *a)
+{
+	const char *stage = st->kind == STEP_KNOB ? "knob" : "sysctl";
+	if (!strcmp(a->status, "missing"))
+		fail_run(stage, "kernel %s: %s does not exist", g_release, full);
+	if (!strcmp(a->status, "write-failed"))
+		fail_run(stage, "kernel %s: writing '%s' to %s failed: %s", g_release, st->value,
+			 full, strerror(a->err));
+	if (a->err)
+		fail_run(stage, "kernel %s: reading back %s failed: %s", g_release, full,
+			 strerror(a->err));
+	fail_run(stage, "kernel %s: %s reads '%s' (selected '%s') after writing '%s'", g_release,
+		 full, a->raw.p, a->readback, st->value);
+}
+
+/* Emits `knob-set`; on any failure also `error`, `done failed` and powers off. */
+int step_apply(const struct step *st)
+{
+	struct sb full = {0}, shown = {0}, p = {0};
+	struct apply a = {0};
+	if (st->kind == STEP_KNOB) {
+		sb_printf(&full, "%s/%s", THP_DIR, st->path);
+		sb_puts(&shown, st->path);
+	} else {
+		sb_printf(&full, "%s/%s", SYSCTL_DIR, st->path);
+		sb_printf(&shown, "sysctl:%s", st->path);
+	}
+	apply_file(full.p, st->value, &a);
+	log_msg("set %s = '%s': %s", shown.p, st->value, a.status);
+	kv_add(&p, "path", shown.p);
+	kv_add(&p, "requested", st->value);
+	kv_add(&p, "readback", a.readback ? a.readback : "");
+	kv_add(&p, "raw", a.raw.p ? a.raw.p : "");
+	kv_add(&p, "status", a.status);
+	if (a.err)
+		kv_add(&p, "error", strerror(a.err));
+	record_emit_sb("knob-set", &p);
+	if (strcmp(a.status, "ok"))
+		report_failure(st, full.p, &a);
+	free(a.readback);
+	sb_free(&a.raw), sb_free(&full), sb_free(&shown), sb_free(&p);
+	return 0;
+}
+
+/* ---------------- counters ---------------- */
+
+static int vmstat_wanted(const char *name)
+{
+	static const char *const exact[] = {"pgfault", "pgmajfault",
+					    "nr_anon_transparent_hugepages", "nr_file_hugepages"};
+	if (!strncmp(name, "thp_", 4) || !strncmp(name, "nr_shmem", 8))
+		return 1;
+	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+		if (!strcmp(name, exact[i]))
+			return 1;
+	return 0;
+}
+
+/* Kernel quirk: without CONFIG_VM_EVENT_COUNTERS (tinyconfig) /proc/vmstat has no thp_* or
+ * pgfault lines at all; they are then simply absent from the record. */
+static void add_vmstat(struct sb *p)
+{
+	struct sb f = {0};
+	int rc = read_file("/proc/vmstat", &f);
+	if (rc)
+		fail_run("counters", "cannot read /proc/vmstat: %s", strerror(-rc));
+	char name[128], key[160];
+	unsigned long long v;
+	for (char *line = f.p; line && *line;) {
+		if (sscanf(line, "%127s %llu", name, &v) == 2 && vmstat_wanted(name)) {
+			snprintf(key, sizeof key, "vmstat.%s", name);
+			kv_addf(p, key, "%llu", v);
+		}
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	sb_free(&f);
+}
+
+static void add_mthp_size(struct sb *p, const char *dirname)
+{
+	struct sb dir = {0}, path = {0}, val = {0}, key = {0};
+	sb_printf(&dir, "%s/%s/stats", THP_DIR, dirname);
+	const char *size = dirname + strlen("hugepages-"); /* "64kB" */
+	struct dirent **ents;
+	int n = scandir(dir.p, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		path.len = 0;
+		sb_printf(&path, "%s/%s", dir.p, name);
+		if (name[0] != '.' && read_file(path.p, &val) == 0) {
+			strip_newlines(&val);
+			key.len = 0;
+			sb_printf(&key, "mthp.%s.%s", size, name);
+			kv_add(p, key.p, val.p);
+		}
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+	sb_free(&dir), sb_free(&path), sb_free(&val), sb_free(&key);
+}
+
+static void add_mthp(struct sb *p)
+{
+	struct dirent **ents;
+	int n = scandir(THP_DIR, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		size_t len = strlen(name);
+		if (!strncmp(name, "hugepages-", 10) && len > 12 && !strcmp(name + len - 2, "kB"))
+			add_mthp_size(p, name);
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+static void add_meminfo(struct sb *p)
+{
+	static const char *const wanted[] = {"MemFree", "AnonPages", "AnonHugePages",
+					     "ShmemHugePages", "Shmem"};
+	struct sb f = {0};
+	if (read_file("/proc/meminfo", &f))
+		fail_run("counters", "cannot read /proc/meminfo");
+	char name[64], key[96];
+	unsigned long long v;
+	for (char *line = f.p; line && *line;) {
+		if (sscanf(line, "%63[^:]: %llu", name, &v) == 2)
+			for (size_t i = 0; i < sizeof wanted / sizeof *wanted; i++)
+				if (!strcmp(name, wanted[i])) {
+					snprintf(key, sizeof key, "meminfo.%s", name);
+					kv_addf(p, key, "%llu", v);
+				}
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	sb_free(&f);
+}
+
+void counters_snapshot(long rep, const char *phase)
+{
+	struct sb p = {0};
+	kv_addf(&p, "rep", "%ld", rep);
+	kv_add(&p, "phase", phase);
+	add_vmstat(&p);
+	add_mthp(&p);
+	add_meminfo(&p);
+	record_emit_sb("counters", &p);
+	sb_free(&p);
+}

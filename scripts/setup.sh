@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every dependency foliolab needs on Debian 12, non-interactively and idempotently.
+set -euo pipefail
+PKGS=(
+  # harness build
+  build-essential cmake ninja-build pkg-config git
+  libyaml-cpp-dev libboost-dev libboost-filesystem-dev libarchive-dev
+  nlohmann-json3-dev libfmt-dev libcli11-dev libsqlite3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # guest images
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  # kernel source and build dependencies
+  linux-source-6.12 xz-utils flex bison bc libelf-dev cpio kmod ccache
+  # guests
+  qemu-system-x86 qemu-system-arm
+  # libvirt backend
+  libvirt-daemon-system libvirt-clients libvirt-dev
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
