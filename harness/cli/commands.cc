@@ -115,10 +115,13 @@ std::function<int()> setup_run(CLI::App& app) {
     fmt::print(stderr, "{}", format_plan(*exp, runs));
     RealProcessRunner proc;
     QemuBackend backend(proc);
-    RunnerOptions opt{.project_root = common->root, .results_root = *results, .cache = common->cache,
-                      .resume_latest = *resume_latest, .retry_failed = *retry, .jobs = *jobs, .log = log_line};
+    RunnerOptions opt{.project_root = common->root, .results_root = *results,
+                      .resume_latest = *resume_latest, .retry_failed = *retry, .log = log_line};
     if (!resume->empty()) opt.resume_dir = fs::path(*resume);
-    ExperimentRunner runner(proc, backend, opt);
+    BuildingArtifactProvider artifacts(proc, {.project_root = common->root,
+                                              .spec_dir = fs::path(exp->file).parent_path(),
+                                              .cache = common->cache, .jobs = *jobs, .log = log_line});
+    ExperimentRunner runner(artifacts, backend, opt);
     auto summary = runner.run(*exp, runs);
     if (!summary.ok()) {
       fmt::print(stderr, "error: {}\n", summary.error().message);

@@ -37,6 +37,7 @@ Result<std::string> write_cpio(const std::vector<CpioEntry>& entries) {
     archive_entry_set_mtime(ae.get(), 0, 0);
     archive_entry_set_ino(ae.get(), ino++);
     archive_entry_set_nlink(ae.get(), e.kind == CpioEntry::Kind::kDir ? 2 : 1);
+    archive_entry_set_size(ae.get(), 0);  // newc wants a size on every entry
     switch (e.kind) {
       case CpioEntry::Kind::kFile:
         archive_entry_set_filetype(ae.get(), AE_IFREG);
@@ -69,7 +70,6 @@ Result<std::string> write_cpio(const std::vector<CpioEntry>& entries) {
 Result<std::vector<CpioEntry>> read_cpio(const std::string& bytes) {
   std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
   archive_read_support_format_cpio(a.get());
-  archive_read_set_options(a.get(), "read_concatenated_archives");
   if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
     return make_error(std::string("libarchive: ") + archive_error_string(a.get()));
   }

@@ -92,8 +92,17 @@ json host_provenance() {
   return h;
 }
 
-ExperimentRunner::ExperimentRunner(ProcessRunner& runner, Backend& backend, RunnerOptions options)
-    : proc_(runner), backend_(backend), opt_(std::move(options)) {
+BuildingArtifactProvider::BuildingArtifactProvider(ProcessRunner& runner, KernelBuildOptions kernel_options)
+    : kernels_(runner, kernel_options), images_(runner, kernel_options.project_root, kernel_options.cache) {}
+
+Result<KernelArtifact> BuildingArtifactProvider::kernel(const KernelSpec& spec, Arch arch) {
+  return kernels_.build(spec, arch);
+}
+
+Result<ImageArtifact> BuildingArtifactProvider::image(Arch arch) { return images_.build(arch); }
+
+ExperimentRunner::ExperimentRunner(ArtifactProvider& artifacts, Backend& backend, RunnerOptions options)
+    : artifacts_(artifacts), backend_(backend), opt_(std::move(options)) {
   if (!opt_.log) opt_.log = [](const std::string&) {};
 }
 
@@ -119,12 +128,6 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
   if (auto st = store->save_text("plan.json", plan.dump(2) + "\n"); !st.ok()) return st.error();
 
   SessionSummary summary{store->dir(), static_cast<int>(runs.size()), 0, 0, 0};
-  KernelBuilder kernels(proc_, {.project_root = opt_.project_root,
-                                .spec_dir = fs::path(exp.file).parent_path(),
-                                .cache = opt_.cache,
-                                .jobs = opt_.jobs,
-                                .log = opt_.log});
-  ImageBuilder images(proc_, opt_.project_root, opt_.cache);
   const json host = host_provenance();
 
   std::map<std::pair<size_t, Arch>, Result<KernelArtifact>> kernel_cache;
@@ -151,14 +154,14 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
     };
     const KernelSpec& kspec = exp.kernels[run.kernel];
     auto key = std::make_pair(run.kernel, run.arch);
-    if (!kernel_cache.count(key)) kernel_cache.emplace(key, kernels.build(kspec, run.arch));
+    if (!kernel_cache.count(key)) kernel_cache.emplace(key, artifacts_.kernel(kspec, run.arch));
     const auto& kernel = kernel_cache.at(key);
     if (!kernel.ok()) {
       if (auto st = fail("build-failed", kernel.error().message); !st.ok()) return st.error();
       continue;
     }
     record["kernel"] = kernel_json(*kernel);
-    if (!image_cache.count(run.arch)) image_cache.emplace(run.arch, images.build(run.arch));
+    if (!image_cache.count(run.arch)) image_cache.emplace(run.arch, artifacts_.image(run.arch));
     const auto& image = image_cache.at(run.arch);
     if (!image.ok()) {
       if (auto st = fail("image-failed", image.error().message); !st.ok()) return st.error();

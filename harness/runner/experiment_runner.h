@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "guest/backend.h"
+#include "image/image_builder.h"
+#include "kernel/builder.h"
 #include "model/experiment.h"
 #include "results/store.h"
 #include "util/process.h"
@@ -20,12 +22,29 @@ namespace foliolab {
 struct RunnerOptions {
   std::filesystem::path project_root;
   std::filesystem::path results_root;
-  std::filesystem::path cache;
   std::optional<std::filesystem::path> resume_dir;  // continue this session
   bool resume_latest = false;                        // continue the newest session
   bool retry_failed = false;                         // with resume: rerun runs that failed
-  int jobs = 0;                                      // make -j; 0 = all CPUs
   std::function<void(const std::string&)> log;
+};
+
+// Where kernels and base images come from (real: KernelBuilder/ImageBuilder; tests: fakes).
+class ArtifactProvider {
+ public:
+  virtual ~ArtifactProvider() = default;
+  virtual Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) = 0;
+  virtual Result<ImageArtifact> image(Arch arch) = 0;
+};
+
+class BuildingArtifactProvider : public ArtifactProvider {
+ public:
+  BuildingArtifactProvider(ProcessRunner& runner, KernelBuildOptions kernel_options);
+  Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override;
+  Result<ImageArtifact> image(Arch arch) override;
+
+ private:
+  KernelBuilder kernels_;
+  ImageBuilder images_;
 };
 
 struct SessionSummary {
@@ -35,11 +54,11 @@ struct SessionSummary {
 
 class ExperimentRunner {
  public:
-  ExperimentRunner(ProcessRunner& runner, Backend& backend, RunnerOptions options);
+  ExperimentRunner(ArtifactProvider& artifacts, Backend& backend, RunnerOptions options);
   Result<SessionSummary> run(const Experiment& exp, const std::vector<Run>& runs);
 
  private:
-  ProcessRunner& proc_;
+  ArtifactProvider& artifacts_;
   Backend& backend_;
   RunnerOptions opt_;
 };

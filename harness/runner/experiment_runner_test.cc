@@ -1,0 +1,208 @@
+#include "runner/experiment_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+
+#include "guest/stream_builder.h"
+#include "model/loader.h"
+#include "model/matrix.h"
+#include "util/fs.h"
+
+namespace foliolab {
+namespace {
+namespace fs = std::filesystem;
+
+class FakeArtifacts : public ArtifactProvider {
+ public:
+  Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override {
+    ++kernel_builds;
+    if (spec.name == "broken") return make_error("kernel broken: `make bzImage` failed");
+    KernelArtifact k;
+    k.build_id = "b1d0000000000001";
+    k.image = "/nonexistent/bzImage";
+    k.version = "6.12.117";
+    k.kernel_name = spec.name;
+    k.arch = arch;
+    return k;
+  }
+  Result<ImageArtifact> image(Arch) override {
+    ImageArtifact i;
+    i.image_id = "1111222233334444";
+    i.cpio = base_cpio;
+    return i;
+  }
+  int kernel_builds = 0;
+  fs::path base_cpio;
+};
+
+// Plays a scripted guest: the behaviour is chosen by the knob set named in the run's job.
+class FakeBackend : public Backend {
+ public:
+  std::string name() const override { return "fake"; }
+  Result<BootOutcome> boot(const BootRequest& req) override {
+    ++boots;
+    BootOutcome out;
+    out.backend = "fake";
+    out.console_log = req.run_dir / "console.log";
+    out.records_file = req.run_dir / "records.bin";
+    std::string job = *read_file(req.run_dir / "job.txt");
+    StreamBuilder b;
+    b.with_version("#1 SMP PREEMPT_DYNAMIC foliolab-b1d0000000000001");
+    std::string console = "Linux version 6.12.117\n";
+    if (job.find("knob enabled panic") != std::string::npos) {
+      b.hello();
+      console += "Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b\n";
+    } else if (job.find("knob enabled hang") != std::string::npos) {
+      b.hello();
+      out.timed_out = true;
+      console += "rcu: INFO: rcu_sched self-detected stall on CPU\n";
+    } else {
+      b.prologue().rep(0, 100).rep(1, 110).done();
+    }
+    EXPECT_TRUE(write_file_atomic(out.records_file, b.bytes()).ok());
+    EXPECT_TRUE(write_file_atomic(out.console_log, console).ok());
+    return out;
+  }
+  int boots = 0;
+};
+
+const char* kYaml = R"(name: fake
+kernels:
+  - name: good
+  - name: broken
+archs: [x86_64]
+knobs:
+  ok-a: {enabled: always}
+  panics: {enabled: panic}
+  hangs: {enabled: hang}
+  ok-b: {enabled: never}
+workloads:
+  - name: fault
+repeat: 2
+timeout: 5
+)";
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("foliolab-runner-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    ASSERT_TRUE(write_file_atomic(root_ / "fake.yaml", kYaml).ok());
+    ASSERT_TRUE(write_file_atomic(root_ / "base.cpio", "070701").ok());
+    artifacts_.base_cpio = root_ / "base.cpio";
+    auto exp = load_experiment((root_ / "fake.yaml").string());
+    ASSERT_TRUE(exp.ok()) << exp.error().message;
+    exp_ = *exp;
+    runs_ = expand(exp_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  RunnerOptions options() { return {.project_root = root_, .results_root = root_ / "results"}; }
+  std::string status_of(const ResultStore& store, const std::string& knob_set, const std::string& kernel = "good") {
+    for (const auto& r : runs_) {
+      if (exp_.knob_sets[r.knob_set].name == knob_set && exp_.kernels[r.kernel].name == kernel) {
+        auto rec = store.load_record(r.id);
+        return rec.ok() ? rec->value("status", "?") : "<none>";
+      }
+    }
+    return "<no such run>";
+  }
+  fs::path root_;
+  Experiment exp_;
+  std::vector<foliolab::Run> runs_;
+  FakeArtifacts artifacts_;
+};
+
+TEST_F(RunnerTest, PanicHangAndBuildFailureFailOnlyTheirRunsAndTheMatrixGoesOn) {
+  FakeBackend backend;
+  ExperimentRunner runner(artifacts_, backend, options());
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->total, 8);
+  EXPECT_EQ(summary->ok, 2);
+  EXPECT_EQ(summary->failed, 6);
+  EXPECT_EQ(backend.boots, 4);           // the broken kernel's runs never boot
+  EXPECT_EQ(artifacts_.kernel_builds, 2);  // once per (kernel, arch), not per run
+  auto store = ResultStore::open(summary->dir);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(status_of(*store, "ok-a"), "ok");
+  EXPECT_EQ(status_of(*store, "ok-b"), "ok");
+  EXPECT_EQ(status_of(*store, "panics"), "failed");
+  EXPECT_EQ(status_of(*store, "hangs"), "timed-out");
+  EXPECT_EQ(status_of(*store, "ok-a", "broken"), "build-failed");
+  for (const auto& r : runs_) {
+    auto rec = store->load_record(r.id);
+    ASSERT_TRUE(rec.ok());
+    if (exp_.knob_sets[r.knob_set].name == "panics" && exp_.kernels[r.kernel].name == "good") {
+      EXPECT_NE(rec->value("reason", "").find("Kernel panic - not syncing: Attempted to kill init!"), std::string::npos)
+          << rec->value("reason", "");
+      EXPECT_TRUE(fs::exists(store->run_dir(r.id) / "console.log"));  // kept for the post-mortem
+    }
+    if (rec->value("status", "") == "ok") {
+      EXPECT_EQ(rec->at("provenance").value("accel", ""), "tcg");
+      EXPECT_EQ(rec->at("kernel").value("build_id", ""), "b1d0000000000001");
+      EXPECT_EQ(rec->at("report").at("reps").size(), 2u);
+    }
+  }
+}
+
+TEST_F(RunnerTest, GuestRunningAnotherKernelIsAFailure) {
+  class WrongKernel : public FakeBackend {
+   public:
+    Result<BootOutcome> boot(const BootRequest& req) override {
+      auto out = FakeBackend::boot(req);
+      StreamBuilder b;
+      b.with_version("#1 SMP foliolab-ffffffffffffffff").prologue().rep(0, 1).rep(1, 1).done();
+      EXPECT_TRUE(write_file_atomic(out->records_file, b.bytes()).ok());
+      return out;
+    }
+  } backend;
+  ExperimentRunner runner(artifacts_, backend, options());
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_TRUE(summary.ok());
+  auto store = ResultStore::open(summary->dir);
+  EXPECT_EQ(status_of(*store, "ok-a"), "failed");
+}
+
+TEST_F(RunnerTest, ResumeKeepsCollectedResultsAndRunsOnlyWhatIsMissing) {
+  FakeBackend first;
+  ExperimentRunner runner(artifacts_, first, options());
+  auto s1 = runner.run(exp_, runs_);
+  ASSERT_TRUE(s1.ok());
+  auto store = ResultStore::open(s1->dir);
+  // Simulate an interruption that lost the last run's record (it was never written).
+  const foliolab::Run& last_good = runs_[3];
+  ASSERT_EQ(exp_.knob_sets[last_good.knob_set].name, "ok-b");
+  const std::string before = *read_file(store->run_dir(runs_[0].id) / "run.json");
+  fs::remove(store->run_dir(last_good.id) / "run.json");
+
+  FakeBackend second;
+  RunnerOptions opt = options();
+  opt.resume_dir = s1->dir;
+  ExperimentRunner resumed(artifacts_, second, opt);
+  auto s2 = resumed.run(exp_, runs_);
+  ASSERT_TRUE(s2.ok());
+  EXPECT_EQ(s2->dir, s1->dir);
+  EXPECT_EQ(second.boots, 1);  // only the missing run
+  EXPECT_EQ(s2->skipped, 7);
+  EXPECT_EQ(status_of(*store, "ok-b"), "ok");
+  EXPECT_EQ(*read_file(store->run_dir(runs_[0].id) / "run.json"), before);  // untouched
+
+  FakeBackend third;
+  opt.retry_failed = true;
+  ExperimentRunner retry(artifacts_, third, opt);
+  ASSERT_TRUE(retry.run(exp_, runs_).ok());
+  EXPECT_EQ(third.boots, 2);  // the panic and the hang; build failures need no boot
+}
+
+TEST(FindPanic, ExtractsThePanicLine) {
+  EXPECT_EQ(find_panic("a\n[ 1.0] Kernel panic - not syncing: VFS: Unable to mount root\r\nb"),
+            "Kernel panic - not syncing: VFS: Unable to mount root");
+  EXPECT_EQ(find_panic("all good"), "");
+}
+
+}  // namespace
+}  // namespace foliolab
