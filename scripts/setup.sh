@@ -9,11 +9,9 @@ PKGS=(
   # guest images
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross
   # kernel source and build dependencies
-  linux-source-6.12 xz-utils flex bison bc libelf-dev cpio kmod ccache
+  linux-source-6.12 xz-utils flex bison bc libelf-dev cpio kmod ccache patch
   # guests
   qemu-system-x86 qemu-system-arm
-  # libvirt backend
-  libvirt-daemon-system libvirt-clients libvirt-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
+#include "analysis/stats.h"
 #include "analysis/table.h"
 #include "guest/run_report.h"
 
@@ -20,10 +22,65 @@ struct Group {
 };
 
 bool interesting_counter(const std::string& name) {
-  for (const char* prefix : {"vmstat.thp_", "vmstat.mthp_", "vmstat.pgfault", "mthp."}) {
+  for (const char* prefix : {"vmstat.thp_", "vmstat.mthp_", "vmstat.pgfault", "vmstat.nr_anon_transparent",
+                             "mthp.", "meminfo.AnonHugePages", "meminfo.ShmemHugePages"}) {
     if (name.rfind(prefix, 0) == 0) return true;
   }
   return false;
+}
+
+// Counters read better transposed: a row per counter, a column per knob set (mean per rep,
+// "± sd" only when reps differ), then the ratio of each later knob set to the first.
+std::string format_counter_table(const std::string& title, const std::vector<Variant>& variants,
+                                 const std::vector<std::string>& counters) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {"counter (delta/rep)"};
+  for (const auto& v : variants) header.push_back(v.label);
+  for (size_t i = 1; i < variants.size(); ++i) header.push_back(variants[i].label + " / " + variants[0].label);
+  rows.push_back(header);
+  auto mean_of = [](const std::vector<double>& xs) {
+    double sum = 0;
+    for (double x : xs) sum += x;
+    return xs.empty() ? 0.0 : sum / static_cast<double>(xs.size());
+  };
+  for (const auto& c : counters) {
+    std::vector<std::string> row = {c};
+    std::vector<double> means;
+    for (const auto& v : variants) {
+      auto it = v.samples.find(c);
+      if (it == v.samples.end() || it->second.empty()) {
+        row.push_back("-");
+        means.push_back(0);
+        continue;
+      }
+      const Summary s = summarize(it->second);
+      const double m = mean_of(it->second);
+      means.push_back(m);
+      row.push_back(std::isnan(s.stddev) || s.stddev == 0 ? format_number(m, m == std::floor(m) ? 0 : 1)
+                                                          : format_number(m, 1) + " ± " + format_number(s.stddev, 1));
+    }
+    for (size_t i = 1; i < variants.size(); ++i) row.push_back(means[0] == 0 ? "-" : format_ratio(means[i] / means[0]));
+    rows.push_back(row);
+  }
+  std::vector<size_t> width(header.size(), 0);
+  auto display_width = [](const std::string& s) {
+    size_t n = 0;
+    for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
+    return n;
+  };
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], display_width(r[i]));
+  }
+  std::string out = title + "\n";
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) {
+      const std::string pad(width[i] - display_width(r[i]), ' ');
+      line += (i == 0 ? r[i] + pad : pad + r[i]) + (i + 1 < r.size() ? "  " : "");
+    }
+    out += line + "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -111,8 +168,7 @@ SessionReport build_session_report(const Experiment& exp, const std::vector<json
     out.text += format_table(title, g.variants, metrics, opt) + "\n";
     if (!counters.empty()) {
       std::vector<std::string> cols(counters.begin(), counters.end());
-      TableOptions copt;
-      out.text += format_table(title + " · kernel counters (delta per rep)", g.variants, cols, copt) + "\n";
+      out.text += format_counter_table(title + " · kernel counters", g.variants, cols) + "\n";
     }
   }
   if (!failures.empty()) out.text += "failed runs:\n" + failures;

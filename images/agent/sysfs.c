@@ -209,19 +209,9 @@ int step_apply(const struct step *st)
 
 /* ---------------- counters ---------------- */
 
-static int vmstat_wanted(const char *name)
-{
-	static const char *const exact[] = {"pgfault", "pgmajfault",
-					    "nr_anon_transparent_hugepages", "nr_file_hugepages"};
-	if (!strncmp(name, "thp_", 4) || !strncmp(name, "nr_shmem", 8))
-		return 1;
-	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
-		if (!strcmp(name, exact[i]))
-			return 1;
-	return 0;
-}
-
-/* Kernel quirk: without CONFIG_VM_EVENT_COUNTERS (tinyconfig) /proc/vmstat has no thp_* or
+/* Every /proc/vmstat line is recorded, so that a counter a patch series adds shows up
+ * without changing the agent.
+ * Kernel quirk: without CONFIG_VM_EVENT_COUNTERS (tinyconfig) /proc/vmstat has no thp_* or
  * pgfault lines at all; they are then simply absent from the record. */
 static void add_vmstat(struct sb *p)
 {
@@ -232,7 +222,7 @@ static void add_vmstat(struct sb *p)
 	char name[128], key[160];
 	unsigned long long v;
 	for (char *line = f.p; line && *line;) {
-		if (sscanf(line, "%127s %llu", name, &v) == 2 && vmstat_wanted(name)) {
+		if (sscanf(line, "%127s %llu", name, &v) == 2) {
 			snprintf(key, sizeof key, "vmstat.%s", name);
 			kv_addf(p, key, "%llu", v);
 		}
