@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -220,6 +221,68 @@ static inline long wl_status_kb(const char *field)
 	return wl_proc_kb("/proc/self/status", field);
 }
 
+/* A counter of /proc/vmstat ("name value" lines), or -1 if the kernel lacks it (e.g.
+ * CONFIG_VM_EVENT_COUNTERS=n, or a counter a patch adds). */
+static inline long long wl_vmstat(const char *name)
+{
+	FILE *f = fopen("/proc/vmstat", "re");
+	char line[256];
+	long long v = -1;
+	size_t n = strlen(name);
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, name, n) && line[n] == ' ') {
+			v = strtoll(line + n + 1, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Delta of two wl_vmstat() readings, -1 when either is absent. */
+static inline long long wl_delta(long long before, long long after)
+{
+	return before < 0 || after < 0 ? -1 : after - before;
+}
+
+/* Writes s to path with one write() (like `echo`). 0 or -errno. */
+static inline int wl_write_file(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	int rc = fputs(s, f) < 0 ? -errno : 0;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* PMD (huge page) size from sysfs, or fallback when THP is not configured. */
+static inline size_t wl_pmd_size(size_t fallback)
+{
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+	unsigned long long v = 0;
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v ? (size_t)v : fallback;
+}
+
+/* ---------------- madvise argument ---------------- */
+
+/* Values of a `madvise=` argument, index = wl_arg_choice() result. */
+static const char *const wl_madvise_names[] = {"none", "hugepage", "nohugepage", NULL};
+
+/* Applies choice (an index into wl_madvise_names) to [p, p+len); none does nothing. */
+static inline void wl_apply_madvise(void *p, size_t len, int choice)
+{
+	static const int advice[] = {0, MADV_HUGEPAGE, MADV_NOHUGEPAGE};
+	if (choice > 0 && madvise(p, len, advice[choice]))
+		wl_fail("madvise(%s): %s", wl_madvise_names[choice], strerror(errno));
+}
+
 /* ---------------- JSON metrics line ---------------- */
 
 /* One `{"k":v,...}` line. Numbers only; a value that cannot be computed (non-finite double,
@@ -261,6 +324,15 @@ static inline void wl_json_kb(struct wl_json *j, const char *key, long kb)
 		wl_json_raw(j, key, "null");
 	else
 		wl_json_int(j, key, kb);
+}
+
+/* An integer that is null when negative ("absent", e.g. wl_vmstat() = -1). */
+static inline void wl_json_opt(struct wl_json *j, const char *key, long long v)
+{
+	if (v < 0)
+		wl_json_raw(j, key, "null");
+	else
+		wl_json_int(j, key, v);
 }
 
 static inline void wl_json_print(struct wl_json *j)

@@ -4,9 +4,14 @@
  *   size=64M        bytes to map and touch (K/M/G suffixes), a multiple of the page size
  *   threads=1       worker threads; each touches its own contiguous share
  *   mapping=anon    anon (MAP_PRIVATE|MAP_ANONYMOUS) | anon-shared (MAP_SHARED|MAP_ANONYMOUS,
- *                   i.e. shmem); new kinds (tmpfs, memfd, sysv-shm) go into `mappings[]`
+ *                   i.e. anonymous shmem) | tmpfs (MAP_SHARED of an ftruncate'd, unlinked file
+ *                   on a tmpfs: /tmp if it is one, else a tmpfs this program mounts on
+ *                   /tmp/foliolab-tmpfs) | memfd (memfd_create + ftruncate + MAP_SHARED) |
+ *                   sysv-shm (shmget + shmat, IPC_RMID right after attaching)
  *   touch=write     write | read: one byte per base page (stride = sysconf page size,
  *                   4K on x86_64 and 4K arm64, 64K on 64K-page arm64)
+ *   madvise=none    none | hugepage | nohugepage: madvise() over the whole mapping before
+ *                   any touch
  *
  * Measured from the release of the start barrier to after all threads joined:
  *   faults = RUSAGE_SELF ru_minflt delta (all threads), user_s/sys_s = RUSAGE_SELF cpu delta,
@@ -19,8 +24,17 @@
 #include "common.h"
 
 #include <pthread.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
 
 /* ---------------- mapping kinds ---------------- */
 
@@ -54,9 +68,99 @@ static void unmap_plain(void *p, size_t len)
 		wl_fail("munmap: %s", strerror(errno));
 }
 
+/* MAP_SHARED of fd after ftruncate(len); the mapping keeps the file alive, fd is closed. */
+static void *map_fd_shared(int fd, size_t len, const char *what)
+{
+	if (ftruncate(fd, (off_t)len))
+		wl_fail("ftruncate %s to %zu bytes: %s", what, len, strerror(errno));
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		wl_fail("mmap %s (%zu bytes): %s", what, len, strerror(errno));
+	close(fd);
+	return p;
+}
+
+static int is_tmpfs(const char *dir)
+{
+	struct statfs st;
+	return statfs(dir, &st) == 0 && st.f_type == TMPFS_MAGIC;
+}
+
+#define OWN_TMPFS "/tmp/foliolab-tmpfs"
+static int g_own_tmpfs; /* this program mounted OWN_TMPFS */
+
+/* A file on a tmpfs: /tmp when it is one (the agent mounts tmpfs there), else our own mount. */
+static void *map_tmpfs(size_t len)
+{
+	const char *dir = "/tmp";
+	if (!is_tmpfs(dir)) {
+		dir = OWN_TMPFS;
+		if (mkdir(dir, 0700) && errno != EEXIST)
+			wl_fail("mkdir %s: %s", dir, strerror(errno));
+		if (!is_tmpfs(dir)) {
+			if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700"))
+				wl_fail("/tmp is not a tmpfs and mounting one on %s failed: %s", dir,
+					strerror(errno));
+			g_own_tmpfs = 1;
+		}
+	}
+	char path[64];
+	snprintf(path, sizeof path, "%s/fault.XXXXXX", dir);
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		wl_fail("mkostemp %s: %s", path, strerror(errno));
+	if (unlink(path))
+		wl_fail("unlink %s: %s", path, strerror(errno));
+	return map_fd_shared(fd, len, path);
+}
+
+static void unmap_tmpfs(void *p, size_t len)
+{
+	unmap_plain(p, len);
+	if (g_own_tmpfs) {
+		if (umount(OWN_TMPFS))
+			wl_fail("umount %s: %s", OWN_TMPFS, strerror(errno));
+		rmdir(OWN_TMPFS);
+	}
+}
+
+static void *map_memfd(size_t len)
+{
+	int fd = memfd_create("foliolab-fault", MFD_CLOEXEC);
+	if (fd < 0)
+		wl_fail("memfd_create: %s", strerror(errno));
+	return map_fd_shared(fd, len, "memfd");
+}
+
+/* The segment is marked for removal right after attaching: it goes away with the last detach
+ * (or the process), never left behind. */
+static void *map_sysv_shm(size_t len)
+{
+	int id = shmget(IPC_PRIVATE, len, IPC_CREAT | IPC_EXCL | 0600);
+	if (id < 0)
+		wl_fail("shmget %zu bytes: %s", len, strerror(errno));
+	void *p = shmat(id, NULL, 0);
+	int at_errno = errno;
+	if (shmctl(id, IPC_RMID, NULL))
+		wl_fail("shmctl(IPC_RMID): %s", strerror(errno));
+	if (p == (void *)-1)
+		wl_fail("shmat: %s", strerror(at_errno));
+	return p;
+}
+
+static void unmap_sysv_shm(void *p, size_t len)
+{
+	(void)len;
+	if (shmdt(p))
+		wl_fail("shmdt: %s", strerror(errno));
+}
+
 static const struct mapping mappings[] = {
 	{"anon", map_anon, unmap_plain},
 	{"anon-shared", map_anon_shared, unmap_plain},
+	{"tmpfs", map_tmpfs, unmap_tmpfs},
+	{"memfd", map_memfd, unmap_plain},
+	{"sysv-shm", map_sysv_shm, unmap_sysv_shm},
 };
 #define NMAPPINGS (sizeof mappings / sizeof *mappings)
 
@@ -187,13 +291,14 @@ int main(int argc, char **argv)
 	names[NMAPPINGS] = NULL;
 	struct wl_arg spec[] = {
 		{"size", "64M", NULL}, {"threads", "1", NULL}, {"mapping", "anon", NULL},
-		{"touch", "write", NULL}, {NULL, NULL, NULL},
+		{"touch", "write", NULL}, {"madvise", "none", NULL}, {NULL, NULL, NULL},
 	};
 	wl_parse_args(argc, argv, spec);
 	uint64_t size = wl_arg_size(spec, "size");
 	long threads = wl_arg_long(spec, "threads", 1, 1024);
 	const struct mapping *m = &mappings[wl_arg_choice(spec, "mapping", names)];
 	int write = wl_arg_choice(spec, "touch", touches) == 0;
+	int advice = wl_arg_choice(spec, "madvise", wl_madvise_names);
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
 	if (size == 0 || size % ps || size > SIZE_MAX / 2)
 		wl_usage("size=%" PRIu64 ": must be a non-zero multiple of the page size %zu", size, ps);
@@ -202,6 +307,7 @@ int main(int argc, char **argv)
 		wl_usage("threads=%ld: more threads than pages (%zu)", threads, pages);
 
 	unsigned char *mem = m->map((size_t)size);
+	wl_apply_madvise(mem, (size_t)size, advice);
 	struct worker *w = make_workers(mem, pages, threads, ps, write);
 	struct result r;
 	run_workers(w, threads, &r);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/expectations.h"
 #include "analysis/stats.h"
 #include "analysis/table.h"
 #include "guest/run_report.h"
@@ -170,6 +171,15 @@ SessionReport build_session_report(const Experiment& exp, const std::vector<json
       std::vector<std::string> cols(counters.begin(), counters.end());
       out.text += format_counter_table(title + " · kernel counters", g.variants, cols) + "\n";
     }
+  }
+  if (!exp.expectations.empty()) {
+    out.text += "expectations:\n";
+    for (const ExpectationResult& r : evaluate_expectations(exp, records)) {
+      ++(r.held ? out.expectations_held : out.expectations_failed);
+      out.text += (r.held ? "  held: " : "  NOT HELD: ") + r.name + "\n";
+      for (const auto& line : r.details) out.text += "      " + line + "\n";
+    }
+    out.text += "\n";
   }
   if (!failures.empty()) out.text += "failed runs:\n" + failures;
   return out;

@@ -1,6 +1,7 @@
 // The session report printed after `foliolab run` and by `foliolab report`: one comparison
 // table per (kernel, arch, workload) with a row per knob set, a counter table (deltas per rep),
-// and the list of runs that failed.
+// an "expectations:" section (held / NOT HELD per `expect:` item, with a line per run), and the
+// list of runs that failed.
 #pragma once
 
 #include <string>

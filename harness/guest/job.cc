@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "image/custom_workload.h"
+
 namespace foliolab {
 namespace {
 
@@ -25,8 +27,12 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   for (const auto& [path, value] : ks.knobs) line("knob", path, value);
   for (const auto& [path, value] : ks.sysctls) line("sysctl", path, value);
   line("workload", wl.name);
+  if (is_custom(wl)) line("exec", kCustomGuestPath);
   for (const auto& [key, value] : wl.params) {
-    if (key == "prctl_thp_disable") {
+    if (is_custom(wl) && (key == "source" || key == "program")) continue;
+    if (is_custom(wl) && key == "args") {
+      for (const auto& tok : split_args(value)) line("argv", tok);
+    } else if (key == "prctl_thp_disable") {
       line("prctl_thp_disable", truthy(value) ? "1" : "0");
     } else {
       line("arg", key, value);

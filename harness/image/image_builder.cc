@@ -109,11 +109,14 @@ Result<ImageArtifact> ImageBuilder::build(Arch arch) {
   return art;
 }
 
-Status write_run_initrd(const fs::path& base_cpio, const std::string& job_text, const fs::path& out) {
+Status write_run_initrd(const fs::path& base_cpio, const std::string& job_text, const fs::path& out,
+                        const std::vector<CpioEntry>& extra) {
   auto base = read_file(base_cpio);
   if (!base.ok()) return base.error();
-  auto job = write_cpio({{"job", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
-                         {"job/job.txt", CpioEntry::Kind::kFile, 0644, job_text, 0, 0}});
+  std::vector<CpioEntry> entries = {{"job", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
+                                    {"job/job.txt", CpioEntry::Kind::kFile, 0644, job_text, 0, 0}};
+  entries.insert(entries.end(), extra.begin(), extra.end());
+  auto job = write_cpio(entries);
   if (!job.ok()) return job.error();
   std::string bytes = std::move(*base);
   bytes.resize((bytes.size() + 3) / 4 * 4, '\0');  // each archive starts 4-byte aligned

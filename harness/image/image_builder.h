@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "image/cpio.h"
 #include "model/arch.h"
 #include "util/process.h"
 #include "util/result.h"
@@ -34,7 +35,8 @@ class ImageBuilder {
 };
 
 // The run's initrd: base archive followed by a job archive holding /job/job.txt.
+// `extra` entries (e.g. a custom workload binary under job/) go into the job archive too.
 Status write_run_initrd(const std::filesystem::path& base_cpio, const std::string& job_text,
-                        const std::filesystem::path& out);
+                        const std::filesystem::path& out, const std::vector<CpioEntry>& extra = {});
 
 }  // namespace foliolab

@@ -7,4 +7,57 @@ std::string SourceLoc::str() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
+bool selector_matches(const RunSelector& sel, const Experiment& exp, const Run& run) {
+  if (!sel.kernel.empty() && exp.kernels[run.kernel].name != sel.kernel) return false;
+  if (sel.arch && *sel.arch != run.arch) return false;
+  if (!sel.knobs.empty() && exp.knob_sets[run.knob_set].name != sel.knobs) return false;
+  if (!sel.workload.empty() && exp.workloads[run.workload].label != sel.workload) return false;
+  return true;
+}
+
+std::string selector_text(const RunSelector& sel) {
+  std::string out;
+  auto add = [&out](const char* key, std::string_view value) {
+    if (value.empty()) return;
+    out += (out.empty() ? "" : " ") + std::string(key) + "=" + std::string(value);
+  };
+  add("kernel", sel.kernel);
+  if (sel.arch) add("arch", arch_info(*sel.arch).name);
+  add("knobs", sel.knobs);
+  add("workload", sel.workload);
+  return out.empty() ? "all runs" : out;
+}
+
+std::string_view statistic_name(Statistic stat) {
+  switch (stat) {
+    case Statistic::kMean:
+      return "mean";
+    case Statistic::kMin:
+      return "min";
+    case Statistic::kMax:
+      return "max";
+    case Statistic::kMedian:
+      return "median";
+  }
+  return "mean";
+}
+
+std::string_view compare_op_text(CompareOp op) {
+  switch (op) {
+    case CompareOp::kLess:
+      return "<";
+    case CompareOp::kLessEqual:
+      return "<=";
+    case CompareOp::kGreater:
+      return ">";
+    case CompareOp::kGreaterEqual:
+      return ">=";
+    case CompareOp::kEqual:
+      return "==";
+    case CompareOp::kApprox:
+      return "approx";
+  }
+  return "==";
+}
+
 }  // namespace foliolab

@@ -4,7 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,10 @@ struct KernelSpec {
   SourceLoc source_loc;              // of the `source:` value (unknown when defaulted)
   std::vector<SourceLoc> config_locs;  // parallel to `config`
   SourceLoc patches_loc;
+  // Archs this kernel is built and run for; empty = all of Experiment::archs. A filter only:
+  // not part of run ids.
+  std::vector<Arch> archs;
+  std::vector<SourceLoc> arch_locs;  // parallel to `archs`
 };
 
 struct NumaNode {
@@ -52,6 +58,7 @@ struct MachineSpec {
 struct KnobSet {
   std::string name;
   KeyValues knobs;    // path relative to /sys/kernel/mm/transparent_hugepage/ -> value
+  std::vector<SourceLoc> knob_locs;  // parallel to `knobs` (of each value)
   KeyValues sysctls;  // path relative to /proc/sys/ -> value
   std::string cmdline;  // extra kernel command-line parameters for this knob set
   SourceLoc loc;
@@ -61,6 +68,35 @@ struct WorkloadSpec {
   std::string name;   // executable /workloads/<name> in the guest
   std::string label;  // display name; defaults to name
   KeyValues params;   // passed as key=value
+  SourceLoc loc;
+};
+
+// A partial selection of runs by name (`runs:`, `ratio_to:` and `exclude:` entries). An empty
+// field matches every run.
+struct RunSelector {
+  std::string kernel;              // KernelSpec::name
+  std::optional<Arch> arch;
+  std::string knobs;               // KnobSet::name
+  std::string workload;            // WorkloadSpec::label
+  SourceLoc loc;                   // of the selection map
+  SourceLoc kernel_loc, arch_loc, knobs_loc, workload_loc;  // of each value given
+  bool empty() const { return kernel.empty() && !arch && knobs.empty() && workload.empty(); }
+};
+
+enum class Statistic { kMean, kMin, kMax, kMedian };
+enum class CompareOp { kLess, kLessEqual, kGreater, kGreaterEqual, kEqual, kApprox };
+
+// A claim checked against a session's results (`expect:` item); see analysis/expectations.h.
+struct Expectation {
+  std::string name;  // as written, or generated from the fields
+  RunSelector runs;
+  std::string metric;  // workload metric ("faults") or counter delta ("vmstat.thp_fault_alloc")
+  Statistic stat = Statistic::kMean;
+  // Divide by the same metric of the run equal to the selected one except for the fields given.
+  std::optional<RunSelector> ratio_to;
+  CompareOp op = CompareOp::kEqual;
+  double value = 0;
+  double tolerance = 0;  // relative; kApprox only: |x - value| <= tolerance * |value|
   SourceLoc loc;
 };
 
@@ -76,6 +112,9 @@ struct Experiment {
   int repeat = 3;
   int timeout_s = 600;  // per run (one guest boot), host wall-clock
   std::vector<SourceLoc> arch_locs;  // parallel to `archs`
+  // Runs matching all fields given in any entry are dropped by expand() (not part of run ids).
+  std::vector<RunSelector> excludes;
+  std::vector<Expectation> expectations;
 };
 
 // One guest boot: kernel x arch x knob set x workload; runs `repeat` repetitions inside.
@@ -86,5 +125,15 @@ struct Run {
   size_t knob_set = 0;
   size_t workload = 0;
 };
+
+// True when every field `sel` gives equals the run's.
+bool selector_matches(const RunSelector& sel, const Experiment& exp, const Run& run);
+
+// "knobs=64K mTHP arch=arm64" (fields given, in the order kernel arch knobs workload), or
+// "all runs".
+std::string selector_text(const RunSelector& sel);
+
+std::string_view statistic_name(Statistic stat);
+std::string_view compare_op_text(CompareOp op);  // "<", "<=", ">", ">=", "==", "approx"
 
 }  // namespace foliolab

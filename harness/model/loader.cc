@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -27,13 +30,18 @@ namespace {
 
 using Keys = std::vector<std::string>;
 
-const Keys kTopKeys = {"name",  "description", "kernels", "archs",  "machine",
-                       "knobs", "workloads",   "repeat",  "timeout"};
-const Keys kKernelKeys = {"name", "source", "config", "options", "patches", "cmdline"};
+const Keys kTopKeys = {"name",      "description", "kernels", "archs",   "machine", "knobs",
+                       "workloads", "repeat",      "timeout", "exclude", "expect"};
+const Keys kKernelKeys = {"name", "source", "config", "options", "patches", "cmdline", "archs"};
 const Keys kMachineKeys = {"cpus", "memory", "numa"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
 const Keys kWorkloadKeys = {"name", "label", "params"};
+const Keys kSelectorKeys = {"kernel", "arch", "knobs", "workload"};
+const Keys kCompareKeys = {"<", "<=", ">", ">=", "==", "approx"};
+const Keys kExpectKeys = {"name", "runs", "metric", "stat", "ratio_to", "<", "<=",
+                          ">",    ">=",   "==",     "approx", "tolerance"};
+const Keys kStatNames = {"mean", "min", "max", "median"};
 // Keys of a knob set that are not THP sysfs paths.
 const Keys kReservedKnobKeys = {"sysctl", "cmdline"};
 
@@ -102,6 +110,7 @@ class Parser {
     // Document order, so that the first problem in the file is the one reported.
     for (const auto& [key, field] : fields->entries) FL_TRY(parse_top_field(key, field, &exp));
     FL_TRY(require(*fields, top, {"name", "kernels", "archs", "knobs", "workloads"}));
+    FL_TRY(check_references(exp));
     return exp;
   }
 
@@ -119,6 +128,8 @@ class Parser {
     if (key == "machine") return parse_machine(f, &exp->machine);
     if (key == "knobs") return parse_knob_sets(f, &exp->knob_sets);
     if (key == "workloads") return parse_workloads(f, &exp->workloads);
+    if (key == "exclude") return parse_excludes(f, &exp->excludes);
+    if (key == "expect") return parse_expectations(f, &exp->expectations);
     if (key == "repeat") {
       auto n = read_int(f);
       FL_TRY(n);
@@ -316,6 +327,10 @@ class Parser {
       FL_TRY(cmdline);
       k->cmdline = *cmdline;
     }
+    if (const Field* a = fields->find("archs")) {
+      FL_TRY(parse_arch_list(*a, "must list at least one arch (or leave 'archs' out: all archs)",
+                             &k->archs, &k->arch_locs));
+    }
     return require(*fields, f, {"name"});
   }
 
@@ -364,29 +379,38 @@ class Parser {
   // ---- archs ----
 
   Status parse_archs(const Field& f, Experiment* exp) const {
-    auto items = read_list(f, "must list at least one arch");
+    return parse_arch_list(f, "must list at least one arch", &exp->archs, &exp->arch_locs);
+  }
+
+  Status parse_arch_list(const Field& f, const char* what_if_empty, std::vector<Arch>* archs,
+                         std::vector<SourceLoc>* locs) const {
+    auto items = read_list(f, what_if_empty);
     FL_TRY(items);
-    Keys valid;
-    for (const auto& info : all_archs()) valid.emplace_back(info.name);
     for (const Field& item : *items) {
-      auto name = read_scalar(item);
-      FL_TRY(name);
-      const auto arch = parse_arch(*name);
-      if (!arch) {
-        std::string message = "unknown arch '" + *name + "'";
-        if (auto near = closest_match(*name, valid)) message += "; did you mean '" + *near + "'?";
-        return error(item, message + " (valid: " + join(valid) + ")");
-      }
-      const auto dup = std::find(exp->archs.begin(), exp->archs.end(), *arch);
-      if (dup != exp->archs.end()) {
-        const size_t first = static_cast<size_t>(dup - exp->archs.begin());
+      auto arch = read_arch(item);
+      FL_TRY(arch);
+      const auto dup = std::find(archs->begin(), archs->end(), *arch);
+      if (dup != archs->end()) {
+        const size_t first = static_cast<size_t>(dup - archs->begin());
         return error(item, "arch '" + std::string(arch_info(*arch).name) + "' listed twice" +
-                               first_at(exp->arch_locs[first]));
+                               first_at((*locs)[first]));
       }
-      exp->archs.push_back(*arch);
-      exp->arch_locs.push_back(loc(item));
+      archs->push_back(*arch);
+      locs->push_back(loc(item));
     }
     return {};
+  }
+
+  Result<Arch> read_arch(const Field& f) const {
+    auto name = read_scalar(f);
+    FL_TRY(name);
+    const auto arch = parse_arch(*name);
+    if (arch) return *arch;
+    Keys valid;
+    for (const auto& info : all_archs()) valid.emplace_back(info.name);
+    std::string message = "unknown arch '" + *name + "'";
+    if (auto near = closest_match(*name, valid)) message += "; did you mean '" + *near + "'?";
+    return error(f, message + " (valid: " + join(valid) + ")");
   }
 
   // ---- machine ----
@@ -535,6 +559,7 @@ class Parser {
         auto value = read_nonempty(field);
         FL_TRY(value);
         set->knobs.emplace_back(key, *value);
+        set->knob_locs.push_back(loc(field));
       }
     }
     return {};
@@ -630,6 +655,239 @@ class Parser {
       }
     }
     return require(*fields, f, {"name"});
+  }
+
+  // ---- run selections: exclude, expect ----
+
+  Result<double> read_number(const Field& f) const {
+    auto text = read_scalar(f);
+    FL_TRY(text);
+    double value = 0;
+    const char* begin = text->data();
+    const char* end = begin + text->size();
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (text->empty() || ec != std::errc() || ptr != end || !std::isfinite(value)) {
+      return error(f, "expected a number, got '" + *text + "'");
+    }
+    return value;
+  }
+
+  // Names are resolved against the rest of the document later (check_references), since the
+  // keys may come in any order.
+  Status parse_selector(const Field& f, RunSelector* sel) const {
+    auto fields = read_map(f, &kSelectorKeys);
+    FL_TRY(fields);
+    sel->loc = loc(f.value);
+    for (const auto& [key, field] : fields->entries) {
+      if (key == "arch") {
+        auto arch = read_arch(field);
+        FL_TRY(arch);
+        sel->arch = *arch;
+        sel->arch_loc = loc(field);
+        continue;
+      }
+      auto value = read_nonempty(field);
+      FL_TRY(value);
+      if (key == "kernel") {
+        sel->kernel = *value;
+        sel->kernel_loc = loc(field);
+      } else if (key == "knobs") {
+        sel->knobs = *value;
+        sel->knobs_loc = loc(field);
+      } else {
+        sel->workload = *value;
+        sel->workload_loc = loc(field);
+      }
+    }
+    return {};
+  }
+
+  Status parse_excludes(const Field& f, std::vector<RunSelector>* out) const {
+    auto items = read_list(f, nullptr);
+    FL_TRY(items);
+    for (const Field& item : *items) {
+      RunSelector sel;
+      FL_TRY(parse_selector(item, &sel));
+      if (sel.empty()) {
+        return error(item, "an empty entry would exclude every run; give at least one of " +
+                               join(kSelectorKeys));
+      }
+      out->push_back(std::move(sel));
+    }
+    return {};
+  }
+
+  Status parse_expectations(const Field& f, std::vector<Expectation>* out) const {
+    auto items = read_list(f, nullptr);
+    FL_TRY(items);
+    for (const Field& item : *items) {
+      Expectation e;
+      FL_TRY(parse_expectation(item, &e));
+      out->push_back(std::move(e));
+    }
+    return {};
+  }
+
+  Status parse_expectation(const Field& f, Expectation* e) const {
+    auto fields = read_map(f, &kExpectKeys);
+    FL_TRY(fields);
+    e->loc = loc(f.value);
+    FL_TRY(require(*fields, f, {"metric"}));
+    if (const Field* n = fields->find("name")) {
+      auto name = read_nonempty(*n);
+      FL_TRY(name);
+      e->name = *name;
+    }
+    if (const Field* r = fields->find("runs")) FL_TRY(parse_selector(*r, &e->runs));
+    {
+      const Field& m = *fields->find("metric");
+      auto metric = read_nonempty(m);
+      FL_TRY(metric);
+      if (metric->find(' ') != std::string::npos) {
+        return error(m, "invalid metric name '" + *metric + "': no spaces");
+      }
+      e->metric = *metric;
+    }
+    if (const Field* s = fields->find("stat")) {
+      auto stat = read_scalar(*s);
+      FL_TRY(stat);
+      const auto it = std::find(kStatNames.begin(), kStatNames.end(), *stat);
+      if (it == kStatNames.end()) {
+        std::string message = "unknown stat '" + *stat + "'";
+        if (auto near = closest_match(*stat, kStatNames)) {
+          message += "; did you mean '" + *near + "'?";
+        }
+        return error(*s, message + " (valid: " + join(kStatNames) + ")");
+      }
+      e->stat = static_cast<Statistic>(it - kStatNames.begin());
+    }
+    if (const Field* r = fields->find("ratio_to")) {
+      RunSelector partner;
+      FL_TRY(parse_selector(*r, &partner));
+      if (partner.empty()) {
+        return error(*r, "give the fields in which the reference run differs, e.g. {knobs: \"4K\"}");
+      }
+      e->ratio_to = std::move(partner);
+    }
+    std::string value_text;
+    FL_TRY(parse_comparison(f, *fields, e, &value_text));
+    if (e->name.empty()) e->name = generated_name(*e, value_text);
+    return {};
+  }
+
+  // Exactly one of kCompareKeys; `tolerance` only (and always) with approx.
+  Status parse_comparison(const Field& item, const Fields& fields, Expectation* e,
+                          std::string* value_text) const {
+    const Field* comparison = nullptr;
+    for (const auto& [key, field] : fields.entries) {
+      if (std::find(kCompareKeys.begin(), kCompareKeys.end(), key) == kCompareKeys.end()) continue;
+      if (comparison) {
+        return key_error(field, "only one comparison per expectation ('" +
+                                    comparison->key.Scalar() + "'" + first_at(loc(comparison->key)) +
+                                    "); write two expectations");
+      }
+      comparison = &field;
+    }
+    if (!comparison) {
+      return error(loc(item.value), item.path,
+                   "missing comparison: give exactly one of " + join(kCompareKeys));
+    }
+    const std::string op = comparison->key.Scalar();
+    e->op = static_cast<CompareOp>(
+        std::find(kCompareKeys.begin(), kCompareKeys.end(), op) - kCompareKeys.begin());
+    auto value = read_number(*comparison);
+    FL_TRY(value);
+    e->value = *value;
+    *value_text = comparison->value.Scalar();
+    const Field* tolerance = fields.find("tolerance");
+    if (e->op != CompareOp::kApprox) {
+      if (tolerance) return key_error(*tolerance, "'tolerance' applies only to 'approx'");
+      return {};
+    }
+    if (!tolerance) {
+      return key_error(*comparison, "'approx' needs a relative 'tolerance' (e.g. tolerance: 0.1)");
+    }
+    auto tol = read_number(*tolerance);
+    FL_TRY(tol);
+    if (*tol < 0) return error(*tolerance, "must not be negative");
+    e->tolerance = *tol;
+    return {};
+  }
+
+  // "faults / knobs=4K <= 0.08 (knobs=64K mTHP)", "median faults approx 100 ±10% (all runs)".
+  static std::string generated_name(const Expectation& e, const std::string& value_text) {
+    std::string out;
+    if (e.stat != Statistic::kMean) out += std::string(statistic_name(e.stat)) + " ";
+    out += e.metric;
+    if (e.ratio_to) out += " / " + selector_text(*e.ratio_to);
+    out += " " + std::string(compare_op_text(e.op)) + " " + value_text;
+    if (e.op == CompareOp::kApprox) {
+      char tol[32];
+      std::snprintf(tol, sizeof tol, " ±%g%%", e.tolerance * 100);
+      out += tol;
+    }
+    return out + " (" + selector_text(e.runs) + ")";
+  }
+
+  // ---- references between sections ----
+
+  Status check_references(const Experiment& exp) const {
+    for (size_t k = 0; k < exp.kernels.size(); ++k) {
+      const KernelSpec& kernel = exp.kernels[k];
+      for (size_t i = 0; i < kernel.archs.size(); ++i) {
+        if (std::find(exp.archs.begin(), exp.archs.end(), kernel.archs[i]) != exp.archs.end()) {
+          continue;
+        }
+        return error(kernel.arch_locs[i],
+                     index_path(index_path("kernels", k) + ".archs", i),
+                     "arch '" + std::string(arch_info(kernel.archs[i]).name) +
+                         "' is not in the experiment's archs (" + arch_names(exp) + ")");
+      }
+    }
+    for (size_t i = 0; i < exp.excludes.size(); ++i) {
+      FL_TRY(check_selector(exp, exp.excludes[i], index_path("exclude", i)));
+    }
+    for (size_t i = 0; i < exp.expectations.size(); ++i) {
+      const Expectation& e = exp.expectations[i];
+      const std::string path = index_path("expect", i);
+      FL_TRY(check_selector(exp, e.runs, path + ".runs"));
+      if (e.ratio_to) FL_TRY(check_selector(exp, *e.ratio_to, path + ".ratio_to"));
+    }
+    return {};
+  }
+
+  static std::string arch_names(const Experiment& exp) {
+    Keys names;
+    for (Arch a : exp.archs) names.emplace_back(arch_info(a).name);
+    return join(names);
+  }
+
+  Status check_selector(const Experiment& exp, const RunSelector& sel,
+                        const std::string& path) const {
+    Keys kernels, knob_sets, labels;
+    for (const auto& k : exp.kernels) kernels.push_back(k.name);
+    for (const auto& s : exp.knob_sets) knob_sets.push_back(s.name);
+    for (const auto& w : exp.workloads) labels.push_back(w.label);
+    auto check = [&](const std::string& value, const Keys& valid, const char* key,
+                     const char* what, const SourceLoc& at) -> Status {
+      if (value.empty() || std::find(valid.begin(), valid.end(), value) != valid.end()) return {};
+      std::string message = "no " + std::string(what) + " named '" + value + "'";
+      if (auto near = closest_match(value, valid)) {
+        message += "; did you mean '" + *near + "'?";
+      } else {
+        message += " (defined: " + join(valid) + ")";
+      }
+      return error(at, path + "." + key, message);
+    };
+    FL_TRY(check(sel.kernel, kernels, "kernel", "kernel", sel.kernel_loc));
+    if (sel.arch &&
+        std::find(exp.archs.begin(), exp.archs.end(), *sel.arch) == exp.archs.end()) {
+      return error(sel.arch_loc, path + ".arch",
+                   "arch '" + std::string(arch_info(*sel.arch).name) +
+                       "' is not in the experiment's archs (" + arch_names(exp) + ")");
+    }
+    FL_TRY(check(sel.knobs, knob_sets, "knobs", "knob set", sel.knobs_loc));
+    return check(sel.workload, labels, "workload", "workload label", sel.workload_loc);
   }
 
   std::string file_;

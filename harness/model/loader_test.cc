@@ -558,5 +558,209 @@ TEST(LoaderTextTest, Paths) {
   EXPECT_FALSE(is_relative_path(""));
 }
 
+
+// ---- expectations, exclude, per-kernel archs ----
+
+// Two kernels, two archs, two knob sets, one workload; `tail` is appended.
+std::string with_tail(const std::string& tail) {
+  return std::string(R"(name: q
+kernels:
+  - name: k
+  - name: k64
+    config: [arm64-64k]
+    archs: [arm64]
+archs: [x86_64, arm64]
+knobs:
+  "4K": {hugepages-64kB/enabled: never}
+  "64K": {hugepages-64kB/enabled: always}
+workloads:
+  - name: fault
+)") + tail;
+}
+
+TEST(LoaderExpectTest, ParsesExpectations) {
+  auto exp = parse(with_tail(R"(expect:
+  - name: "64K mTHP serves anonymous faults"
+    runs: {knobs: "64K", arch: arm64, kernel: k, workload: fault}
+    metric: mthp.64kB.anon_fault_alloc
+    ">": 0
+  - runs: {knobs: "64K"}
+    metric: faults
+    stat: median
+    ratio_to: {knobs: "4K"}
+    "<=": 0.08
+  - metric: faults
+    approx: 1e3
+    tolerance: 0.1
+  - metric: faults
+    "==": 0
+)"));
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  ASSERT_EQ(exp->expectations.size(), 4u);
+  const Expectation& a = exp->expectations[0];
+  EXPECT_EQ(a.name, "64K mTHP serves anonymous faults");
+  EXPECT_EQ(a.runs.kernel, "k");
+  EXPECT_EQ(a.runs.arch, Arch::kArm64);
+  EXPECT_EQ(a.runs.knobs, "64K");
+  EXPECT_EQ(a.runs.workload, "fault");
+  EXPECT_EQ(a.metric, "mthp.64kB.anon_fault_alloc");
+  EXPECT_EQ(a.stat, Statistic::kMean);
+  EXPECT_FALSE(a.ratio_to);
+  EXPECT_EQ(a.op, CompareOp::kGreater);
+  EXPECT_EQ(a.value, 0);
+  EXPECT_EQ(a.loc.str(), "q.yaml:16:5");
+
+  const Expectation& b = exp->expectations[1];
+  EXPECT_EQ(b.stat, Statistic::kMedian);
+  ASSERT_TRUE(b.ratio_to);
+  EXPECT_EQ(b.ratio_to->knobs, "4K");
+  EXPECT_EQ(b.op, CompareOp::kLessEqual);
+  EXPECT_DOUBLE_EQ(b.value, 0.08);
+  EXPECT_EQ(b.name, "median faults / knobs=4K <= 0.08 (knobs=64K)");
+
+  const Expectation& c = exp->expectations[2];
+  EXPECT_EQ(c.op, CompareOp::kApprox);
+  EXPECT_DOUBLE_EQ(c.value, 1000);
+  EXPECT_DOUBLE_EQ(c.tolerance, 0.1);
+  EXPECT_TRUE(c.runs.empty());
+  EXPECT_EQ(c.name, "faults approx 1e3 ±10% (all runs)");
+  EXPECT_EQ(exp->expectations[3].op, CompareOp::kEqual);
+}
+
+TEST(LoaderExpectTest, ComparisonErrors) {
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n")),
+            "q.yaml:16:5: expect[0]: missing comparison: give exactly one of <, <=, >, >=, ==, "
+            "approx");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    \">\": 0\n    \"<\": 9\n")),
+            "q.yaml:18:5: expect[0][\"<\"]: only one comparison per expectation ('>' (first at "
+            "17:5)); write two expectations");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    \">\": 0\n    tolerance: 1\n")),
+            "q.yaml:18:5: expect[0].tolerance: 'tolerance' applies only to 'approx'");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    approx: 5\n")),
+            "q.yaml:17:5: expect[0].approx: 'approx' needs a relative 'tolerance' (e.g. "
+            "tolerance: 0.1)");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    approx: 5\n    tolerance: -1\n")),
+            "q.yaml:18:16: expect[0].tolerance: must not be negative");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    \">\": lots\n")),
+            "q.yaml:17:10: expect[0][\">\"]: expected a number, got 'lots'");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    \"=\": 1\n")),
+            "q.yaml:17:5: expect[0][\"=\"]: unknown key; did you mean '=='?");
+}
+
+TEST(LoaderExpectTest, FieldErrors) {
+  EXPECT_EQ(error_of(with_tail("expect:\n  - \">\": 0\n")),
+            "q.yaml:16:5: expect[0]: missing required key 'metric'");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    stat: meen\n    \">\": 0\n")),
+            "q.yaml:17:11: expect[0].stat: unknown stat 'meen'; did you mean 'mean'? (valid: "
+            "mean, min, max, median)");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    ratio_to: {}\n    \">\": 0\n")),
+            "q.yaml:17:15: expect[0].ratio_to: give the fields in which the reference run "
+            "differs, e.g. {knobs: \"4K\"}");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    runs: {knob: \"4K\"}\n    \">\": 0\n")),
+            "q.yaml:17:12: expect[0].runs.knob: unknown key; did you mean 'knobs'?");
+}
+
+TEST(LoaderExpectTest, SelectionNamesMustExist) {
+  EXPECT_EQ(error_of(with_tail("expect:\n  - runs: {knobs: \"64k\"}\n    metric: faults\n    \">\": 0\n")),
+            "q.yaml:16:20: expect[0].runs.knobs: no knob set named '64k'; did you mean '64K'?");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - runs: {kernel: zzz}\n    metric: faults\n    \">\": 0\n")),
+            "q.yaml:16:21: expect[0].runs.kernel: no kernel named 'zzz' (defined: k, k64)");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - runs: {workload: falt}\n    metric: faults\n    \">\": 0\n")),
+            "q.yaml:16:23: expect[0].runs.workload: no workload label named 'falt'; did you mean "
+            "'fault'?");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - runs: {arch: arm46}\n    metric: faults\n    \">\": 0\n")),
+            "q.yaml:16:19: expect[0].runs.arch: unknown arch 'arm46'; did you mean 'arm64'? "
+            "(valid: x86_64, arm64)");
+  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    ratio_to: {knobs: \"2M\"}\n    \">\": 0\n")),
+            "q.yaml:17:24: expect[0].ratio_to.knobs: no knob set named '2M' (defined: 4K, 64K)");
+}
+
+TEST(LoaderExpectTest, ExpectBeforeTheSectionsItNames) {
+  auto exp = parse(R"(name: q
+expect:
+  - {runs: {knobs: b}, metric: faults, ">": 0}
+kernels: [{name: k}]
+archs: [x86_64]
+knobs: {a: {}, b: {}}
+workloads: [{name: fault}]
+)");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_EQ(exp->expectations[0].runs.knobs, "b");
+}
+
+TEST(LoaderExpectTest, SelectionArchMustBeInExperiment) {
+  EXPECT_EQ(error_of(R"(name: q
+kernels: [{name: k}]
+archs: [x86_64]
+knobs: {a: {}}
+workloads: [{name: fault}]
+exclude: [{arch: arm64}]
+)"),
+            "q.yaml:6:18: exclude[0].arch: arch 'arm64' is not in the experiment's archs (x86_64)");
+}
+
+TEST(LoaderExpectTest, ParsesExcludeAndKernelArchs) {
+  auto exp = parse(with_tail("exclude:\n  - {kernel: k, arch: arm64, knobs: \"4K\"}\n  - {workload: fault, knobs: \"64K\"}\n"));
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  ASSERT_EQ(exp->excludes.size(), 2u);
+  EXPECT_EQ(exp->excludes[0].kernel, "k");
+  EXPECT_EQ(exp->excludes[0].arch, Arch::kArm64);
+  EXPECT_EQ(exp->excludes[0].knobs, "4K");
+  EXPECT_EQ(exp->excludes[1].workload, "fault");
+  EXPECT_THAT(exp->kernels[0].archs, ElementsAre());
+  EXPECT_THAT(exp->kernels[1].archs, ElementsAre(Arch::kArm64));
+  EXPECT_EQ(exp->kernels[1].arch_locs[0].str(), "q.yaml:6:12");
+}
+
+TEST(LoaderExpectTest, ExcludeErrors) {
+  EXPECT_EQ(error_of(with_tail("exclude:\n  - {}\n")),
+            "q.yaml:16:5: exclude[0]: an empty entry would exclude every run; give at least one "
+            "of kernel, arch, knobs, workload");
+  EXPECT_EQ(error_of(with_tail("exclude:\n  - {knobs: \"128K\"}\n")),
+            "q.yaml:16:13: exclude[0].knobs: no knob set named '128K' (defined: 4K, 64K)");
+  EXPECT_EQ(error_of(with_tail("exclude: {knobs: \"4K\"}\n")),
+            "q.yaml:15:10: exclude: expected a list, got a map");
+}
+
+TEST(LoaderExpectTest, KernelArchsErrors) {
+  const std::string base = R"(name: q
+archs: [x86_64]
+knobs: {a: {}}
+workloads: [{name: fault}]
+kernels:
+  - name: k
+)";
+  EXPECT_EQ(error_of(base + "    archs: [arm64]\n"),
+            "q.yaml:7:13: kernels[0].archs[0]: arch 'arm64' is not in the experiment's archs "
+            "(x86_64)");
+  EXPECT_EQ(error_of(base + "    archs: []\n"),
+            "q.yaml:7:12: kernels[0].archs: must list at least one arch (or leave 'archs' out: "
+            "all archs)");
+  EXPECT_EQ(error_of(base + "    archs: [x86_64, x86_64]\n"),
+            "q.yaml:7:21: kernels[0].archs[1]: arch 'x86_64' listed twice (first at 7:13)");
+  EXPECT_EQ(error_of(base + "    archs: [x68_64]\n"),
+            "q.yaml:7:13: kernels[0].archs[0]: unknown arch 'x68_64'; did you mean 'x86_64'? "
+            "(valid: x86_64, arm64)");
+}
+
+TEST(LoaderExpectTest, KnobLocations) {
+  auto exp = parse(kMinimal);
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  ASSERT_EQ(exp->knob_sets[0].knob_locs.size(), 1u);
+  EXPECT_EQ(exp->knob_sets[0].knob_locs[0].str(), "q.yaml:6:16");
+}
+
+TEST(LoaderExpectTest, QuickstartHasExpectations) {
+  auto exp = load_experiment(std::string(FOLIOLAB_SOURCE_DIR) + "/experiments/quickstart.yaml");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  ASSERT_EQ(exp->expectations.size(), 3u);
+  EXPECT_EQ(exp->expectations[0].metric, "mthp.64kB.anon_fault_alloc");
+  EXPECT_EQ(exp->expectations[0].op, CompareOp::kGreater);
+  EXPECT_EQ(exp->expectations[1].metric, "faults");
+  ASSERT_TRUE(exp->expectations[1].ratio_to);
+  EXPECT_EQ(exp->expectations[1].ratio_to->knobs, "4K");
+  EXPECT_EQ(exp->expectations[2].op, CompareOp::kEqual);
+}
+
 }  // namespace
 }  // namespace foliolab

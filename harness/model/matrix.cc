@@ -74,6 +74,17 @@ std::string run_identity(const Experiment& exp, const Run& run) {
   return c.str();
 }
 
+bool is_excluded(const Experiment& exp, const Run& run) {
+  const std::vector<Arch>& only = exp.kernels[run.kernel].archs;
+  if (!only.empty() && std::find(only.begin(), only.end(), run.arch) == only.end()) return true;
+  return std::any_of(exp.excludes.begin(), exp.excludes.end(),
+                     [&](const RunSelector& sel) { return selector_matches(sel, exp, run); });
+}
+
+size_t full_product(const Experiment& exp) {
+  return exp.kernels.size() * exp.archs.size() * exp.knob_sets.size() * exp.workloads.size();
+}
+
 std::vector<Run> expand(const Experiment& exp) {
   std::vector<Run> runs;
   for (size_t k = 0; k < exp.kernels.size(); ++k) {
@@ -81,6 +92,7 @@ std::vector<Run> expand(const Experiment& exp) {
       for (size_t s = 0; s < exp.knob_sets.size(); ++s) {
         for (size_t w = 0; w < exp.workloads.size(); ++w) {
           Run run{"", k, arch, s, w};
+          if (is_excluded(exp, run)) continue;
           const std::string slug =
               slugify(arch_info(arch).name) + "." + slugify(exp.kernels[k].name) + "." +
               slugify(exp.knob_sets[s].name) + "." + slugify(exp.workloads[w].label);
@@ -97,8 +109,11 @@ std::string format_plan(const Experiment& exp, const std::vector<Run>& runs) {
   std::ostringstream out;
   out << exp.name << ": " << plural(exp.kernels.size(), "kernel") << " × "
       << plural(exp.archs.size(), "arch") << " × " << plural(exp.knob_sets.size(), "knob set")
-      << " × " << plural(exp.workloads.size(), "workload") << " = " << plural(runs.size(), "run")
-      << ", " << plural(static_cast<size_t>(exp.repeat), "repetition") << " each\n";
+      << " × " << plural(exp.workloads.size(), "workload") << " = " << plural(runs.size(), "run");
+  const size_t kept = expand(exp).size();
+  const size_t product = full_product(exp);
+  if (kept < product) out << " (" << product - kept << " excluded)";
+  out << ", " << plural(static_cast<size_t>(exp.repeat), "repetition") << " each\n";
   const std::vector<std::string> header = {"RUN ID",   "KERNEL",   "ARCH",
                                            "KNOB SET", "WORKLOAD", "PARAMS"};
   std::vector<std::vector<std::string>> rows = {header};

@@ -1,6 +1,7 @@
 // Matrix expansion: an Experiment becomes the ordered list of Runs (guest boots) it asks for.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,13 +20,23 @@ namespace foliolab {
 // sorted first, so reordering YAML keys keeps ids; the experiment's name, description and
 // timeout are not part of it, so one run keeps its id across experiment files.
 // Note: "source: <path>" is hashed as written, not the tree's content.
+//
+// Filters drop runs without changing the ids of the others: a kernel's `archs:` (only those
+// archs) and the top-level `exclude:` entries (see is_excluded).
 std::vector<Run> expand(const Experiment& exp);
+
+// True when the run's kernel is restricted to other archs or an `exclude:` entry matches it.
+bool is_excluded(const Experiment& exp, const Run& run);
+
+// kernels × archs × knob sets × workloads, before filters.
+size_t full_product(const Experiment& exp);
 
 // The canonical serialization that Run ids hash (exposed for tests and provenance).
 std::string run_identity(const Experiment& exp, const Run& run);
 
 // A readable plan: one header line with the counts
-// ("quickstart: 1 kernel × 2 archs × 2 knob sets × 1 workload = 4 runs, 3 repetitions each")
+// ("quickstart: 1 kernel × 2 archs × 2 knob sets × 1 workload = 4 runs, 3 repetitions each";
+// "= 3 runs (1 excluded), ..." when filters drop runs of the full product)
 // and a table of run id, kernel, arch, knob set, workload and params.
 std::string format_plan(const Experiment& exp, const std::vector<Run>& runs);
 

@@ -192,5 +192,77 @@ TEST(MatrixTest, QuickstartExampleExpandsToFourRuns) {
   EXPECT_EQ(ids_by_slug(expand(*exp)), ids_by_slug(expand(load(kTwoByTwo))));
 }
 
+
+// ---- filters ----
+
+constexpr const char* kFiltered = R"(name: f
+kernels:
+  - name: k
+  - name: k64
+    config: [arm64-64k]
+    archs: [arm64]
+archs: [x86_64, arm64]
+knobs: {"4K": {}, "64K": {}}
+workloads: [{name: fault}, {name: fault, label: shmem}]
+)";
+
+std::vector<std::string> slugs(const std::vector<foliolab::Run>& runs) {
+  std::vector<std::string> out;
+  for (const auto& run : runs) out.push_back(run.id.substr(0, run.id.size() - 9));
+  return out;
+}
+
+TEST(MatrixFilterTest, KernelArchsRestrictAKernel) {
+  const Experiment exp = load(kFiltered);
+  const auto runs = expand(exp);
+  EXPECT_EQ(runs.size(), 12u);  // k: 2 archs × 2 × 2; k64: arm64 only × 2 × 2
+  for (const auto& run : runs) {
+    if (exp.kernels[run.kernel].name == "k64") EXPECT_EQ(run.arch, Arch::kArm64);
+  }
+  EXPECT_EQ(full_product(exp), 16u);
+}
+
+TEST(MatrixFilterTest, ExcludeDropsRunsMatchingEveryGivenKey) {
+  const std::string text = std::string(kFiltered) +
+                           "exclude:\n  - {arch: x86_64, knobs: \"64K\"}\n  - {workload: shmem, "
+                           "kernel: k64}\n";
+  const Experiment exp = load(text);
+  const auto runs = expand(exp);
+  EXPECT_THAT(slugs(runs), ::testing::ElementsAre(
+                               "x86_64.k.4k.fault", "x86_64.k.4k.shmem", "arm64.k.4k.fault",
+                               "arm64.k.4k.shmem", "arm64.k.64k.fault", "arm64.k.64k.shmem",
+                               "arm64.k64.4k.fault", "arm64.k64.64k.fault"));
+  for (const auto& run : runs) EXPECT_FALSE(is_excluded(exp, run));
+}
+
+TEST(MatrixFilterTest, FiltersKeepIdsOfRemainingRuns) {
+  const Experiment all = load(R"(name: f
+kernels: [{name: k}]
+archs: [x86_64, arm64]
+knobs: {"4K": {}, "64K": {}}
+workloads: [{name: fault}]
+)");
+  const Experiment some = load(R"(name: f
+kernels: [{name: k, archs: [arm64]}]
+archs: [x86_64, arm64]
+knobs: {"4K": {}, "64K": {}}
+workloads: [{name: fault}]
+exclude: [{knobs: "4K"}]
+)");
+  const auto full = ids_by_slug(expand(all));
+  const auto kept = expand(some);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].id, full.at("arm64.k.64k.fault"));
+}
+
+TEST(MatrixFilterTest, FormatPlanCountsExcluded) {
+  const Experiment exp = load(std::string(kFiltered) + "exclude: [{knobs: \"64K\"}]\n");
+  const std::string plan = format_plan(exp, expand(exp));
+  EXPECT_THAT(plan, HasSubstr("f: 2 kernels × 2 archs × 2 knob sets × 2 workloads = 6 runs (10 "
+                              "excluded), 3 repetitions each\n"));
+  const Experiment plain = load(kTwoByTwo);
+  EXPECT_THAT(format_plan(plain, expand(plain)), HasSubstr("= 4 runs, 3 repetitions"));
+}
+
 }  // namespace
 }  // namespace foliolab

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <vector>
 
+#include "model/knob_catalog.h"
 #include "model/text.h"
 
 namespace foliolab {
@@ -49,6 +50,7 @@ class Checker {
   void fail(const SourceLoc& at, const std::string& path, const std::string& message) {
     problems_ += (problems_.empty() ? "" : "\n") + at.str() + ": " + path + ": " + message;
   }
+  void add(const std::string& lines) { problems_ += (problems_.empty() ? "" : "\n") + lines; }
   Status status() const { return problems_.empty() ? Status() : make_error(problems_); }
 
  private:
@@ -106,6 +108,8 @@ fs::path resolve_source(const Experiment& exp, const KernelSpec& kernel) {
 Status validate_project(const Experiment& exp, const fs::path& project_root) {
   Checker check;
   for (size_t i = 0; i < exp.kernels.size(); ++i) check_kernel(exp, i, project_root, &check);
+  Status knobs = validate_knobs(exp);
+  if (!knobs.ok()) check.add(knobs.error().message);
   return check.status();
 }
 

@@ -12,7 +12,8 @@ namespace foliolab {
 // series as <project_root>/patches/<name>/series, and every non-"debian" kernel source exists
 // as a directory or a .tar / .tar.{gz,xz,bz2} / .tgz file (relative sources are resolved
 // against the folder of Experiment::file). All problems are reported, one per line, each as
-// "file:line:col: key.path: message".
+// "file:line:col: key.path: message". Knob values are checked against the kernel where it is
+// known before the build (validate_knobs in model/knob_catalog.h).
 Status validate_project(const Experiment& exp, const std::filesystem::path& project_root);
 
 // Where a kernel's `source:` points, or "" for "debian".

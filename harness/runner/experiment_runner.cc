@@ -12,6 +12,7 @@
 #include "guest/job.h"
 #include "guest/protocol.h"
 #include "guest/run_report.h"
+#include "image/custom_workload.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/matrix.h"
@@ -93,7 +94,14 @@ json host_provenance() {
 }
 
 BuildingArtifactProvider::BuildingArtifactProvider(ProcessRunner& runner, KernelBuildOptions kernel_options)
-    : kernels_(runner, kernel_options), images_(runner, kernel_options.project_root, kernel_options.cache) {}
+    : runner_(runner),
+      kopt_(kernel_options),
+      kernels_(runner, kernel_options),
+      images_(runner, kernel_options.project_root, kernel_options.cache) {}
+
+Result<std::vector<CpioEntry>> BuildingArtifactProvider::workload_files(const WorkloadSpec& w, Arch arch) {
+  return custom_workload_files(runner_, w, arch, kopt_.spec_dir, kopt_.cache);
+}
 
 Result<KernelArtifact> BuildingArtifactProvider::kernel(const KernelSpec& spec, Arch arch) {
   return kernels_.build(spec, arch);
@@ -173,7 +181,12 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
     const fs::path dir = store->run_dir(run.id);
     fs::create_directories(dir);
     const fs::path initrd = dir / "initrd.cpio";
-    if (auto st = write_run_initrd(image->cpio, *job, initrd); !st.ok()) return st.error();
+    auto job_files = artifacts_.workload_files(exp.workloads[run.workload], run.arch);
+    if (!job_files.ok()) {
+      if (auto st = fail("image-failed", job_files.error().message); !st.ok()) return st.error();
+      continue;
+    }
+    if (auto st = write_run_initrd(image->cpio, *job, initrd, *job_files); !st.ok()) return st.error();
     (void)write_file_atomic(dir / "job.txt", *job);
     std::string extra = kspec.cmdline;
     const std::string& ks_cmdline = exp.knob_sets[run.knob_set].cmdline;

@@ -34,6 +34,8 @@ class ArtifactProvider {
   virtual ~ArtifactProvider() = default;
   virtual Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) = 0;
   virtual Result<ImageArtifact> image(Arch arch) = 0;
+  // Files a workload needs in the run's job archive (a custom program); usually none.
+  virtual Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w, Arch arch) = 0;
 };
 
 class BuildingArtifactProvider : public ArtifactProvider {
@@ -41,8 +43,11 @@ class BuildingArtifactProvider : public ArtifactProvider {
   BuildingArtifactProvider(ProcessRunner& runner, KernelBuildOptions kernel_options);
   Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override;
   Result<ImageArtifact> image(Arch arch) override;
+  Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w, Arch arch) override;
 
  private:
+  ProcessRunner& runner_;
+  KernelBuildOptions kopt_;
   KernelBuilder kernels_;
   ImageBuilder images_;
 };

@@ -33,6 +33,9 @@ class FakeArtifacts : public ArtifactProvider {
     i.cpio = base_cpio;
     return i;
   }
+  Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec&, Arch) override {
+    return std::vector<CpioEntry>{};
+  }
   int kernel_builds = 0;
   fs::path base_cpio;
 };

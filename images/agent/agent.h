@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AGENT_VERSION "1.0"
+#define AGENT_VERSION "1.1"
 #define JOB_PATH "/job/job.txt"
 #define JOB_MAGIC "foliolab-job 1"
 #define WORKLOAD_DIR "/workloads"
@@ -66,8 +66,9 @@ struct job {
 	char *run_id;   /* "" when absent */
 	long repeat;    /* 1 when absent */
 	char *workload; /* NULL when absent: no reps are run */
-	char **argv;    /* argv for execv: [0] = path, then "key=value"..., NULL */
-	size_t nargs;
+	char *exec;     /* `exec` path, or NULL: argv[0] is then WORKLOAD_DIR/<workload> */
+	char **argv;    /* argv for execv: [0] = path, then "key=value"..., then argv tokens, NULL */
+	size_t nargs;   /* arg + argv entries after argv[0] */
 	struct step *steps; /* knob and sysctl lines in file order */
 	size_t nsteps;
 	int thp_disable; /* prctl_thp_disable 1 */

@@ -19,6 +19,8 @@ struct parse {
 	char *err;
 	size_t errlen;
 	int seen_run_id, seen_repeat, seen_prctl;
+	char **raw;  /* `argv` tokens, appended after the `arg` ones at the end */
+	size_t nraw;
 };
 
 static int perr(struct parse *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -97,12 +99,32 @@ static int add_arg(struct parse *ps, char *rest)
 	char *value = split_word(rest);
 	if (!*rest || strchr(rest, '='))
 		return perr(ps, "arg: bad key '%s'", rest);
-	if (j->nargs == MAX_ARGS)
-		return perr(ps, "more than %d arg lines", MAX_ARGS);
+	if (j->nargs + ps->nraw == MAX_ARGS)
+		return perr(ps, "more than %d arg/argv lines", MAX_ARGS);
 	size_t n = strlen(rest) + strlen(value) + 2;
 	char *kv = xmalloc(n);
 	snprintf(kv, n, "%s=%s", rest, value);
 	j->argv[1 + j->nargs++] = kv;
+	return 0;
+}
+
+/* `argv <token>`: the rest of the line verbatim (spaces kept, may be empty). */
+static int add_raw(struct parse *ps, char *rest)
+{
+	if (ps->job->nargs + ps->nraw == MAX_ARGS)
+		return perr(ps, "more than %d arg/argv lines", MAX_ARGS);
+	ps->raw[ps->nraw++] = rest;
+	return 0;
+}
+
+/* `exec <path>`: an absolute path, each component as in valid_relpath(). */
+static int parse_exec(struct parse *ps, char *rest)
+{
+	if (ps->job->exec)
+		return perr(ps, "duplicate 'exec'");
+	if (rest[0] != '/' || !valid_relpath(rest + 1))
+		return perr(ps, "exec: bad path '%s' (absolute, no empty, . or .. component)", rest);
+	ps->job->exec = rest;
 	return 0;
 }
 
@@ -122,9 +144,6 @@ static int parse_workload(struct parse *ps, char *rest)
 	if (!*rest || strchr(rest, '/') || !valid_relpath(rest))
 		return perr(ps, "workload: bad name '%s'", rest);
 	j->workload = rest;
-	size_t n = strlen(WORKLOAD_DIR) + strlen(rest) + 2;
-	j->argv[0] = xmalloc(n);
-	snprintf(j->argv[0], n, "%s/%s", WORKLOAD_DIR, rest);
 	return 0;
 }
 
@@ -162,6 +181,10 @@ static int parse_line(struct parse *ps, char *line)
 		return parse_workload(ps, rest);
 	if (!strcmp(line, "arg"))
 		return add_arg(ps, rest);
+	if (!strcmp(line, "argv"))
+		return add_raw(ps, rest);
+	if (!strcmp(line, "exec"))
+		return parse_exec(ps, rest);
 	return perr(ps, "unknown keyword '%s'", line);
 }
 
@@ -185,6 +208,7 @@ int job_parse(const char *text, size_t len, struct job *job, char *err, size_t e
 	*job = (struct job){.run_id = "", .repeat = 1};
 	job->steps = xmalloc(MAX_STEPS * sizeof *job->steps);
 	job->argv = xmalloc((MAX_ARGS + 2) * sizeof *job->argv);
+	ps.raw = xmalloc(MAX_ARGS * sizeof *ps.raw);
 	if (check_chars(&ps, text, len))
 		return -1;
 	char *copy = xmalloc(len + 1);
@@ -205,8 +229,21 @@ int job_parse(const char *text, size_t len, struct job *job, char *err, size_t e
 		if (*line && parse_line(&ps, line))
 			return -1;
 	}
-	if (job->nargs && !job->workload)
-		return snprintf(err, errlen, "job has 'arg' lines but no 'workload'"), -1;
+	if ((job->nargs || ps.nraw || job->exec) && !job->workload)
+		return snprintf(err, errlen, "job has 'arg', 'argv' or 'exec' lines but no 'workload'"),
+		       -1;
+	if (job->workload) {
+		if (job->exec) {
+			job->argv[0] = job->exec;
+		} else {
+			size_t n = strlen(WORKLOAD_DIR) + strlen(job->workload) + 2;
+			job->argv[0] = xmalloc(n);
+			snprintf(job->argv[0], n, "%s/%s", WORKLOAD_DIR, job->workload);
+		}
+	}
+	for (size_t i = 0; i < ps.nraw; i++)
+		job->argv[1 + job->nargs++] = ps.raw[i];
+	free(ps.raw);
 	job->argv[1 + job->nargs] = NULL;
 	return 0;
 }

@@ -1,0 +1,244 @@
+#include "analysis/expectations.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "guest/run_report.h"
+#include "model/matrix.h"
+
+namespace foliolab {
+using json = nlohmann::json;
+
+namespace {
+
+using RunKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+RunKey key_of(const Experiment& exp, const Run& run) {
+  return {exp.kernels[run.kernel].name, std::string(arch_info(run.arch).name),
+          exp.knob_sets[run.knob_set].name, exp.workloads[run.workload].label};
+}
+
+std::string field(const json& record, const char* object, const char* key) {
+  const auto it = record.find(object);
+  if (it == record.end() || !it->is_object()) return "";
+  const auto value = it->find(key);
+  return value != it->end() && value->is_string() ? value->get<std::string>() : "";
+}
+
+std::string string_of(const json& record, const char* key) {
+  const auto it = record.find(key);
+  return it != record.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The records of one session, indexed both ways.
+class RecordIndex {
+ public:
+  explicit RecordIndex(const std::vector<json>& records) {
+    for (const json& r : records) {
+      if (!r.is_object()) continue;
+      by_id_[string_of(r, "run_id")] = &r;
+      by_key_[{field(r, "kernel_spec", "name"), string_of(r, "arch"), field(r, "knob_set", "name"),
+               field(r, "workload", "label")}] = &r;
+    }
+  }
+  const json* find(const Experiment& exp, const Run& run) const {
+    if (auto it = by_id_.find(run.id); it != by_id_.end()) return it->second;
+    if (auto it = by_key_.find(key_of(exp, run)); it != by_key_.end()) return it->second;
+    return nullptr;
+  }
+
+ private:
+  std::map<std::string, const json*> by_id_;
+  std::map<RunKey, const json*> by_key_;
+};
+
+// "[x86_64 · 6.12-mthp-vmstat · 64K · fault]"
+std::string run_label(const Experiment& exp, const Run& run) {
+  return fmt::format("[{} · {} · {} · {}]", arch_info(run.arch).name, exp.kernels[run.kernel].name,
+                     exp.knob_sets[run.knob_set].name, exp.workloads[run.workload].label);
+}
+
+double statistic(Statistic stat, std::vector<double> xs) {
+  switch (stat) {
+    case Statistic::kMin:
+      return *std::min_element(xs.begin(), xs.end());
+    case Statistic::kMax:
+      return *std::max_element(xs.begin(), xs.end());
+    case Statistic::kMedian: {
+      std::sort(xs.begin(), xs.end());
+      const size_t n = xs.size();
+      return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+    }
+    case Statistic::kMean:
+      break;
+  }
+  double sum = 0;
+  for (double x : xs) sum += x;
+  return sum / static_cast<double>(xs.size());
+}
+
+// The statistic of one run's metric, or why there is none.
+struct Value {
+  std::optional<double> x;
+  std::string why;
+};
+
+Value run_value(const Experiment& exp, const RecordIndex& index, const Run& run,
+                const Expectation& e) {
+  const json* record = index.find(exp, run);
+  if (!record) return {std::nullopt, "no result (the run has not been run in this session)"};
+  const std::string status = string_of(*record, "status");
+  if (status != "ok") {
+    return {std::nullopt,
+            fmt::format("run failed: {}: {}", status.empty() ? "no status" : status,
+                        string_of(*record, "reason"))};
+  }
+  const auto report_it = record->find("report");
+  if (report_it == record->end()) return {std::nullopt, "run record has no report"};
+  auto report = run_report_from_json(*report_it);
+  if (!report.ok()) return {std::nullopt, "unreadable report: " + report.error().message};
+  if (report->reps.empty()) return {std::nullopt, "no repetitions"};
+  std::vector<double> xs;
+  for (const RepResult& rep : report->reps) {
+    if (auto m = rep.metrics.find(e.metric); m != rep.metrics.end()) {
+      xs.push_back(m->second);
+    } else if (auto d = rep.deltas.find(e.metric); d != rep.deltas.end()) {
+      xs.push_back(static_cast<double>(d->second));
+    } else {
+      return {std::nullopt, fmt::format("metric '{}' missing in rep {}", e.metric, rep.rep)};
+    }
+  }
+  return {statistic(e.stat, std::move(xs)), ""};
+}
+
+bool compare(const Expectation& e, double x) {
+  switch (e.op) {
+    case CompareOp::kLess:
+      return x < e.value;
+    case CompareOp::kLessEqual:
+      return x <= e.value;
+    case CompareOp::kGreater:
+      return x > e.value;
+    case CompareOp::kGreaterEqual:
+      return x >= e.value;
+    case CompareOp::kEqual:
+      return x == e.value;
+    case CompareOp::kApprox:
+      return std::fabs(x - e.value) <= e.tolerance * std::fabs(e.value);
+  }
+  return false;
+}
+
+std::string threshold_text(const Expectation& e) {
+  if (e.op != CompareOp::kApprox) return format_value(e.value);
+  return format_value(e.value) + " ±" + format_value(e.tolerance * 100) + "%";
+}
+
+// The run equal to `run` except for the fields `sel` gives, if the plan has it.
+std::optional<Run> partner_of(const Experiment& exp, const std::vector<Run>& runs, const Run& run,
+                              const RunSelector& sel) {
+  for (const Run& other : runs) {
+    if (!selector_matches(sel, exp, other)) continue;
+    if (sel.kernel.empty() && other.kernel != run.kernel) continue;
+    if (!sel.arch && other.arch != run.arch) continue;
+    if (sel.knobs.empty() && other.knob_set != run.knob_set) continue;
+    if (sel.workload.empty() && other.workload != run.workload) continue;
+    return other;
+  }
+  return std::nullopt;
+}
+
+// "never" for {knobs: never}; "x86_64 · 4K" when several fields are given.
+std::string partner_text(const RunSelector& sel) {
+  std::vector<std::string> parts;
+  if (sel.arch) parts.emplace_back(arch_info(*sel.arch).name);
+  if (!sel.kernel.empty()) parts.push_back(sel.kernel);
+  if (!sel.knobs.empty()) parts.push_back(sel.knobs);
+  if (!sel.workload.empty()) parts.push_back(sel.workload);
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
+  return out;
+}
+
+ExpectationResult evaluate(const Experiment& exp, const std::vector<Run>& runs,
+                           const RecordIndex& index, const Expectation& e) {
+  ExpectationResult result{e.name, true, {}};
+  size_t judged = 0;
+  for (const Run& run : runs) {
+    if (!selector_matches(e.runs, exp, run)) continue;
+    const std::string label = run_label(exp, run);
+    std::optional<Run> partner;
+    if (e.ratio_to) {
+      partner = partner_of(exp, runs, run, *e.ratio_to);
+      if (partner && partner->id == run.id) continue;
+    }
+    ++judged;
+    auto fail = [&](const std::string& why) {
+      result.held = false;
+      result.details.push_back(label + " " + why);
+    };
+    const Value mine = run_value(exp, index, run, e);
+    if (!mine.x) {
+      fail(mine.why);
+      continue;
+    }
+    double x = *mine.x;
+    std::string lhs = e.metric;
+    if (e.stat != Statistic::kMean) lhs = std::string(statistic_name(e.stat)) + " " + lhs;
+    if (e.ratio_to) {
+      lhs += " / " + partner_text(*e.ratio_to);
+      if (!partner) {
+        fail(fmt::format("{}: no run with {} in the plan", lhs, selector_text(*e.ratio_to)));
+        continue;
+      }
+      const Value theirs = run_value(exp, index, *partner, e);
+      if (!theirs.x) {
+        fail(fmt::format("{}: reference {} {}", lhs, run_label(exp, *partner), theirs.why));
+        continue;
+      }
+      if (*theirs.x == 0) {
+        fail(fmt::format("{}: reference {} has {} = 0", lhs, run_label(exp, *partner), e.metric));
+        continue;
+      }
+      x /= *theirs.x;
+    }
+    const std::string op(compare_op_text(e.op));
+    if (compare(e, x)) {
+      result.details.push_back(
+          fmt::format("{} {} = {} {} {}", label, lhs, format_value(x), op, threshold_text(e)));
+    } else {
+      fail(fmt::format("{} = {}, not {} {}", lhs, format_value(x), op, threshold_text(e)));
+    }
+  }
+  if (judged == 0) {
+    result.held = false;
+    result.details.push_back("selects no runs (" + selector_text(e.runs) + ")");
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string format_value(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (x == std::floor(x) && std::fabs(x) < 1e15) return fmt::format("{:.0f}", x);
+  if (std::fabs(x) >= 1e4) return fmt::format("{:.1f}", x);
+  return fmt::format("{:.4g}", x);
+}
+
+std::vector<ExpectationResult> evaluate_expectations(const Experiment& exp,
+                                                     const std::vector<json>& records) {
+  const std::vector<Run> runs = expand(exp);
+  const RecordIndex index(records);
+  std::vector<ExpectationResult> out;
+  for (const Expectation& e : exp.expectations) out.push_back(evaluate(exp, runs, index, e));
+  return out;
+}
+
+}  // namespace foliolab
