@@ -10,6 +10,8 @@
  *                   sysv-shm (shmget + shmat, IPC_RMID right after attaching)
  *   touch=write     write | read: one byte per base page (stride = sysconf page size,
  *                   4K on x86_64 and 4K arm64, 64K on 64K-page arm64)
+ *   align=0         start anon / anon-shared mappings on this power-of-two boundary (0: as mmap
+ *                   places them)
  *   madvise=none    none | hugepage | nohugepage: madvise() over the whole mapping before
  *                   any touch
  *
@@ -44,12 +46,26 @@ struct mapping {
 	void (*unmap)(void *p, size_t len);
 };
 
+static size_t g_align; /* align=: start anonymous mappings on this boundary (0: as mmap gives) */
+
+/* With g_align, maps len + g_align and trims the unaligned head and the tail, so a folio size
+ * larger than the kernel's own mapping alignment (e.g. 2M mTHP under 64K base pages, whose PMD
+ * is 512M) is not split by an unaligned start. */
 static void *mmap_or_fail(size_t len, int flags)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+	size_t extra = g_align;
+	unsigned char *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (p == MAP_FAILED)
-		wl_fail("mmap %zu bytes: %s", len, strerror(errno));
-	return p;
+		wl_fail("mmap %zu bytes: %s", len + extra, strerror(errno));
+	if (!extra)
+		return p;
+	uintptr_t start = ((uintptr_t)p + g_align - 1) & ~(uintptr_t)(g_align - 1);
+	size_t head = start - (uintptr_t)p;
+	if (head)
+		munmap(p, head);
+	if (extra - head)
+		munmap((unsigned char *)start + len, extra - head);
+	return (void *)start;
 }
 
 static void *map_anon(size_t len)
@@ -291,7 +307,8 @@ int main(int argc, char **argv)
 	names[NMAPPINGS] = NULL;
 	struct wl_arg spec[] = {
 		{"size", "64M", NULL}, {"threads", "1", NULL}, {"mapping", "anon", NULL},
-		{"touch", "write", NULL}, {"madvise", "none", NULL}, {NULL, NULL, NULL},
+		{"touch", "write", NULL}, {"madvise", "none", NULL}, {"align", "0", NULL},
+		{NULL, NULL, NULL},
 	};
 	wl_parse_args(argc, argv, spec);
 	uint64_t size = wl_arg_size(spec, "size");
@@ -300,6 +317,9 @@ int main(int argc, char **argv)
 	int write = wl_arg_choice(spec, "touch", touches) == 0;
 	int advice = wl_arg_choice(spec, "madvise", wl_madvise_names);
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	g_align = (size_t)wl_arg_size(spec, "align");
+	if (g_align && (g_align % ps || (g_align & (g_align - 1))))
+		wl_usage("align=%zu: must be a power of two and a multiple of the page size %zu", g_align, ps);
 	if (size == 0 || size % ps || size > SIZE_MAX / 2)
 		wl_usage("size=%" PRIu64 ": must be a non-zero multiple of the page size %zu", size, ps);
 	size_t pages = (size_t)size / ps;

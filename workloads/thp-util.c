@@ -226,6 +226,11 @@ int main(int argc, char **argv)
 		wl_json_kb(&j, "rss_kb_after", rss2);
 		wl_json_kb(&j, "anon_huge_kb_after", huge2);
 		json_scan(&j, &after, "thps_found_after", 0);
+		/* Fractions the seed-003 expectations test directly. */
+		if (rss > 0 && rss2 >= 0)
+			wl_json_num(&j, "rss_after_ratio", (double)rss2 / (double)rss);
+		if (s0 >= 0 && s1 >= 0 && n > 0)
+			wl_json_num(&j, "underused_split_fraction", (double)(s1 - s0) / (double)n);
 	}
 	wl_json_print(&j);
 	if (g_pagemap >= 0)

@@ -217,7 +217,9 @@ TEST(MatrixFilterTest, KernelArchsRestrictAKernel) {
   const auto runs = expand(exp);
   EXPECT_EQ(runs.size(), 12u);  // k: 2 archs × 2 × 2; k64: arm64 only × 2 × 2
   for (const auto& run : runs) {
-    if (exp.kernels[run.kernel].name == "k64") EXPECT_EQ(run.arch, Arch::kArm64);
+    if (exp.kernels[run.kernel].name == "k64") {
+      EXPECT_EQ(run.arch, Arch::kArm64);
+    }
   }
   EXPECT_EQ(full_product(exp), 16u);
 }
