@@ -94,9 +94,8 @@ Value run_value(const Experiment& exp, const RecordIndex& index, const Run& run,
   if (!record) return {std::nullopt, "no result (the run has not been run in this session)"};
   const std::string status = string_of(*record, "status");
   if (status != "ok") {
-    return {std::nullopt,
-            fmt::format("run failed: {}: {}", status.empty() ? "no status" : status,
-                        string_of(*record, "reason"))};
+    return {std::nullopt, fmt::format("run failed: {}: {}", status.empty() ? "no status" : status,
+                                      string_of(*record, "reason"))};
   }
   const auto report_it = record->find("report");
   if (report_it == record->end()) return {std::nullopt, "run record has no report"};

@@ -1,10 +1,9 @@
 // Checks an experiment's `expect:` claims against a session's run records.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "model/experiment.h"
 

@@ -49,7 +49,8 @@ json record(const Experiment& exp, const std::string& arch, const std::string& k
   for (size_t i = 0; i < std::max(reps.faults.size(), reps.mthp64.size()); ++i) {
     RepResult rep;
     rep.rep = static_cast<int>(i);
-    if (i < reps.faults.size() && !std::isnan(reps.faults[i])) rep.metrics["faults"] = reps.faults[i];
+    if (i < reps.faults.size() && !std::isnan(reps.faults[i]))
+      rep.metrics["faults"] = reps.faults[i];
     if (i < reps.mthp64.size()) rep.deltas["mthp.64kB.anon_fault_alloc"] = reps.mthp64[i];
     report.reps.push_back(rep);
   }
@@ -81,29 +82,32 @@ constexpr const char* kRatio = R"(expect:
 
 TEST(ExpectationsTest, RatioHeldOnEveryArch) {
   const Experiment exp = load(kRatio);
-  const auto results = evaluate_expectations(exp, {
-      record(exp, "x86_64", "never", {{16384, 16384}}),
-      record(exp, "x86_64", "64K", {{1024, 1024}}),
-      record(exp, "arm64", "never", {{16000, 16000}}),
-      record(exp, "arm64", "64K", {{1000, 1000}}),
-  });
+  const auto results =
+      evaluate_expectations(exp, {
+                                     record(exp, "x86_64", "never", {{16384, 16384}}),
+                                     record(exp, "x86_64", "64K", {{1024, 1024}}),
+                                     record(exp, "arm64", "never", {{16000, 16000}}),
+                                     record(exp, "arm64", "64K", {{1000, 1000}}),
+                                 });
   ASSERT_EQ(results.size(), 1u);
   EXPECT_TRUE(results[0].held);
   EXPECT_EQ(results[0].name, "faults / knobs=never <= 0.1 (knobs=64K)");
-  EXPECT_THAT(results[0].details,
-              ElementsAre("[x86_64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.0625 <= 0.1",
-                          "[arm64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.0625 <= "
-                          "0.1"));
+  EXPECT_THAT(
+      results[0].details,
+      ElementsAre("[x86_64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.0625 <= 0.1",
+                  "[arm64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.0625 <= "
+                  "0.1"));
 }
 
 TEST(ExpectationsTest, NotHeldWhenOneRunFailsTheComparison) {
   const Experiment exp = load(kRatio);
-  const auto results = evaluate_expectations(exp, {
-      record(exp, "x86_64", "never", {{16384, 16384}}),
-      record(exp, "x86_64", "64K", {{1024, 1024}}),
-      record(exp, "arm64", "never", {{16000, 16000}}),
-      record(exp, "arm64", "64K", {{2000, 2000}}),
-  });
+  const auto results =
+      evaluate_expectations(exp, {
+                                     record(exp, "x86_64", "never", {{16384, 16384}}),
+                                     record(exp, "x86_64", "64K", {{1024, 1024}}),
+                                     record(exp, "arm64", "never", {{16000, 16000}}),
+                                     record(exp, "arm64", "64K", {{2000, 2000}}),
+                                 });
   EXPECT_FALSE(results[0].held);
   EXPECT_EQ(results[0].details[1],
             "[arm64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.125, not <= 0.1");
@@ -279,7 +283,8 @@ TEST(ExpectationsTest, SessionReportHasSection) {
                         "      [x86_64 · 6.12-mthp-vmstat · 64K · fault] faults / never = "
                         "0.0625, not <= 0.05\n"));
   // After the tables.
-  EXPECT_LT(report.text.find("6.12-mthp-vmstat · x86_64 · fault"), report.text.find("expectations:"));
+  EXPECT_LT(report.text.find("6.12-mthp-vmstat · x86_64 · fault"),
+            report.text.find("expectations:"));
 }
 
 TEST(ExpectationsTest, NoSectionWithoutExpectations) {

@@ -9,6 +9,7 @@
 #include "analysis/expectations.h"
 #include "analysis/stats.h"
 #include "analysis/table.h"
+#include "model/matrix.h"
 #include "guest/run_report.h"
 
 namespace foliolab {
@@ -91,8 +92,21 @@ std::vector<std::string> headline_metrics(const std::string& workload) {
   return {};
 }
 
-SessionReport build_session_report(const Experiment& exp, const std::vector<json>& records) {
+SessionReport build_session_report(const Experiment& exp, const std::vector<json>& all_records) {
   SessionReport out;
+  // A resumed session may hold records of runs the experiment no longer plans (an edited
+  // exclude:, a filtered arch): they are kept on disk but not reported.
+  std::set<std::string> planned;
+  for (const auto& run : expand(exp)) planned.insert(run.id);
+  std::vector<json> records;
+  size_t ignored = 0;
+  for (const auto& r : all_records) {
+    if (planned.count(r.value("run_id", ""))) {
+      records.push_back(r);
+    } else {
+      ++ignored;
+    }
+  }
   std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
   std::vector<std::tuple<std::string, std::string, std::string>> order;
   std::map<std::string, const json*> by_id;
@@ -182,6 +196,9 @@ SessionReport build_session_report(const Experiment& exp, const std::vector<json
     out.text += "\n";
   }
   if (!failures.empty()) out.text += "failed runs:\n" + failures;
+  if (ignored > 0) {
+    out.text += fmt::format("({} stored run(s) not in the current plan were left out)\n", ignored);
+  }
   return out;
 }
 

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "analysis/report.h"
 #include "guest/backend.h"
@@ -164,6 +166,22 @@ std::function<int()> setup_report(CLI::App& app) {
       fmt::print(stderr, "error: {}\n", records.error().message);
       return kExitBadInput;
     }
+    // Report what the session planned (a run with --arch planned only some archs).
+    if (auto plan = read_file(fs::path(*dir) / "plan.json"); plan.ok()) {
+      auto j = nlohmann::json::parse(*plan, nullptr, false);
+      if (j.is_array()) {
+        std::vector<Arch> archs;
+        for (Arch a : exp->archs) {
+          for (const auto& run : j) {
+            if (run.value("arch", "") == arch_info(a).name) {
+              archs.push_back(a);
+              break;
+            }
+          }
+        }
+        exp->archs = archs;
+      }
+    }
     SessionReport report = build_session_report(*exp, *records);
     fmt::print("{}", report.text);
     return report.expectations_failed == 0 && report.runs_failed == 0 ? kExitOk : kExitFailed;
@@ -186,8 +204,11 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
     KernelBuilder builder(proc, {.project_root = common->root, .spec_dir = fs::path(exp->file).parent_path(),
                                  .cache = common->cache, .jobs = *jobs, .log = log_line});
     int rc = kExitOk;
-    for (const auto& k : exp->kernels) {
-      for (Arch a : exp->archs) {
+    std::set<std::pair<size_t, Arch>> pairs;  // (kernel, arch) as the matrix uses them
+    for (const auto& run : expand(*exp)) pairs.insert({run.kernel, run.arch});
+    for (const auto& [ki, a] : pairs) {
+      const KernelSpec& k = exp->kernels[ki];
+      {
         auto art = builder.build(k, a);
         if (!art.ok()) {
           fmt::print(stderr, "error: {}\n", art.error().message);

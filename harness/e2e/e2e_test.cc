@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "guest/backend.h"
+#include "analysis/expectations.h"
 #include "guest/run_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
@@ -162,6 +163,35 @@ TEST(E2EFailures, HungGuestIsKilledAtItsTimeoutAndItsConsoleKept) {
   ASSERT_TRUE(text.ok());
   EXPECT_NE(text->find("Linux version 6.12"), std::string::npos);
 }
+
+}  // namespace
+}  // namespace foliolab
+
+namespace foliolab {
+namespace {
+
+// Each seed cover letter's effect as an asserted experiment: every `expect:` in the YAML must
+// hold (on both arches, and for 001 on a 64K-page arm64 kernel too).
+void expect_seed_holds(const std::string& file) {
+  auto exp = load_experiment((kRoot / "experiments/seeds" / file).string());
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  ASSERT_FALSE(exp->expectations.empty());
+  Session s = run_experiment(*exp);
+  EXPECT_EQ(s.summary.failed, 0);
+  auto results = evaluate_expectations(*exp, s.records);
+  ASSERT_EQ(results.size(), exp->expectations.size());
+  for (const auto& r : results) {
+    std::string details;
+    for (const auto& d : r.details) details += "\n  " + d;
+    EXPECT_TRUE(r.held) << r.name << details;
+  }
+}
+
+TEST(E2ESeeds, S000AnonShmemMthpFaultsDropTenfold) { expect_seed_holds("000-anon-shmem-mthp.yaml"); }
+TEST(E2ESeeds, S001AnonMthpSizeSweepCountsFolios) { expect_seed_holds("001-anon-mthp.yaml"); }
+TEST(E2ESeeds, S002PrctlThpDisable) { expect_seed_holds("002-prctl-thp-disable.yaml"); }
+TEST(E2ESeeds, S003ThpShrinkerSplitsUnderusedThps) { expect_seed_holds("003-thp-shrinker.yaml"); }
+TEST(E2ESeeds, S004HugeZeroPageKeepsRssSmall) { expect_seed_holds("004-huge-zero-page.yaml"); }
 
 }  // namespace
 }  // namespace foliolab

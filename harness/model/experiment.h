@@ -34,7 +34,7 @@ struct KernelSpec {
   std::string patches;              // series folder under patches/, "" = none
   std::string cmdline;              // extra kernel command-line parameters
   SourceLoc loc;
-  SourceLoc source_loc;              // of the `source:` value (unknown when defaulted)
+  SourceLoc source_loc;                // of the `source:` value (unknown when defaulted)
   std::vector<SourceLoc> config_locs;  // parallel to `config`
   SourceLoc patches_loc;
   // Archs this kernel is built and run for; empty = all of Experiment::archs. A filter only:
@@ -51,16 +51,16 @@ struct NumaNode {
 struct MachineSpec {
   int cpus = 1;
   uint64_t memory_mb = 1024;
-  std::vector<NumaNode> numa;  // empty: no NUMA topology given
+  std::vector<NumaNode> numa;                   // empty: no NUMA topology given
   std::vector<std::vector<int>> numa_distance;  // [from][to], empty = QEMU default
 };
 
 struct KnobSet {
   std::string name;
-  KeyValues knobs;    // path relative to /sys/kernel/mm/transparent_hugepage/ -> value
+  KeyValues knobs;  // path relative to /sys/kernel/mm/transparent_hugepage/ -> value
   std::vector<SourceLoc> knob_locs;  // parallel to `knobs` (of each value)
-  KeyValues sysctls;  // path relative to /proc/sys/ -> value
-  std::string cmdline;  // extra kernel command-line parameters for this knob set
+  KeyValues sysctls;                 // path relative to /proc/sys/ -> value
+  std::string cmdline;               // extra kernel command-line parameters for this knob set
   SourceLoc loc;
 };
 
@@ -74,11 +74,11 @@ struct WorkloadSpec {
 // A partial selection of runs by name (`runs:`, `ratio_to:` and `exclude:` entries). An empty
 // field matches every run.
 struct RunSelector {
-  std::string kernel;              // KernelSpec::name
+  std::string kernel;  // KernelSpec::name
   std::optional<Arch> arch;
-  std::string knobs;               // KnobSet::name
-  std::string workload;            // WorkloadSpec::label
-  SourceLoc loc;                   // of the selection map
+  std::string knobs;                                        // KnobSet::name
+  std::string workload;                                     // WorkloadSpec::label
+  SourceLoc loc;                                            // of the selection map
   SourceLoc kernel_loc, arch_loc, knobs_loc, workload_loc;  // of each value given
   bool empty() const { return kernel.empty() && !arch && knobs.empty() && workload.empty(); }
 };
@@ -110,7 +110,7 @@ struct Experiment {
   std::vector<KnobSet> knob_sets;
   std::vector<WorkloadSpec> workloads;
   int repeat = 3;
-  int timeout_s = 600;  // per run (one guest boot), host wall-clock
+  int timeout_s = 600;               // per run (one guest boot), host wall-clock
   std::vector<SourceLoc> arch_locs;  // parallel to `archs`
   // Runs matching all fields given in any entry are dropped by expand() (not part of run ids).
   std::vector<RunSelector> excludes;

@@ -66,10 +66,19 @@ std::optional<uint64_t> parse_kernel_unsigned(std::string_view text) {
 bool kernel_bool_ok(std::string_view s) {
   if (s.empty()) return false;
   switch (s[0]) {
-    case 'y': case 'Y': case 't': case 'T': case '1':
-    case 'n': case 'N': case 'f': case 'F': case '0':
+    case 'y':
+    case 'Y':
+    case 't':
+    case 'T':
+    case '1':
+    case 'n':
+    case 'N':
+    case 'f':
+    case 'F':
+    case '0':
       return true;
-    case 'o': case 'O':
+    case 'o':
+    case 'O':
       return s.size() > 1 && (s[1] == 'n' || s[1] == 'N' || s[1] == 'f' || s[1] == 'F');
     default:
       return false;
@@ -101,8 +110,7 @@ Status check_value(const KnobFile& file, const std::string& value, const KernelF
     }
     case KnobKind::kBool:
       if (kernel_bool_ok(value)) return {};
-      return make_error("'" + value + "' is not a boolean for " + kernel_text(facts) +
-                        " (0 or 1)");
+      return make_error("'" + value + "' is not a boolean for " + kernel_text(facts) + " (0 or 1)");
     case KnobKind::kUnsigned: {
       const auto n = parse_kernel_unsigned(value);
       if (n && *n >= file.min && *n <= file.max) return {};
@@ -205,10 +213,11 @@ std::vector<KnobFile> thp_knob_files(const KernelFacts& facts) {
     const std::string dir = dir_name(kb) + "/";
     const bool is_anon = std::find(anon.begin(), anon.end(), kb) != anon.end();
     const bool is_shmem = std::find(shmem.begin(), shmem.end(), kb) != shmem.end();
-    if (is_anon) files.push_back(choice(dir + "enabled", {"always", "inherit", "madvise", "never"}));
+    if (is_anon)
+      files.push_back(choice(dir + "enabled", {"always", "inherit", "madvise", "never"}));
     if (is_shmem) {
-      files.push_back(choice(dir + "shmem_enabled",
-                             {"always", "inherit", "within_size", "advise", "never"}));
+      files.push_back(
+          choice(dir + "shmem_enabled", {"always", "inherit", "within_size", "advise", "never"}));
     }
     std::vector<std::string> stats = {"swpout", "swpout_fallback", "split", "split_failed"};
     if (is_anon) {
@@ -227,14 +236,13 @@ std::vector<KnobFile> thp_knob_files(const KernelFacts& facts) {
   return files;
 }
 
-Status check_knob(const std::string& rel_path, const std::string& value,
-                  const KernelFacts& facts) {
+Status check_knob(const std::string& rel_path, const std::string& value, const KernelFacts& facts) {
   const std::vector<KnobFile> files = thp_knob_files(facts);
   if (files.empty()) return {};
   for (const auto& f : files) {
     if (f.path == rel_path) return check_value(f, value, facts);
   }
-  if (facts.patched) return {};
+  if (facts.patched && !rel_path.starts_with("hugepages-")) return {};
   return unknown_path(rel_path, facts, files);
 }
 

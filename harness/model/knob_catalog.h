@@ -15,9 +15,11 @@
 namespace foliolab {
 
 struct KernelFacts {
-  std::string version;    // "6.12"; anything else is not described
-  int page_size_kb = 4;   // 4, 16 or 64
-  bool patched = false;   // a patch series may add files: unknown paths are accepted
+  std::string version;   // "6.12"; anything else is not described
+  int page_size_kb = 4;  // 4, 16 or 64
+  // A patch series may add knobs: unknown paths are accepted, except in hugepages-<N>kB/
+  // (which sizes exist and what they hold follows from the page size, not from patches).
+  bool patched = false;
 };
 
 enum class KnobKind {

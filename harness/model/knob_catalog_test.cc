@@ -49,11 +49,11 @@ TEST(KnobCatalogTest, TopLevelFiles) {
             "never); did you mean 'defer+madvise'?");
   EXPECT_EQ(problem("use_zero_page", "1", k4), "<ok>");
   EXPECT_EQ(problem("use_zero_page", "2", k4), "'2' is not accepted by Linux 6.12 (0 or 1)");
-  for (const char* v : {"1", "0", "y", "off"}) EXPECT_EQ(problem("shrink_underused", v, k4), "<ok>");
+  for (const char* v : {"1", "0", "y", "off"})
+    EXPECT_EQ(problem("shrink_underused", v, k4), "<ok>");
   EXPECT_EQ(problem("shrink_underused", "maybe", k4),
             "'maybe' is not a boolean for Linux 6.12 (0 or 1)");
-  EXPECT_EQ(problem("hpage_pmd_size", "4096", k4),
-            "read-only in Linux 6.12; it cannot be set");
+  EXPECT_EQ(problem("hpage_pmd_size", "4096", k4), "read-only in Linux 6.12; it cannot be set");
   for (const char* v : {"always", "within_size", "advise", "never", "deny", "force"}) {
     EXPECT_EQ(problem("shmem_enabled", v, k4), "<ok>");
   }
@@ -95,7 +95,8 @@ TEST(KnobCatalogTest, PerSizeWith4KPages) {
             "'always'?");
   EXPECT_EQ(problem("hugepages-64kB/shmem_enabled", "within_size", k4), "<ok>");
   EXPECT_EQ(problem("hugepages-64kB/shmem_enabled", "madvise", k4),
-            "'madvise' is not offered by Linux 6.12 (always inherit within_size advise never)");
+            "'madvise' is not offered by Linux 6.12 (always inherit within_size advise never); "
+            "did you mean 'advise'?");
   EXPECT_EQ(problem("hugepages-64kB/shmem_enabled", "force", k4),
             "'force' is not offered by Linux 6.12 (always inherit within_size advise never)");
   // Order 1 is shmem only: hugepages-8kB has shmem_enabled but no enabled.
@@ -136,6 +137,11 @@ TEST(KnobCatalogTest, UnknownKernelsAndPatchedKernels) {
   const KernelFacts patched{"6.12", 4, true};
   EXPECT_EQ(problem("thp_utilization", "1", patched), "<ok>");
   EXPECT_THAT(problem("enabled", "sometimes", patched), HasSubstr("not offered"));
+  EXPECT_THAT(problem("hugepages-8kB/enabled", "always", patched),
+              HasSubstr("order-1 folios are used for shmem only"));
+  // The seed-001 mistake: 128K is order 1 with 64K pages.
+  EXPECT_THAT(problem("hugepages-128kB/enabled", "always", KernelFacts{"6.12", 64, true}),
+              HasSubstr("Linux 6.12 has no hugepages-128kB/enabled"));
 }
 
 TEST(KnobCatalogTest, KernelFacts) {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -39,8 +39,9 @@ const Keys kNodeKeys = {"cpus", "memory"};
 const Keys kWorkloadKeys = {"name", "label", "params"};
 const Keys kSelectorKeys = {"kernel", "arch", "knobs", "workload"};
 const Keys kCompareKeys = {"<", "<=", ">", ">=", "==", "approx"};
-const Keys kExpectKeys = {"name", "runs", "metric", "stat", "ratio_to", "<", "<=",
-                          ">",    ">=",   "==",     "approx", "tolerance"};
+// "==" before "<": a stray "=" is closer to both, and the first wins.
+const Keys kExpectKeys = {"name", "runs", "metric", "stat", "ratio_to", "==",
+                          "<",    "<=",   ">",      ">=",   "approx",   "tolerance"};
 const Keys kStatNames = {"mean", "min", "max", "median"};
 // Keys of a knob set that are not THP sysfs paths.
 const Keys kReservedKnobKeys = {"sysctl", "cmdline"};
@@ -765,7 +766,8 @@ class Parser {
       RunSelector partner;
       FL_TRY(parse_selector(*r, &partner));
       if (partner.empty()) {
-        return error(*r, "give the fields in which the reference run differs, e.g. {knobs: \"4K\"}");
+        return error(*r,
+                     "give the fields in which the reference run differs, e.g. {knobs: \"4K\"}");
       }
       e->ratio_to = std::move(partner);
     }
@@ -783,8 +785,8 @@ class Parser {
       if (std::find(kCompareKeys.begin(), kCompareKeys.end(), key) == kCompareKeys.end()) continue;
       if (comparison) {
         return key_error(field, "only one comparison per expectation ('" +
-                                    comparison->key.Scalar() + "'" + first_at(loc(comparison->key)) +
-                                    "); write two expectations");
+                                    comparison->key.Scalar() + "'" +
+                                    first_at(loc(comparison->key)) + "); write two expectations");
       }
       comparison = &field;
     }
@@ -793,8 +795,8 @@ class Parser {
                    "missing comparison: give exactly one of " + join(kCompareKeys));
     }
     const std::string op = comparison->key.Scalar();
-    e->op = static_cast<CompareOp>(
-        std::find(kCompareKeys.begin(), kCompareKeys.end(), op) - kCompareKeys.begin());
+    e->op = static_cast<CompareOp>(std::find(kCompareKeys.begin(), kCompareKeys.end(), op) -
+                                   kCompareKeys.begin());
     auto value = read_number(*comparison);
     FL_TRY(value);
     e->value = *value;
@@ -838,8 +840,7 @@ class Parser {
         if (std::find(exp.archs.begin(), exp.archs.end(), kernel.archs[i]) != exp.archs.end()) {
           continue;
         }
-        return error(kernel.arch_locs[i],
-                     index_path(index_path("kernels", k) + ".archs", i),
+        return error(kernel.arch_locs[i], index_path(index_path("kernels", k) + ".archs", i),
                      "arch '" + std::string(arch_info(kernel.archs[i]).name) +
                          "' is not in the experiment's archs (" + arch_names(exp) + ")");
       }
@@ -868,8 +869,8 @@ class Parser {
     for (const auto& k : exp.kernels) kernels.push_back(k.name);
     for (const auto& s : exp.knob_sets) knob_sets.push_back(s.name);
     for (const auto& w : exp.workloads) labels.push_back(w.label);
-    auto check = [&](const std::string& value, const Keys& valid, const char* key,
-                     const char* what, const SourceLoc& at) -> Status {
+    auto check = [&](const std::string& value, const Keys& valid, const char* key, const char* what,
+                     const SourceLoc& at) -> Status {
       if (value.empty() || std::find(valid.begin(), valid.end(), value) != valid.end()) return {};
       std::string message = "no " + std::string(what) + " named '" + value + "'";
       if (auto near = closest_match(value, valid)) {
@@ -880,8 +881,7 @@ class Parser {
       return error(at, path + "." + key, message);
     };
     FL_TRY(check(sel.kernel, kernels, "kernel", "kernel", sel.kernel_loc));
-    if (sel.arch &&
-        std::find(exp.archs.begin(), exp.archs.end(), *sel.arch) == exp.archs.end()) {
+    if (sel.arch && std::find(exp.archs.begin(), exp.archs.end(), *sel.arch) == exp.archs.end()) {
       return error(sel.arch_loc, path + ".arch",
                    "arch '" + std::string(arch_info(*sel.arch).name) +
                        "' is not in the experiment's archs (" + arch_names(exp) + ")");

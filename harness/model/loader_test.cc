@@ -558,7 +558,6 @@ TEST(LoaderTextTest, Paths) {
   EXPECT_FALSE(is_relative_path(""));
 }
 
-
 // ---- expectations, exclude, per-kernel archs ----
 
 // Two kernels, two archs, two knob sets, one workload; `tail` is appended.
@@ -608,7 +607,7 @@ TEST(LoaderExpectTest, ParsesExpectations) {
   EXPECT_FALSE(a.ratio_to);
   EXPECT_EQ(a.op, CompareOp::kGreater);
   EXPECT_EQ(a.value, 0);
-  EXPECT_EQ(a.loc.str(), "q.yaml:16:5");
+  EXPECT_EQ(a.loc.str(), "q.yaml:14:5");
 
   const Expectation& b = exp->expectations[1];
   EXPECT_EQ(b.stat, Statistic::kMedian);
@@ -629,50 +628,56 @@ TEST(LoaderExpectTest, ParsesExpectations) {
 
 TEST(LoaderExpectTest, ComparisonErrors) {
   EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n")),
-            "q.yaml:16:5: expect[0]: missing comparison: give exactly one of <, <=, >, >=, ==, "
+            "q.yaml:14:5: expect[0]: missing comparison: give exactly one of <, <=, >, >=, ==, "
             "approx");
   EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    \">\": 0\n    \"<\": 9\n")),
-            "q.yaml:18:5: expect[0][\"<\"]: only one comparison per expectation ('>' (first at "
-            "17:5)); write two expectations");
+            "q.yaml:16:5: expect[0][\"<\"]: only one comparison per expectation ('>' (first at "
+            "15:5)); write two expectations");
   EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    \">\": 0\n    tolerance: 1\n")),
-            "q.yaml:18:5: expect[0].tolerance: 'tolerance' applies only to 'approx'");
+            "q.yaml:16:5: expect[0].tolerance: 'tolerance' applies only to 'approx'");
   EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    approx: 5\n")),
-            "q.yaml:17:5: expect[0].approx: 'approx' needs a relative 'tolerance' (e.g. "
+            "q.yaml:15:5: expect[0].approx: 'approx' needs a relative 'tolerance' (e.g. "
             "tolerance: 0.1)");
   EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    approx: 5\n    tolerance: -1\n")),
-            "q.yaml:18:16: expect[0].tolerance: must not be negative");
+            "q.yaml:16:16: expect[0].tolerance: must not be negative");
   EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    \">\": lots\n")),
-            "q.yaml:17:10: expect[0][\">\"]: expected a number, got 'lots'");
+            "q.yaml:15:10: expect[0][\">\"]: expected a number, got 'lots'");
   EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    \"=\": 1\n")),
-            "q.yaml:17:5: expect[0][\"=\"]: unknown key; did you mean '=='?");
+            "q.yaml:15:5: expect[0][\"=\"]: unknown key; did you mean '=='?");
 }
 
 TEST(LoaderExpectTest, FieldErrors) {
   EXPECT_EQ(error_of(with_tail("expect:\n  - \">\": 0\n")),
-            "q.yaml:16:5: expect[0]: missing required key 'metric'");
+            "q.yaml:14:5: expect[0]: missing required key 'metric'");
   EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    stat: meen\n    \">\": 0\n")),
-            "q.yaml:17:11: expect[0].stat: unknown stat 'meen'; did you mean 'mean'? (valid: "
+            "q.yaml:15:11: expect[0].stat: unknown stat 'meen'; did you mean 'mean'? (valid: "
             "mean, min, max, median)");
   EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    ratio_to: {}\n    \">\": 0\n")),
-            "q.yaml:17:15: expect[0].ratio_to: give the fields in which the reference run "
+            "q.yaml:15:15: expect[0].ratio_to: give the fields in which the reference run "
             "differs, e.g. {knobs: \"4K\"}");
-  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    runs: {knob: \"4K\"}\n    \">\": 0\n")),
-            "q.yaml:17:12: expect[0].runs.knob: unknown key; did you mean 'knobs'?");
+  EXPECT_EQ(
+      error_of(with_tail("expect:\n  - metric: faults\n    runs: {knob: \"4K\"}\n    \">\": 0\n")),
+      "q.yaml:15:12: expect[0].runs.knob: unknown key; did you mean 'knobs'?");
 }
 
 TEST(LoaderExpectTest, SelectionNamesMustExist) {
-  EXPECT_EQ(error_of(with_tail("expect:\n  - runs: {knobs: \"64k\"}\n    metric: faults\n    \">\": 0\n")),
-            "q.yaml:16:20: expect[0].runs.knobs: no knob set named '64k'; did you mean '64K'?");
-  EXPECT_EQ(error_of(with_tail("expect:\n  - runs: {kernel: zzz}\n    metric: faults\n    \">\": 0\n")),
-            "q.yaml:16:21: expect[0].runs.kernel: no kernel named 'zzz' (defined: k, k64)");
-  EXPECT_EQ(error_of(with_tail("expect:\n  - runs: {workload: falt}\n    metric: faults\n    \">\": 0\n")),
-            "q.yaml:16:23: expect[0].runs.workload: no workload label named 'falt'; did you mean "
+  EXPECT_EQ(error_of(with_tail(
+                "expect:\n  - runs: {knobs: \"64k\"}\n    metric: faults\n    \">\": 0\n")),
+            "q.yaml:14:19: expect[0].runs.knobs: no knob set named '64k'; did you mean '64K'?");
+  EXPECT_EQ(
+      error_of(with_tail("expect:\n  - runs: {kernel: zzz}\n    metric: faults\n    \">\": 0\n")),
+      "q.yaml:14:20: expect[0].runs.kernel: no kernel named 'zzz' (defined: k, k64)");
+  EXPECT_EQ(error_of(with_tail(
+                "expect:\n  - runs: {workload: falt}\n    metric: faults\n    \">\": 0\n")),
+            "q.yaml:14:22: expect[0].runs.workload: no workload label named 'falt'; did you mean "
             "'fault'?");
-  EXPECT_EQ(error_of(with_tail("expect:\n  - runs: {arch: arm46}\n    metric: faults\n    \">\": 0\n")),
-            "q.yaml:16:19: expect[0].runs.arch: unknown arch 'arm46'; did you mean 'arm64'? "
-            "(valid: x86_64, arm64)");
-  EXPECT_EQ(error_of(with_tail("expect:\n  - metric: faults\n    ratio_to: {knobs: \"2M\"}\n    \">\": 0\n")),
-            "q.yaml:17:24: expect[0].ratio_to.knobs: no knob set named '2M' (defined: 4K, 64K)");
+  EXPECT_EQ(
+      error_of(with_tail("expect:\n  - runs: {arch: arm46}\n    metric: faults\n    \">\": 0\n")),
+      "q.yaml:14:18: expect[0].runs.arch: unknown arch 'arm46'; did you mean 'arm64'? "
+      "(valid: x86_64, arm64)");
+  EXPECT_EQ(error_of(with_tail(
+                "expect:\n  - metric: faults\n    ratio_to: {knobs: \"2M\"}\n    \">\": 0\n")),
+            "q.yaml:15:23: expect[0].ratio_to.knobs: no knob set named '2M' (defined: 4K, 64K)");
 }
 
 TEST(LoaderExpectTest, ExpectBeforeTheSectionsItNames) {
@@ -700,7 +705,9 @@ exclude: [{arch: arm64}]
 }
 
 TEST(LoaderExpectTest, ParsesExcludeAndKernelArchs) {
-  auto exp = parse(with_tail("exclude:\n  - {kernel: k, arch: arm64, knobs: \"4K\"}\n  - {workload: fault, knobs: \"64K\"}\n"));
+  auto exp =
+      parse(with_tail("exclude:\n  - {kernel: k, arch: arm64, knobs: \"4K\"}\n  - {workload: "
+                      "fault, knobs: \"64K\"}\n"));
   ASSERT_TRUE(exp.ok()) << exp.error().message;
   ASSERT_EQ(exp->excludes.size(), 2u);
   EXPECT_EQ(exp->excludes[0].kernel, "k");
@@ -709,17 +716,17 @@ TEST(LoaderExpectTest, ParsesExcludeAndKernelArchs) {
   EXPECT_EQ(exp->excludes[1].workload, "fault");
   EXPECT_THAT(exp->kernels[0].archs, ElementsAre());
   EXPECT_THAT(exp->kernels[1].archs, ElementsAre(Arch::kArm64));
-  EXPECT_EQ(exp->kernels[1].arch_locs[0].str(), "q.yaml:6:12");
+  EXPECT_EQ(exp->kernels[1].arch_locs[0].str(), "q.yaml:6:13");
 }
 
 TEST(LoaderExpectTest, ExcludeErrors) {
   EXPECT_EQ(error_of(with_tail("exclude:\n  - {}\n")),
-            "q.yaml:16:5: exclude[0]: an empty entry would exclude every run; give at least one "
+            "q.yaml:14:5: exclude[0]: an empty entry would exclude every run; give at least one "
             "of kernel, arch, knobs, workload");
   EXPECT_EQ(error_of(with_tail("exclude:\n  - {knobs: \"128K\"}\n")),
-            "q.yaml:16:13: exclude[0].knobs: no knob set named '128K' (defined: 4K, 64K)");
+            "q.yaml:14:13: exclude[0].knobs: no knob set named '128K' (defined: 4K, 64K)");
   EXPECT_EQ(error_of(with_tail("exclude: {knobs: \"4K\"}\n")),
-            "q.yaml:15:10: exclude: expected a list, got a map");
+            "q.yaml:13:10: exclude: expected a list, got a map");
 }
 
 TEST(LoaderExpectTest, KernelArchsErrors) {

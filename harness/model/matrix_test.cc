@@ -192,7 +192,6 @@ TEST(MatrixTest, QuickstartExampleExpandsToFourRuns) {
   EXPECT_EQ(ids_by_slug(expand(*exp)), ids_by_slug(expand(load(kTwoByTwo))));
 }
 
-
 // ---- filters ----
 
 constexpr const char* kFiltered = R"(name: f
@@ -230,10 +229,10 @@ TEST(MatrixFilterTest, ExcludeDropsRunsMatchingEveryGivenKey) {
                            "kernel: k64}\n";
   const Experiment exp = load(text);
   const auto runs = expand(exp);
-  EXPECT_THAT(slugs(runs), ::testing::ElementsAre(
-                               "x86_64.k.4k.fault", "x86_64.k.4k.shmem", "arm64.k.4k.fault",
-                               "arm64.k.4k.shmem", "arm64.k.64k.fault", "arm64.k.64k.shmem",
-                               "arm64.k64.4k.fault", "arm64.k64.64k.fault"));
+  EXPECT_THAT(slugs(runs),
+              ::testing::ElementsAre("x86_64.k.4k.fault", "x86_64.k.4k.shmem", "arm64.k.4k.fault",
+                                     "arm64.k.4k.shmem", "arm64.k.64k.fault", "arm64.k.64k.shmem",
+                                     "arm64.k64.4k.fault", "arm64.k64.64k.fault"));
   for (const auto& run : runs) EXPECT_FALSE(is_excluded(exp, run));
 }
 

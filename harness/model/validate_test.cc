@@ -137,7 +137,6 @@ TEST_F(ValidateTest, QuickstartExampleValidatesAgainstRepository) {
   EXPECT_TRUE(s.ok()) << s.error().message;
 }
 
-
 TEST_F(ValidateTest, KnobValuesAreCheckedAgainstTheKernel) {
   auto exp = parse_experiment(R"(name: v
 kernels:
@@ -153,9 +152,10 @@ workloads: [{name: fault}]
   const Status s = validate_project(*exp, root_);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message,
-            file() + ":7:35: knobs[\"64K\"].hugepages-64kB/enabled: 'alway' is not offered by "
-                     "Linux 6.12 (always inherit madvise never); did you mean 'always'? (kernel a "
-                     "on x86_64)");
+            file() +
+                ":7:35: knobs[\"64K\"].hugepages-64kB/enabled: 'alway' is not offered by "
+                "Linux 6.12 (always inherit madvise never); did you mean 'always'? (kernel a "
+                "on x86_64)");
 }
 
 }  // namespace

@@ -128,8 +128,10 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
     if (!s.ok()) return s.error();
     store.emplace(std::move(*s));
   }
-  if (auto yaml = read_file(exp.file); yaml.ok() && !fs::exists(store->dir() / "experiment.yaml")) {
-    (void)store->save_text("experiment.yaml", *yaml);
+  // The experiment as last run against this session (a resume may have edited it); each run
+  // record carries its own full identity, so nothing is lost by replacing it.
+  if (auto yaml = read_file(exp.file); yaml.ok()) {
+    if (auto st = store->save_text("experiment.yaml", *yaml); !st.ok()) return st.error();
   }
   json plan = json::array();
   for (const auto& r : runs) plan.push_back(run_identity_json(exp, r));
