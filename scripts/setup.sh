@@ -5,7 +5,7 @@ PKGS=(
   # harness build
   build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev libboost-dev libboost-filesystem-dev libarchive-dev
-  nlohmann-json3-dev libfmt-dev libcli11-dev libsqlite3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libfmt-dev libcli11-dev libssl-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   # guest images
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross
   # kernel source and build dependencies
