@@ -1,0 +1,88 @@
+#include "util/process.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "util/fs.h"
+
+namespace foliolab {
+namespace {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+TEST(Process, CapturesOutputAndExitStatusWithoutAShell) {
+  RealProcessRunner r;
+  // The argument holds shell syntax; passed as argv it stays literal.
+  auto res = r.run({.argv = {"printf", "%s|", "a b", "$(echo no)"}, .capture = true});
+  EXPECT_TRUE(res.ok()) << res.describe();
+  EXPECT_EQ(res.output, "a b|$(echo no)|");
+  auto fail = r.run({.argv = {"sh", "-c", "exit 3"}, .capture = true});
+  EXPECT_EQ(fail.exit_code, 3);
+  EXPECT_EQ(fail.describe(), "exit status 3");
+}
+
+TEST(Process, MissingProgramIsASpawnError) {
+  RealProcessRunner r;
+  auto res = r.run({.argv = {"foliolab-no-such-program"}});
+  EXPECT_FALSE(res.ok());
+  EXPECT_NE(res.spawn_error.find("not found"), std::string::npos);
+}
+
+TEST(Process, DeadlineSendsTermThenKillToAChildThatIgnoresTerm) {
+  RealProcessRunner r;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto res = r.run({.argv = {"sh", "-c", "trap '' TERM; echo up; while :; do sleep 1; done"},
+                    .capture = true, .timeout = 300ms, .kill_grace = 300ms});
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_TRUE(res.timed_out);
+  EXPECT_EQ(res.signal, SIGKILL);
+  EXPECT_EQ(res.output, "up\n");  // output before the deadline is kept
+  EXPECT_LT(took, 5s);
+}
+
+TEST(Process, AGrandchildHoldingThePipeDoesNotHoldTheRunOpen) {
+  RealProcessRunner r;
+  const fs::path pidfile = fs::temp_directory_path() / ("foliolab-grandchild-" + std::to_string(::getpid()));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto res = r.run({.argv = {"sh", "-c", "sleep 30 & echo $! > \"$0\"; echo parent done", pidfile.string()},
+                    .capture = true, .timeout = 20s});
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_TRUE(res.ok()) << res.describe();
+  EXPECT_LT(took, 5s);
+  auto pid = read_file(pidfile);
+  ASSERT_TRUE(pid.ok());
+  // The process group is cleaned up: the sleeper is gone (or a zombie waiting for whoever
+  // adopted it to reap it).
+  const fs::path stat = fs::path("/proc") / std::to_string(std::stoi(*pid)) / "stat";
+  auto running = [&] {
+    auto text = read_file(stat);
+    if (!text.ok()) return false;
+    const size_t paren = text->rfind(')');
+    return paren != std::string::npos && paren + 2 < text->size() && (*text)[paren + 2] != 'Z';
+  };
+  for (int i = 0; i < 50 && running(); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_FALSE(running());
+  fs::remove(pidfile);
+}
+
+TEST(Process, LogFileGetsEverythingAndTailShowsTheEnd) {
+  RealProcessRunner r;
+  const fs::path log = fs::temp_directory_path() / ("foliolab-log-" + std::to_string(::getpid()));
+  fs::remove(log);
+  auto res = r.run({.argv = {"sh", "-c", "for i in 1 2 3 4 5; do echo line$i; done; echo err >&2"}, .log_path = log});
+  EXPECT_TRUE(res.ok());
+  EXPECT_EQ(tail_lines(log, 2), "line5\nerr\n");
+  fs::remove(log);
+}
+
+TEST(Process, FormatArgvQuotesForHumans) {
+  EXPECT_EQ(format_argv({"qemu", "-append", "console=ttyS0 panic=-1", "it's"}),
+            "qemu -append 'console=ttyS0 panic=-1' 'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace foliolab
