@@ -59,7 +59,13 @@ Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::pat
     for (const auto& f : state.value("files", std::vector<std::string>{})) previously.insert(f);
   } else {
     fs::remove_all(tree, ec);
+    // Hard links are instant and patch replaces (never edits) the files it changes; a tree on
+    // another filesystem gets a real copy.
     ProcessResult r = runner.run({.argv = {"cp", "-al", pristine.string(), tree.string()}, .capture = true});
+    if (!r.ok()) {
+      fs::remove_all(tree, ec);
+      r = runner.run({.argv = {"cp", "-a", "--reflink=auto", pristine.string(), tree.string()}, .capture = true});
+    }
     if (!r.ok()) return make_error("cannot copy the source tree: " + r.describe() + "\n" + r.output);
   }
   // Mark the tree unknown until the new series is fully applied.
