@@ -152,6 +152,15 @@ TEST(KnobCatalogTest, KernelFacts) {
   KernelSpec big{.name = "k64", .config = {"debug", "arm64-64k"}};
   EXPECT_EQ(kernel_facts(big, Arch::kArm64)->page_size_kb, 64);
   EXPECT_EQ(kernel_facts(big, Arch::kX86_64)->page_size_kb, 4);  // an arm64-only fragment
+  KernelSpec mid{.name = "k16", .config = {"arm64-16k"}};
+  EXPECT_EQ(kernel_facts(mid, Arch::kArm64)->page_size_kb, 16);
+  KernelSpec inline_opt{.name = "k64i", .options = {{"CONFIG_ARM64_64K_PAGES", "y"}}};
+  EXPECT_EQ(kernel_facts(inline_opt, Arch::kArm64)->page_size_kb, 64);
+  // 16K pages: PMD is 32M, so 2M is an mTHP size with an `enabled` file and 32K is order 1.
+  KernelFacts f16{"6.12", 16, false};
+  EXPECT_TRUE(check_knob("hugepages-2048kB/enabled", "always", f16).ok());
+  EXPECT_TRUE(check_knob("hugepages-32768kB/enabled", "inherit", f16).ok());
+  EXPECT_FALSE(check_knob("hugepages-32kB/enabled", "always", f16).ok());
   KernelSpec patched{.name = "p", .patches = "mthp-vmstat"};
   EXPECT_TRUE(kernel_facts(patched, Arch::kX86_64)->patched);
   KernelSpec local{.name = "l", .source = "src/linux"};
