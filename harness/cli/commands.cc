@@ -208,16 +208,14 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
     for (const auto& run : expand(*exp)) pairs.insert({run.kernel, run.arch});
     for (const auto& [ki, a] : pairs) {
       const KernelSpec& k = exp->kernels[ki];
-      {
-        auto art = builder.build(k, a);
-        if (!art.ok()) {
-          fmt::print(stderr, "error: {}\n", art.error().message);
-          rc = kExitFailed;
-          continue;
-        }
-        fmt::print("{} {} {} {} {}\n", k.name, arch_info(a).name, art->build_id,
-                   art->cache_hit ? "cached" : "built", art->image.string());
+      auto art = builder.build(k, a);
+      if (!art.ok()) {
+        fmt::print(stderr, "error: {}\n", art.error().message);
+        rc = kExitFailed;
+        continue;
       }
+      fmt::print("{} {} {} {} {}\n", k.name, arch_info(a).name, art->build_id,
+                 art->cache_hit ? "cached" : "built", art->image.string());
     }
     return rc;
   };

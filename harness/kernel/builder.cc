@@ -230,7 +230,7 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   };
   const auto t0 = std::chrono::steady_clock::now();
   opt_.log(fmt::format("building kernel {} for {} (build id {}, log {})", spec.name, ai.name, art.build_id,
-                       (art.dir / "build.log").string()));
+                       log.string()));
   if (auto st = make({"tinyconfig"}, "configuring"); !st.ok()) return st.error();
   auto tiny = read_file(obj / ".config");
   if (!tiny.ok()) return tiny.error();
