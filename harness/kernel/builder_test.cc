@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "util/fs.h"
+#include "util/test_dir.h"
 
 namespace foliolab {
 namespace {
@@ -54,9 +55,7 @@ class FakeMake : public ProcessRunner {
 class BuilderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("foliolab-builder-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
+    root_ = fresh_test_dir("foliolab-builder");
     put("src/Makefile", "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 117\nEXTRAVERSION =\n");
     put("src/mm/memory.c", "one\ntwo\nthree\n");
     put("project/kernel-config/guest-base.config", "CONFIG_64BIT=y\n");

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "util/fs.h"
+#include "util/test_dir.h"
 
 namespace foliolab {
 namespace {
@@ -36,9 +37,7 @@ const char* kPatch =
 class SeriesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("foliolab-series-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
+    root_ = fresh_test_dir("foliolab-series");
     fs::create_directories(root_ / "tree/mm");
     fs::create_directories(root_ / "series-dir");
   }

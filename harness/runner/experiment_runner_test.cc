@@ -9,6 +9,7 @@
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "util/fs.h"
+#include "util/test_dir.h"
 
 namespace foliolab {
 namespace {
@@ -90,10 +91,7 @@ timeout: 5
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("foliolab-runner-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
+    root_ = fresh_test_dir("foliolab-runner");
     ASSERT_TRUE(write_file_atomic(root_ / "fake.yaml", kYaml).ok());
     ASSERT_TRUE(write_file_atomic(root_ / "base.cpio", "070701").ok());
     artifacts_.base_cpio = root_ / "base.cpio";
