@@ -102,8 +102,11 @@ std::function<int()> setup_run(CLI::App& app) {
   auto resume_latest = std::make_shared<bool>(false);
   auto retry = std::make_shared<bool>(false);
   auto jobs = std::make_shared<int>(0);
+  auto accel = std::make_shared<std::string>();
   app.add_option("experiment", *file, "experiment YAML file")->required();
   app.add_option("--arch", *archs, "only these architectures");
+  app.add_option("--accel", *accel, "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
+      ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
   app.add_option("--results", *results, "results root (default: <root>/results)");
   app.add_option("--resume-dir", *resume, "continue this results session (skips runs it has)");
   app.add_flag("--resume", *resume_latest, "continue the newest results session of this experiment");
@@ -113,10 +116,11 @@ std::function<int()> setup_run(CLI::App& app) {
   return [=] {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
+    if (!accel->empty()) exp->machine.accel = *parse_accel_choice(*accel);
     auto runs = expand(*exp);
     fmt::print(stderr, "{}", format_plan(*exp, runs));
     RealProcessRunner proc;
-    QemuBackend backend(proc);
+    QemuBackend backend(proc, {.cache_dir = common->cache});
     RunnerOptions opt{.project_root = common->root, .results_root = *results,
                       .resume_latest = *resume_latest, .retry_failed = *retry, .log = log_line};
     if (!resume->empty()) opt.resume_dir = fs::path(*resume);

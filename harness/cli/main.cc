@@ -40,8 +40,13 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  for (size_t i = 0; i < subs.size(); ++i) {
-    if (subs[i]->parsed()) return handlers[i]();
+  // The boundary: a library exception (a filesystem error, say) is an error line, not a crash.
+  try {
+    for (size_t i = 0; i < subs.size(); ++i) {
+      if (subs[i]->parsed()) return handlers[i]();
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
   }
   return 2;
 }

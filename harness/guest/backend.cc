@@ -1,20 +1,9 @@
 #include "guest/backend.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 namespace foliolab {
 namespace fs = std::filesystem;
-
-Accel choose_accel(Arch guest) {
-  if (guest != host_arch()) return Accel::kTcg;
-  int fd = ::open("/dev/kvm", O_RDWR | O_CLOEXEC);
-  if (fd < 0) return Accel::kTcg;
-  ::close(fd);
-  return Accel::kKvm;
-}
 
 Result<std::string> QemuBackend::emulator_version(Arch arch) {
   if (auto it = versions_.find(arch); it != versions_.end()) return it->second;
@@ -34,7 +23,7 @@ Result<BootOutcome> QemuBackend::boot(const BootRequest& req) {
   auto version = emulator_version(req.arch);
   if (!version.ok()) return version.error();
   out.emulator = *version;
-  out.accel = choose_accel(req.arch);
+  out.accel = req.accel;
   out.console_log = req.run_dir / "console.log";
   out.records_file = req.run_dir / "records.bin";
   std::error_code ec;
@@ -46,11 +35,15 @@ Result<BootOutcome> QemuBackend::boot(const BootRequest& req) {
                     .results_file = out.records_file};
   auto argv = qemu_argv(launch);
   out.command = format_argv(argv);
-  ProcessResult r = runner_.run({.argv = argv, .log_path = req.run_dir / "qemu.log", .timeout = req.timeout,
+  const fs::path log = req.run_dir / "qemu.log";
+  fs::remove(log, ec);
+  ProcessResult r = runner_.run({.argv = argv, .log_path = log, .timeout = req.timeout,
                                  .kill_grace = std::chrono::seconds(3)});
   if (!r.spawn_error.empty()) return make_error("cannot start QEMU: " + r.spawn_error);
   out.timed_out = r.timed_out;
-  out.exit = r.describe();
+  // A timeout or an interruption is our doing, not the emulator's.
+  out.abnormal_exit = !r.timed_out && !r.cancelled && (r.signal != 0 || r.exit_code != 0);
+  out.exit = out.abnormal_exit ? emulator_failure(r, log) : r.describe();
   out.seconds = r.elapsed.count() / 1000.0;
   return out;
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "guest/accel_probe.h"
 #include "guest/qemu_args.h"
 #include "model/arch.h"
 #include "model/experiment.h"
@@ -17,6 +18,7 @@ namespace foliolab {
 
 struct BootRequest {
   Arch arch = Arch::kX86_64;
+  Accel accel = Accel::kTcg;  // as resolved by Backend::resolve_accel
   MachineSpec machine;
   std::filesystem::path kernel;
   std::filesystem::path initrd;
@@ -30,7 +32,8 @@ struct BootOutcome {
   std::string emulator;          // "QEMU emulator version 7.2.19 (Debian ...)"
   std::string backend;           // "qemu", "libvirt"
   bool timed_out = false;
-  std::string exit;              // how the emulator ended, for humans
+  bool abnormal_exit = false;    // the emulator died of a signal or exited non-zero
+  std::string exit;              // how the emulator ended, with its own last words when abnormal
   std::filesystem::path console_log;
   std::filesystem::path records_file;
   std::string command;           // reproduction command line
@@ -41,21 +44,23 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // Decides the accelerator for one guest arch, once, before any run of that arch.
+  virtual Result<AccelVerdict> resolve_accel(const AccelRequest& req) = 0;
   virtual Result<BootOutcome> boot(const BootRequest& req) = 0;
 };
 
-// KVM applies when /dev/kvm opens read-write and the guest arch is the host's.
-Accel choose_accel(Arch guest);
-
 class QemuBackend : public Backend {
  public:
-  explicit QemuBackend(ProcessRunner& runner) : runner_(runner) {}
+  QemuBackend(ProcessRunner& runner, AccelProbeOptions probe_options)
+      : runner_(runner), probe_(runner, std::move(probe_options)) {}
   std::string name() const override { return "qemu"; }
+  Result<AccelVerdict> resolve_accel(const AccelRequest& req) override { return probe_.resolve(req); }
   Result<BootOutcome> boot(const BootRequest& req) override;
 
  private:
   Result<std::string> emulator_version(Arch arch);
   ProcessRunner& runner_;
+  AccelProbe probe_;
   std::map<Arch, std::string> versions_;
 };
 

@@ -23,7 +23,7 @@ class StreamBuilder {
   }
   StreamBuilder& hello() {
     return kv("hello", {{"agent_version", "1"},
-                        {"release", "6.12.0-foliolab"},
+                        {"release", release_},
                         {"version", version_},
                         {"machine", "x86_64"},
                         {"page_size", "4096"},
@@ -76,12 +76,17 @@ class StreamBuilder {
     version_ = std::move(v);
     return *this;
   }
+  StreamBuilder& with_release(std::string r) {
+    release_ = std::move(r);
+    return *this;
+  }
   const std::string& bytes() const { return bytes_; }
 
  private:
   std::string bytes_;
   uint64_t seq_ = 0;
   std::string version_ = "#1 SMP";
+  std::string release_ = "6.12.0-foliolab";
 };
 
 }  // namespace foliolab

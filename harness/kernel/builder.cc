@@ -168,6 +168,9 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
     json j = json::parse(*meta, nullptr, false);
     if (!j.is_object()) return false;
     art.version = j.value("version", "");
+    // Kernels cached before the Makefile parser was fixed say "6.12.117NAME = Baby Opossum Posse"
+    // (an empty EXTRAVERSION ran on into the NAME line).
+    if (auto bad = art.version.find("NAME ="); bad != std::string::npos) art.version.resize(bad);
     art.build_seconds = j.value("build_seconds", 0.0);
     art.cache_hit = true;
     return true;

@@ -128,17 +128,35 @@ Result<fs::path> prepare_pristine(ProcessRunner& runner, const SourceInfo& src, 
   return pristine;
 }
 
+std::string makefile_kernel_version(const std::string& makefile) {
+  // "NAME = value" at the start of a line; the value may be empty ("EXTRAVERSION =") and never
+  // runs on into the next line.
+  auto field = [&](const char* name) {
+    std::smatch m;
+    std::regex re(std::string("(^|\\n)") + name + R"([ \t]*=[ \t]*([^\n]*))");
+    if (!std::regex_search(makefile, m, re)) return std::string();
+    std::string v = m[2].str();
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) v.pop_back();
+    return v;
+  };
+  // The top Makefile's KERNELVERSION: $(VERSION)$(if $(PATCHLEVEL),.$(PATCHLEVEL)$(if
+  // $(SUBLEVEL),.$(SUBLEVEL)))$(EXTRAVERSION). SUBLEVEL = 0 gives "6.12.0".
+  const std::string version = field("VERSION"), patch = field("PATCHLEVEL"), sub = field("SUBLEVEL");
+  if (version.empty()) return {};
+  std::string v = version;
+  if (!patch.empty()) {
+    v += "." + patch;
+    if (!sub.empty()) v += "." + sub;
+  }
+  return v + field("EXTRAVERSION");
+}
+
 Result<std::string> tree_kernel_version(const fs::path& tree) {
   auto mk = read_file(tree / "Makefile");
   if (!mk.ok()) return mk.error();
-  auto field = [&](const char* name) {
-    std::smatch m;
-    std::regex re(std::string("(^|\\n)") + name + R"(\s*=\s*([^\n]*))");
-    return std::regex_search(*mk, m, re) ? m[2].str() : std::string();
-  };
-  std::string v = field("VERSION") + "." + field("PATCHLEVEL");
-  if (std::string s = field("SUBLEVEL"); !s.empty() && s != "0") v += "." + s;
-  return v + field("EXTRAVERSION");
+  std::string v = makefile_kernel_version(*mk);
+  if (v.empty()) return make_error((tree / "Makefile").string() + " has no VERSION line");
+  return v;
 }
 
 }  // namespace foliolab

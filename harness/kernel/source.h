@@ -31,5 +31,7 @@ Result<std::filesystem::path> prepare_pristine(ProcessRunner& runner, const Sour
 
 // Kernel version of a tree from its top-level Makefile ("6.12.117").
 Result<std::string> tree_kernel_version(const std::filesystem::path& tree);
+// The kernel version a top-level Makefile's text defines ("6.12.117", "6.13.0-rc1"), or "".
+std::string makefile_kernel_version(const std::string& makefile);
 
 }  // namespace foliolab

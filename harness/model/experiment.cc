@@ -7,6 +7,22 @@ std::string SourceLoc::str() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
+std::string_view accel_choice_name(AccelChoice c) {
+  switch (c) {
+    case AccelChoice::kKvm: return "kvm";
+    case AccelChoice::kTcg: return "tcg";
+    case AccelChoice::kAuto: break;
+  }
+  return "auto";
+}
+
+std::optional<AccelChoice> parse_accel_choice(std::string_view name) {
+  for (AccelChoice c : {AccelChoice::kAuto, AccelChoice::kKvm, AccelChoice::kTcg}) {
+    if (accel_choice_name(c) == name) return c;
+  }
+  return std::nullopt;
+}
+
 bool selector_matches(const RunSelector& sel, const Experiment& exp, const Run& run) {
   if (!sel.kernel.empty() && exp.kernels[run.kernel].name != sel.kernel) return false;
   if (sel.arch && *sel.arch != run.arch) return false;

@@ -48,7 +48,15 @@ struct NumaNode {
   uint64_t memory_mb = 0;
 };
 
+// How guests are accelerated. `auto` uses KVM only when a real probe boot under KVM worked on
+// this host (an openable /dev/kvm proves nothing under broken nested virtualization), else TCG.
+// Not part of run ids: it is how a run is done, not what is measured (always recorded).
+enum class AccelChoice { kAuto, kKvm, kTcg };
+std::string_view accel_choice_name(AccelChoice c);
+std::optional<AccelChoice> parse_accel_choice(std::string_view name);
+
 struct MachineSpec {
+  AccelChoice accel = AccelChoice::kAuto;
   int cpus = 1;
   uint64_t memory_mb = 1024;
   std::vector<NumaNode> numa;                   // empty: no NUMA topology given

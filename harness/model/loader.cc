@@ -33,7 +33,7 @@ using Keys = std::vector<std::string>;
 const Keys kTopKeys = {"name",      "description", "kernels", "archs",   "machine", "knobs",
                        "workloads", "repeat",      "timeout", "exclude", "expect"};
 const Keys kKernelKeys = {"name", "source", "config", "options", "patches", "cmdline", "archs"};
-const Keys kMachineKeys = {"cpus", "memory", "numa"};
+const Keys kMachineKeys = {"accel", "cpus", "memory", "numa"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
 const Keys kWorkloadKeys = {"name", "label", "params"};
@@ -419,6 +419,18 @@ class Parser {
   Status parse_machine(const Field& f, MachineSpec* m) const {
     auto fields = read_map(f, &kMachineKeys);
     FL_TRY(fields);
+    if (const Field* a = fields->find("accel")) {
+      auto name = read_scalar(*a);
+      FL_TRY(name);
+      auto choice = parse_accel_choice(*name);
+      if (!choice) {
+        const Keys valid = {"auto", "kvm", "tcg"};
+        std::string message = "unknown accelerator '" + *name + "'";
+        if (auto near = closest_match(*name, valid)) message += "; did you mean '" + *near + "'?";
+        return error(*a, message + " (valid: " + join(valid) + ")");
+      }
+      m->accel = *choice;
+    }
     if (const Field* c = fields->find("cpus")) {
       auto n = read_int(*c);
       FL_TRY(n);

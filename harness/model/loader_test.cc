@@ -119,6 +119,7 @@ TEST(LoaderTest, DefaultsForOptionalKeys) {
   EXPECT_EQ(exp->machine.cpus, 1);
   EXPECT_EQ(exp->machine.memory_mb, 1024u);
   EXPECT_TRUE(exp->machine.numa.empty());
+  EXPECT_EQ(exp->machine.accel, AccelChoice::kAuto);
   EXPECT_EQ(exp->workloads[0].label, "fault");
   EXPECT_EQ(exp->repeat, 3);
   EXPECT_EQ(exp->timeout_s, 600);
@@ -210,7 +211,18 @@ TEST(LoaderTest, UnknownTopLevelKeySuggestsClosest) {
 
 TEST(LoaderTest, UnknownKeyFarFromAnyListsValidKeys) {
   EXPECT_EQ(error_of("name: q\nmachine:\n  frobnicate: 1\n"),
-            "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: cpus, memory, numa");
+            "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: accel, cpus, memory, numa");
+}
+
+TEST(LoaderTest, MachineAccelIsAutoKvmOrTcg) {
+  for (const char* name : {"auto", "kvm", "tcg"}) {
+    auto exp = parse(std::string(kMinimal) + "machine: {accel: " + name + "}\n");
+    ASSERT_TRUE(exp.ok()) << exp.error().message;
+    EXPECT_EQ(accel_choice_name(exp->machine.accel), name);
+  }
+  EXPECT_EQ(error_of("name: q\nmachine: {accel: kmv}\n"),
+            "q.yaml:2:18: machine.accel: unknown accelerator 'kmv'; did you mean 'kvm'? "
+            "(valid: auto, kvm, tcg)");
 }
 
 TEST(LoaderTest, UnknownWorkloadAndNumaKeys) {

@@ -71,6 +71,19 @@ json kernel_json(const KernelArtifact& k) {
 
 }  // namespace
 
+std::string wrong_kernel(const RunReport& report, const KernelArtifact& kernel) {
+  if (!report.has_hello) return {};
+  const GuestHello& h = report.hello;
+  if (!h.version.empty() && h.version.find(kernel.build_id) == std::string::npos) {
+    return fmt::format("guest runs kernel '{}', not build {}", h.version, kernel.build_id);
+  }
+  // uname -r is the Makefile's version plus LOCALVERSION (e.g. "6.12.117" or "6.12.117-rc1+").
+  if (!kernel.version.empty() && !h.release.empty() && h.release.rfind(kernel.version, 0) != 0) {
+    return fmt::format("guest reports release '{}', but the built tree is version {}", h.release, kernel.version);
+  }
+  return {};
+}
+
 std::string find_panic(const std::string& console) {
   std::smatch m;
   static const std::regex kPanic(R"(Kernel panic - not syncing:[^\r\n]*)");
@@ -142,14 +155,50 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
 
   std::map<std::pair<size_t, Arch>, Result<KernelArtifact>> kernel_cache;
   std::map<Arch, Result<ImageArtifact>> image_cache;
+  auto kernel_for = [&](const Run& run) -> const Result<KernelArtifact>& {
+    auto key = std::make_pair(run.kernel, run.arch);
+    if (!kernel_cache.count(key)) kernel_cache.emplace(key, artifacts_.kernel(exp.kernels[run.kernel], run.arch));
+    return kernel_cache.at(key);
+  };
+  auto image_for = [&](Arch arch) -> const Result<ImageArtifact>& {
+    if (!image_cache.count(arch)) image_cache.emplace(arch, artifacts_.image(arch));
+    return image_cache.at(arch);
+  };
+  // A finished run is kept (a failed one too, unless --retry-failed).
+  auto kept = [&](const Run& run) -> std::optional<std::string> {
+    auto old = store->load_record(run.id);
+    if (!old.ok()) return std::nullopt;
+    std::string status = old->value("status", "");
+    if (opt_.retry_failed && status != "ok") return std::nullopt;
+    return status;
+  };
+
+  // The accelerator of each arch is settled before any run: an explicit `kvm` that cannot work
+  // stops here, and `auto` says once why it chose TCG.
+  std::map<Arch, AccelVerdict> accel;
+  for (const Run& run : runs) {
+    if (accel.count(run.arch) || kept(run)) continue;
+    auto verdict = backend_.resolve_accel(
+        {.choice = exp.machine.accel, .arch = run.arch, .images = [&]() -> Result<ProbeImages> {
+           const auto& kernel = kernel_for(run);
+           if (!kernel.ok()) return kernel.error();
+           const auto& image = image_for(run.arch);
+           if (!image.ok()) return image.error();
+           return ProbeImages{kernel->image, image->cpio};
+         }});
+    if (!verdict.ok()) {
+      return make_error(fmt::format("{} ({}): {}", arch_info(run.arch).name, backend_.name(), verdict.error().message));
+    }
+    opt_.log(fmt::format("accel {}: {} ({})", arch_info(run.arch).name, accel_name(verdict->accel), verdict->reason));
+    accel.emplace(run.arch, *verdict);
+  }
+
   for (const Run& run : runs) {
     if (cancel_requested()) break;
-    if (auto old = store->load_record(run.id); old.ok()) {
-      if (!opt_.retry_failed || old->value("status", "") == "ok") {
-        ++summary.skipped;
-        (old->value("status", "") == "ok" ? summary.ok : summary.failed)++;
-        continue;
-      }
+    if (auto status = kept(run)) {
+      ++summary.skipped;
+      (*status == "ok" ? summary.ok : summary.failed)++;
+      continue;
     }
     json record = run_identity_json(exp, run);
     record["host"] = host;
@@ -163,16 +212,13 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
       return store->save_record(run.id, record);
     };
     const KernelSpec& kspec = exp.kernels[run.kernel];
-    auto key = std::make_pair(run.kernel, run.arch);
-    if (!kernel_cache.count(key)) kernel_cache.emplace(key, artifacts_.kernel(kspec, run.arch));
-    const auto& kernel = kernel_cache.at(key);
+    const auto& kernel = kernel_for(run);
     if (!kernel.ok()) {
       if (auto st = fail("build-failed", kernel.error().message); !st.ok()) return st.error();
       continue;
     }
     record["kernel"] = kernel_json(*kernel);
-    if (!image_cache.count(run.arch)) image_cache.emplace(run.arch, artifacts_.image(run.arch));
-    const auto& image = image_cache.at(run.arch);
+    const auto& image = image_for(run.arch);
     if (!image.ok()) {
       if (auto st = fail("image-failed", image.error().message); !st.ok()) return st.error();
       continue;
@@ -193,7 +239,8 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
     std::string extra = kspec.cmdline;
     const std::string& ks_cmdline = exp.knob_sets[run.knob_set].cmdline;
     if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
-    BootRequest req{.arch = run.arch, .machine = exp.machine, .kernel = kernel->image, .initrd = initrd,
+    const AccelVerdict& verdict = accel.at(run.arch);
+    BootRequest req{.arch = run.arch, .accel = verdict.accel, .machine = exp.machine, .kernel = kernel->image, .initrd = initrd,
                     .cmdline = kernel_cmdline(run.arch, extra), .run_dir = dir,
                     .timeout = std::chrono::seconds(exp.timeout_s)};
     opt_.log(fmt::format("  {} ...", run.id));
@@ -205,16 +252,22 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
       continue;
     }
     record["provenance"] = {{"backend", boot->backend}, {"accel", accel_name(boot->accel)},
+                            {"accel_requested", std::string(accel_choice_name(exp.machine.accel))},
+                            {"accel_reason", verdict.reason},
                             {"emulator", boot->emulator}, {"command", boot->command},
                             {"emulator_exit", boot->exit}, {"seconds", boot->seconds},
                             {"timings_emulated", boot->accel == Accel::kTcg}};
     auto bytes = read_file(boot->records_file);
     RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string(), exp.repeat);
     const std::string console = read_file(boot->console_log).ok() ? *read_file(boot->console_log) : "";
-    if (report.has_hello && !report.hello.version.empty() &&
-        report.hello.version.find(kernel->build_id) == std::string::npos) {
+    if (auto wrong = wrong_kernel(report, *kernel); !wrong.empty()) {
       report.ok = false;
-      report.reason = fmt::format("guest runs kernel '{}', not build {}", report.hello.version, kernel->build_id);
+      report.reason = wrong;
+    }
+    // The emulator's own words beat any guess about the agent when QEMU died or nothing arrived.
+    if (!report.ok && (boot->abnormal_exit || report.records == 0) && !boot->timed_out) {
+      report.reason = fmt::format("{} ended: {} ({})", boot->backend == "qemu" ? "QEMU" : boot->backend,
+                                  boot->exit, report.reason);
     }
     record["report"] = to_json(report);
     if (cancel_requested()) break;  // an interrupted run leaves no record: resume reruns it

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "guest/backend.h"
+#include "guest/run_report.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
@@ -70,6 +71,10 @@ class ExperimentRunner {
 
 // Facts about this host recorded in every run (CPU model, CPUs, kernel, foliolab revision).
 nlohmann::json host_provenance();
+
+// Why the guest is not running `kernel` (build id not in uname -v, or uname -r not starting with
+// the tree's version), or "".
+std::string wrong_kernel(const RunReport& report, const KernelArtifact& kernel);
 
 // "Kernel panic - not syncing: ..." from a console log, or "".
 std::string find_panic(const std::string& console);

@@ -23,7 +23,7 @@ class FakeArtifacts : public ArtifactProvider {
     KernelArtifact k;
     k.build_id = "b1d0000000000001";
     k.image = "/nonexistent/bzImage";
-    k.version = "6.12.117";
+    k.version = "6.12.0";
     k.kernel_name = spec.name;
     k.arch = arch;
     return k;
@@ -45,6 +45,15 @@ class FakeArtifacts : public ArtifactProvider {
 class FakeBackend : public Backend {
  public:
   std::string name() const override { return "fake"; }
+  Result<AccelVerdict> resolve_accel(const AccelRequest& req) override {
+    ++accel_requests;
+    if (req.choice == AccelChoice::kKvm) {
+      auto images = req.images();  // a probe boots the real kernel and image
+      if (!images.ok()) return images.error();
+      return make_error("accel kvm was requested, but QEMU with -accel kvm killed by signal 6 (Aborted)");
+    }
+    return AccelVerdict{Accel::kTcg, "auto: fake host has no KVM"};
+  }
   Result<BootOutcome> boot(const BootRequest& req) override {
     ++boots;
     BootOutcome out;
@@ -70,6 +79,7 @@ class FakeBackend : public Backend {
     return out;
   }
   int boots = 0;
+  int accel_requests = 0;
 };
 
 const char* kYaml = R"(name: fake
@@ -166,6 +176,85 @@ TEST_F(RunnerTest, GuestRunningAnotherKernelIsAFailure) {
   ASSERT_TRUE(summary.ok());
   auto store = ResultStore::open(summary->dir);
   EXPECT_EQ(status_of(*store, "ok-a"), "failed");
+}
+
+TEST_F(RunnerTest, GuestReportingAnotherReleaseIsAFailure) {
+  class WrongRelease : public FakeBackend {
+   public:
+    Result<BootOutcome> boot(const BootRequest& req) override {
+      auto out = FakeBackend::boot(req);
+      StreamBuilder b;
+      b.with_version("#1 SMP foliolab-b1d0000000000001").with_release("6.1.0-28-amd64");
+      b.prologue().rep(0, 1).rep(1, 1).done();
+      EXPECT_TRUE(write_file_atomic(out->records_file, b.bytes()).ok());
+      return out;
+    }
+  } backend;
+  ExperimentRunner runner(artifacts_, backend, options());
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_TRUE(summary.ok());
+  auto store = ResultStore::open(summary->dir);
+  EXPECT_EQ(status_of(*store, "ok-a"), "failed");
+  for (const auto& r : runs_) {
+    if (exp_.knob_sets[r.knob_set].name != "ok-a" || exp_.kernels[r.kernel].name != "good") continue;
+    EXPECT_NE(store->load_record(r.id)->value("reason", "").find(
+                  "guest reports release '6.1.0-28-amd64', but the built tree is version 6.12.0"),
+              std::string::npos);
+  }
+}
+
+// QEMU itself died (an abort at start, as under broken nested KVM): the reason carries its exit
+// and its own last words, not a guess about the agent.
+TEST_F(RunnerTest, EmulatorThatDiesGivesItsOwnWordsAsTheReason) {
+  class Aborting : public FakeBackend {
+   public:
+    Result<BootOutcome> boot(const BootRequest& req) override {
+      auto out = FakeBackend::boot(req);
+      EXPECT_TRUE(write_file_atomic(out->records_file, "").ok());
+      out->abnormal_exit = true;
+      out->exit = "killed by signal 6 (Aborted); qemu.log: qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69";
+      return out;
+    }
+  } backend;
+  ExperimentRunner runner(artifacts_, backend, options());
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_TRUE(summary.ok());
+  auto store = ResultStore::open(summary->dir);
+  for (const auto& r : runs_) {
+    // The fake's panicking and hanging guests have their own reasons.
+    if (exp_.kernels[r.kernel].name != "good" || exp_.knob_sets[r.knob_set].name.rfind("ok-", 0) != 0) continue;
+    auto rec = store->load_record(r.id);
+    ASSERT_TRUE(rec.ok());
+    EXPECT_EQ(rec->value("status", ""), "failed");
+    const std::string why = rec->value("reason", "");
+    EXPECT_EQ(why.rfind("fake ended: killed by signal 6 (Aborted); qemu.log: qemu-system-x86_64: error: "
+                        "failed to set MSR 0x10a to 0x69", 0), 0u) << why;
+  }
+}
+
+TEST_F(RunnerTest, AccelIsResolvedOncePerArchAndRecordedWithItsReason) {
+  FakeBackend backend;
+  ExperimentRunner runner(artifacts_, backend, options());
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(backend.accel_requests, 1);
+  auto store = ResultStore::open(summary->dir);
+  auto rec = store->load_record(runs_[0].id);
+  ASSERT_TRUE(rec.ok());
+  EXPECT_EQ(rec->at("provenance").value("accel", ""), "tcg");
+  EXPECT_EQ(rec->at("provenance").value("accel_requested", ""), "auto");
+  EXPECT_EQ(rec->at("provenance").value("accel_reason", ""), "auto: fake host has no KVM");
+}
+
+TEST_F(RunnerTest, ExplicitKvmThatCannotWorkIsAnErrorBeforeAnyRun) {
+  FakeBackend backend;
+  exp_.machine.accel = AccelChoice::kKvm;
+  ExperimentRunner runner(artifacts_, backend, options());
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_NE(summary.error().message.find("x86_64 (fake): accel kvm was requested"), std::string::npos)
+      << summary.error().message;
+  EXPECT_EQ(backend.boots, 0);
 }
 
 TEST_F(RunnerTest, ResumeKeepsCollectedResultsAndRunsOnlyWhatIsMissing) {

@@ -3,13 +3,19 @@
 #include <utility>  // boost 1.74 asio uses std::exchange without including it
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <fstream>
+#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
@@ -66,6 +72,99 @@ class OutputSink {
   std::string partial_;
 };
 
+// Children die with foliolab however foliolab ends, SIGKILL included, in two layers:
+// - DieWithParent: the direct child (QEMU, make, gcc) sets PR_SET_PDEATHSIG(SIGKILL) before exec.
+//   The signal follows the death of the spawning *thread*; ProcessRunner::run waits for its child
+//   on that thread, so the two end together.
+// - GroupReaper: a process forked once per foliolab process holds one end of a socket whose other
+//   end only foliolab has (close-on-exec). Each child's process group is registered while it runs.
+//   When the socket reads EOF (foliolab is gone), the reaper SIGKILLs every group still
+//   registered: make's compilers and any other grandchild go too.
+struct DieWithParent : bp::extend::handler {
+  explicit DieWithParent(pid_t p) : parent(p) {}
+  pid_t parent;
+  template <class Executor>
+  void on_exec_setup(Executor&) const {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+  }
+};
+
+class GroupReaper {
+ public:
+  static GroupReaper& instance() {
+    static GroupReaper reaper;
+    return reaper;
+  }
+  void add(pid_t pgid) { send(static_cast<int32_t>(pgid)); }
+  void remove(pid_t pgid) { send(-static_cast<int32_t>(pgid)); }
+
+ private:
+  void send(int32_t msg) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (owner_ != ::getpid()) start();  // first use, or a fork of foliolab: a reaper of its own
+    if (fd_ >= 0) (void)::send(fd_, &msg, sizeof msg, MSG_NOSIGNAL);
+  }
+
+  void start() {
+    owner_ = ::getpid();
+    fd_ = -1;
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return;
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      ::close(sv[0]);
+      ::close(sv[1]);
+      return;
+    }
+    if (pid == 0) serve(sv[1]);  // never returns
+    ::close(sv[1]);
+    fd_ = sv[0];
+  }
+
+  // Runs in the forked child of a possibly multi-threaded process: async-signal-safe calls only.
+  [[noreturn]] static void serve(int fd) {
+    ::setsid();  // out of foliolab's process group and terminal: Ctrl-C or killpg do not reach it
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::signal(sig, SIG_IGN);
+    ::prctl(PR_SET_NAME, "foliolab-reaper");
+    if (fd != 3) {
+      ::dup2(fd, 3);
+      fd = 3;
+    }
+    if (::syscall(SYS_close_range, 4U, ~0U, 0U) != 0) {
+      for (int i = 4; i < 65536; ++i) ::close(i);
+    }
+    constexpr int kSlots = 4096;
+    static pid_t groups[kSlots];
+    int32_t msg = 0;
+    for (;;) {
+      ssize_t n = ::recv(fd, &msg, sizeof msg, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n != static_cast<ssize_t>(sizeof msg)) break;  // EOF: foliolab is gone
+      if (msg > 0) {
+        for (pid_t& g : groups) {
+          if (g == 0) {
+            g = msg;
+            break;
+          }
+        }
+      } else {
+        for (pid_t& g : groups) {
+          if (g == -msg) g = 0;
+        }
+      }
+    }
+    for (pid_t g : groups) {
+      if (g > 0) ::kill(-g, SIGKILL);
+    }
+    ::_exit(0);
+  }
+
+  std::mutex mu_;
+  pid_t owner_ = 0;
+  int fd_ = -1;
+};
+
 bp::environment make_env(const ProcessSpec& spec) {
   bp::environment env = boost::this_process::environment();
   for (const auto& [k, v] : spec.env) env[k] = v;
@@ -101,7 +200,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   try {
     std::string cwd = spec.cwd.empty() ? std::filesystem::current_path().string() : spec.cwd.string();
     child = bp::child(exe, bp::args(args), (bp::std_out & bp::std_err) > pipe, bp::std_in < bp::null,
-                      bp::start_dir(cwd), make_env(spec), group, spawn_ec);
+                      bp::start_dir(cwd), make_env(spec), group, DieWithParent(::getpid()), spawn_ec);
   } catch (const std::exception& e) {
     result.spawn_error = e.what();
     return result;
@@ -110,6 +209,8 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
     result.spawn_error = spawn_ec.message();
     return result;
   }
+  const pid_t pgid = group.valid() ? group.native_handle() : 0;
+  if (pgid > 0) GroupReaper::instance().add(pgid);
 
   std::array<char, 16384> buf{};
   std::function<void(const boost::system::error_code&, size_t)> on_read =
@@ -167,6 +268,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   ticker.cancel();
   std::error_code wait_ec;
   child.wait(wait_ec);
+  if (pgid > 0) GroupReaper::instance().remove(pgid);
   int status = child.native_exit_code();
   if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);

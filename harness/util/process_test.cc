@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <chrono>
 #include <fstream>
@@ -66,6 +70,49 @@ TEST(Process, AGrandchildHoldingThePipeDoesNotHoldTheRunOpen) {
   };
   for (int i = 0; i < 50 && running(); ++i) std::this_thread::sleep_for(20ms);
   EXPECT_FALSE(running());
+  fs::remove(pidfile);
+}
+
+// True while `pid` exists and is not a zombie.
+bool alive(pid_t pid) {
+  auto text = read_file(fs::path("/proc") / std::to_string(pid) / "stat");
+  if (!text.ok()) return false;
+  const size_t paren = text->rfind(')');
+  return paren != std::string::npos && paren + 2 < text->size() && (*text)[paren + 2] != 'Z';
+}
+
+// SIGKILL of foliolab cannot be caught, yet its child (PR_SET_PDEATHSIG) and the child's own
+// children (the reaper kills the process group) must die with it.
+TEST(Process, ChildAndGrandchildDieWhenTheHarnessIsKilled) {
+  const fs::path pidfile = fs::temp_directory_path() / ("foliolab-orphans-" + std::to_string(::getpid()));
+  fs::remove(pidfile);
+  const pid_t harness = ::fork();
+  ASSERT_GE(harness, 0);
+  if (harness == 0) {
+    RealProcessRunner r;
+    // A "make" that starts a long "compiler" and waits for it.
+    r.run({.argv = {"sh", "-c", "sleep 600 & echo $$ $! > \"$0.tmp\" && mv \"$0.tmp\" \"$0\"; wait",
+                    pidfile.string()}});
+    ::_exit(0);
+  }
+  pid_t child = 0, grandchild = 0;
+  for (int i = 0; i < 3000 && child == 0; ++i) {  // until the shell wrote its pids (30 s at most)
+    if (auto text = read_file(pidfile); text.ok()) std::sscanf(text->c_str(), "%d %d", &child, &grandchild);
+    if (child == 0) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_GT(child, 0);
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(alive(child));
+  EXPECT_TRUE(alive(grandchild));
+  ASSERT_EQ(::kill(harness, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(harness, &status, 0), harness);
+  // Death is immediate; the bound only keeps a broken build from hanging the test.
+  for (int i = 0; i < 3000 && (alive(child) || alive(grandchild)); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(alive(child)) << "the harness's child outlived it";
+  EXPECT_FALSE(alive(grandchild)) << "the child's own child outlived the harness";
+  if (alive(grandchild)) ::kill(grandchild, SIGKILL);
+  if (alive(child)) ::kill(child, SIGKILL);
   fs::remove(pidfile);
 }
 
