@@ -8,7 +8,6 @@
 
 #include "guest/backend.h"
 #include "analysis/expectations.h"
-#include "guest/run_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "runner/experiment_runner.h"
@@ -17,13 +16,12 @@
 namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 
 const fs::path kRoot = FOLIOLAB_SOURCE_DIR;
 
 struct Session {
   SessionSummary summary;
-  std::vector<json> records;
+  std::vector<RunRecord> records;
 };
 
 void log_to_stderr(const std::string& s) { fmt::print(stderr, "{}\n", s); }
@@ -47,9 +45,9 @@ Session run_experiment(const Experiment& exp) {
   return s;
 }
 
-const json* find(const Session& s, const std::string& arch, const std::string& knob_set) {
+const RunRecord* find(const Session& s, const std::string& arch, const std::string& knob_set) {
   for (const auto& r : s.records) {
-    if (r.value("arch", "") == arch && r["knob_set"].value("name", "") == knob_set) return &r;
+    if (r.id.arch == arch && r.id.knob_set.name == knob_set) return &r;
   }
   return nullptr;
 }
@@ -64,21 +62,18 @@ TEST(E2EQuickstart, BothArchesShow64KmTHPCounters) {
   ASSERT_EQ(s.records.size(), 4u);
   for (const char* arch : {"x86_64", "arm64"}) {
     SCOPED_TRACE(arch);
-    const json* small = find(s, arch, "4K");
-    const json* large = find(s, arch, "64K mTHP");
-    ASSERT_TRUE(small && large);
-    ASSERT_EQ(small->value("status", ""), "ok") << small->value("reason", "");
-    ASSERT_EQ(large->value("status", ""), "ok") << large->value("reason", "");
-    EXPECT_EQ(large->at("provenance").value("accel", ""), accel_name(choose_accel(*parse_arch(arch))));
-    auto r4 = run_report_from_json(small->at("report"));
-    auto r64 = run_report_from_json(large->at("report"));
-    ASSERT_TRUE(r4.ok() && r64.ok());
+    const RunRecord* r4 = find(s, arch, "4K");
+    const RunRecord* r64 = find(s, arch, "64K mTHP");
+    ASSERT_TRUE(r4 && r64);
+    ASSERT_EQ(r4->status, "ok") << r4->reason;
+    ASSERT_EQ(r64->status, "ok") << r64->reason;
+    EXPECT_EQ(r64->provenance.accel, accel_name(choose_accel(*parse_arch(arch))));
     ASSERT_EQ(r4->reps.size(), 3u);
     ASSERT_EQ(r64->reps.size(), 3u);
-    EXPECT_EQ(r64->hello.release.substr(0, 5), "6.12.");
+    EXPECT_EQ(r64->provenance.guest.release.substr(0, 5), "6.12.");
     // The knob was read back as set.
-    ASSERT_EQ(r64->knob_sets.size(), 1u);
-    EXPECT_EQ(r64->knob_sets[0].readback, "always");
+    ASSERT_EQ(r64->knob_results.size(), 1u);
+    EXPECT_EQ(r64->knob_results[0].readback, "always");
     for (size_t i = 0; i < 3; ++i) {
       const auto& a = r4->reps[i];
       const auto& b = r64->reps[i];
@@ -134,18 +129,19 @@ TEST(E2EFailures, PanicAndUnknownKnobFailOnlyTheirRunsAndTheMatrixGoesOn) {
       "  fine:\n    enabled: never\n",
       120, "size: 16M");
   Session s = run_experiment(exp);
-  const json* panic = find(s, "x86_64", "panic");
-  const json* unknown = find(s, "x86_64", "unknown-knob");
-  const json* fine = find(s, "x86_64", "fine");
+  const RunRecord* panic = find(s, "x86_64", "panic");
+  const RunRecord* unknown = find(s, "x86_64", "unknown-knob");
+  const RunRecord* fine = find(s, "x86_64", "fine");
   ASSERT_TRUE(panic && unknown && fine);
-  EXPECT_EQ(panic->value("status", ""), "failed");
-  EXPECT_NE(panic->value("reason", "").find("Kernel panic"), std::string::npos) << panic->value("reason", "");
-  EXPECT_TRUE(fs::exists(s.summary.dir / "runs" / panic->value("run_id", "") / "console.log"));
-  EXPECT_EQ(unknown->value("status", ""), "failed");
-  const std::string why = unknown->value("reason", "");
+  EXPECT_EQ(panic->status, "failed");
+  EXPECT_EQ(panic->failure, FailureClass::kGuest);
+  EXPECT_NE(panic->reason.find("Kernel panic"), std::string::npos) << panic->reason;
+  EXPECT_TRUE(fs::exists(s.summary.dir / "runs" / panic->id.run_id / "console.log"));
+  EXPECT_EQ(unknown->status, "failed");
+  const std::string why = unknown->reason;
   EXPECT_NE(why.find("6.12.117"), std::string::npos) << why;
   EXPECT_NE(why.find("/sys/kernel/mm/transparent_hugepage/hugepages-4kB/enabled"), std::string::npos) << why;
-  EXPECT_EQ(fine->value("status", ""), "ok") << fine->value("reason", "");
+  EXPECT_EQ(fine->status, "ok") << fine->reason;
 }
 
 TEST(E2EFailures, HungGuestIsKilledAtItsTimeoutAndItsConsoleKept) {
@@ -154,11 +150,11 @@ TEST(E2EFailures, HungGuestIsKilledAtItsTimeoutAndItsConsoleKept) {
   const auto t0 = std::chrono::steady_clock::now();
   Session s = run_experiment(exp);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const json* slow = find(s, "x86_64", "slow");
+  const RunRecord* slow = find(s, "x86_64", "slow");
   ASSERT_TRUE(slow);
-  EXPECT_EQ(slow->value("status", ""), "timed-out") << slow->value("reason", "");
+  EXPECT_EQ(slow->status, "timed-out") << slow->reason;
   EXPECT_LT(took, 60.0);  // killed, not waited for (generous: this is a bound, not a timing claim)
-  const fs::path console = s.summary.dir / "runs" / slow->value("run_id", "") / "console.log";
+  const fs::path console = s.summary.dir / "runs" / slow->id.run_id / "console.log";
   auto text = read_file(console);
   ASSERT_TRUE(text.ok());
   EXPECT_NE(text->find("Linux version 6.12"), std::string::npos);

@@ -13,6 +13,7 @@
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
+#include "results/index.h"
 #include "results/store.h"
 #include "util/process.h"
 #include "util/result.h"
@@ -25,6 +26,7 @@ struct RunnerOptions {
   std::optional<std::filesystem::path> resume_dir;  // continue this session
   bool resume_latest = false;                        // continue the newest session
   bool retry_failed = false;                         // with resume: rerun runs that failed
+  ResultIndex* index = nullptr;                      // also index each run here, if given
   std::function<void(const std::string&)> log;
 };
 
@@ -67,9 +69,6 @@ class ExperimentRunner {
   Backend& backend_;
   RunnerOptions opt_;
 };
-
-// Facts about this host recorded in every run (CPU model, CPUs, kernel, foliolab revision).
-nlohmann::json host_provenance();
 
 // "Kernel panic - not syncing: ..." from a console log, or "".
 std::string find_panic(const std::string& console);
