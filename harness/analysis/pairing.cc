@@ -43,8 +43,10 @@ ComparisonModel compare_sides(const Side& base, const Side& cand, const CompareO
     cand_name += (cand_name.empty() ? "" : " · ") + *c.begin();
   }
   if (base_name.empty()) {
-    base_name = base.label;
-    cand_name = cand.label;
+    // Sessions of one experiment: their stamps say enough ("20261130T051430Z").
+    auto last = [](const std::string& l) { return l.substr(l.rfind('/') + 1); };
+    base_name = last(base.label);
+    cand_name = last(cand.label);
   }
   if (base_name == cand_name) {
     base_name = "base";

@@ -68,7 +68,7 @@ function scale(lo, hi, a, b) {
 }
 // One row per variant: its values as dots, its 95 % CI of the mean as a bar, the median tick.
 function dotPlot(parent, row, variants) {
-  const W = 330, rowH = 22, left = 90, H = 24 + rowH * row.stats.length;
+  const W = 350, rowH = 22, left = 115, H = 24 + rowH * row.stats.length;
   const box = el('div', {class: 'plot'}, parent);
   el('div', {class: 'title', text: row.metric + (row.unit ? ' (' + row.unit + ')' : '')}, box);
   if (row.emulated) el('div', {class: 'emu', text: 'emulated timing (TCG)'}, box);
