@@ -12,6 +12,8 @@ PKGS=(
   linux-source-6.12 xz-utils flex bison bc libelf-dev cpio kmod ccache patch
   # guests
   qemu-system-x86 qemu-system-arm
+  # results index (libsqlite3, the sqlite3 shell for queries) and the HTML report test (headless) and the JUnit schema check (xmllint)
+  libsqlite3-dev sqlite3 chromium libxml2-utils
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -8,11 +8,10 @@
 #include <optional>
 #include <tuple>
 
-#include "guest/run_report.h"
+#include "analysis/stats.h"
 #include "model/matrix.h"
 
 namespace foliolab {
-using json = nlohmann::json;
 
 namespace {
 
@@ -23,38 +22,24 @@ RunKey key_of(const Experiment& exp, const Run& run) {
           exp.knob_sets[run.knob_set].name, exp.workloads[run.workload].label};
 }
 
-std::string field(const json& record, const char* object, const char* key) {
-  const auto it = record.find(object);
-  if (it == record.end() || !it->is_object()) return "";
-  const auto value = it->find(key);
-  return value != it->end() && value->is_string() ? value->get<std::string>() : "";
-}
-
-std::string string_of(const json& record, const char* key) {
-  const auto it = record.find(key);
-  return it != record.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 // The records of one session, indexed both ways.
 class RecordIndex {
  public:
-  explicit RecordIndex(const std::vector<json>& records) {
-    for (const json& r : records) {
-      if (!r.is_object()) continue;
-      by_id_[string_of(r, "run_id")] = &r;
-      by_key_[{field(r, "kernel_spec", "name"), string_of(r, "arch"), field(r, "knob_set", "name"),
-               field(r, "workload", "label")}] = &r;
+  explicit RecordIndex(const std::vector<RunRecord>& records) {
+    for (const RunRecord& r : records) {
+      by_id_[r.id.run_id] = &r;
+      by_key_[{r.id.kernel.name, r.id.arch, r.id.knob_set.name, r.id.workload.label}] = &r;
     }
   }
-  const json* find(const Experiment& exp, const Run& run) const {
+  const RunRecord* find(const Experiment& exp, const Run& run) const {
     if (auto it = by_id_.find(run.id); it != by_id_.end()) return it->second;
     if (auto it = by_key_.find(key_of(exp, run)); it != by_key_.end()) return it->second;
     return nullptr;
   }
 
  private:
-  std::map<std::string, const json*> by_id_;
-  std::map<RunKey, const json*> by_key_;
+  std::map<std::string, const RunRecord*> by_id_;
+  std::map<RunKey, const RunRecord*> by_key_;
 };
 
 // "[x86_64 · 6.12-mthp-vmstat · 64K · fault]"
@@ -63,23 +48,18 @@ std::string run_label(const Experiment& exp, const Run& run) {
                      exp.knob_sets[run.knob_set].name, exp.workloads[run.workload].label);
 }
 
-double statistic(Statistic stat, std::vector<double> xs) {
+double statistic(Statistic stat, const std::vector<double>& xs) {
   switch (stat) {
     case Statistic::kMin:
       return *std::min_element(xs.begin(), xs.end());
     case Statistic::kMax:
       return *std::max_element(xs.begin(), xs.end());
-    case Statistic::kMedian: {
-      std::sort(xs.begin(), xs.end());
-      const size_t n = xs.size();
-      return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-    }
+    case Statistic::kMedian:
+      return median(xs);
     case Statistic::kMean:
       break;
   }
-  double sum = 0;
-  for (double x : xs) sum += x;
-  return sum / static_cast<double>(xs.size());
+  return mean(xs);
 }
 
 // The statistic of one run's metric, or why there is none.
@@ -90,20 +70,16 @@ struct Value {
 
 Value run_value(const Experiment& exp, const RecordIndex& index, const Run& run,
                 const Expectation& e) {
-  const json* record = index.find(exp, run);
+  const RunRecord* record = index.find(exp, run);
   if (!record) return {std::nullopt, "no result (the run has not been run in this session)"};
-  const std::string status = string_of(*record, "status");
-  if (status != "ok") {
-    return {std::nullopt, fmt::format("run failed: {}: {}", status.empty() ? "no status" : status,
-                                      string_of(*record, "reason"))};
+  if (!record->ok()) {
+    return {std::nullopt, fmt::format("run failed: {}: {}",
+                                      record->status.empty() ? "no status" : record->status,
+                                      record->reason)};
   }
-  const auto report_it = record->find("report");
-  if (report_it == record->end()) return {std::nullopt, "run record has no report"};
-  auto report = run_report_from_json(*report_it);
-  if (!report.ok()) return {std::nullopt, "unreadable report: " + report.error().message};
-  if (report->reps.empty()) return {std::nullopt, "no repetitions"};
+  if (record->reps.empty()) return {std::nullopt, "no repetitions"};
   std::vector<double> xs;
-  for (const RepResult& rep : report->reps) {
+  for (const Repetition& rep : record->reps) {
     if (auto m = rep.metrics.find(e.metric); m != rep.metrics.end()) {
       xs.push_back(m->second);
     } else if (auto d = rep.deltas.find(e.metric); d != rep.deltas.end()) {
@@ -112,7 +88,7 @@ Value run_value(const Experiment& exp, const RecordIndex& index, const Run& run,
       return {std::nullopt, fmt::format("metric '{}' missing in rep {}", e.metric, rep.rep)};
     }
   }
-  return {statistic(e.stat, std::move(xs)), ""};
+  return {statistic(e.stat, xs), ""};
 }
 
 bool compare(const Expectation& e, double x) {
@@ -232,7 +208,7 @@ std::string format_value(double x) {
 }
 
 std::vector<ExpectationResult> evaluate_expectations(const Experiment& exp,
-                                                     const std::vector<json>& records) {
+                                                     const std::vector<RunRecord>& records) {
   const std::vector<Run> runs = expand(exp);
   const RecordIndex index(records);
   std::vector<ExpectationResult> out;

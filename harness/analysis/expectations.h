@@ -1,11 +1,11 @@
 // Checks an experiment's `expect:` claims against a session's run records.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "model/experiment.h"
+#include "results/run_record.h"
 
 namespace foliolab {
 
@@ -18,8 +18,7 @@ struct ExpectationResult {
   std::vector<std::string> details;
 };
 
-// Records are run.json objects ("run_id", "arch", "status", "reason", "kernel_spec".name,
-// "knob_set".name, "workload".label, "report"). A run of expand(exp) is found by run_id, else
+// A run of expand(exp) is found by run_id, else
 // by its (kernel, arch, knob set, workload label); of several records the last one counts.
 //
 // The metric of a run is `stat` over its repetitions of the workload metric of that name, else
@@ -31,7 +30,7 @@ struct ExpectationResult {
 // have status ok and the metric in every repetition (the partner's value non-zero), and the
 // comparison holds for each selected run.
 std::vector<ExpectationResult> evaluate_expectations(const Experiment& exp,
-                                                     const std::vector<nlohmann::json>& records);
+                                                     const std::vector<RunRecord>& records);
 
 // Number formatting of the detail lines: integers without decimals, else 4 significant digits.
 std::string format_value(double x);

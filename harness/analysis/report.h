@@ -1,28 +1,36 @@
-// The session report printed after `foliolab run` and by `foliolab report`: one comparison
-// table per (kernel, arch, workload) with a row per knob set, a counter table (deltas per rep),
-// an "expectations:" section (held / NOT HELD per `expect:` item, with a line per run), and the
-// list of runs that failed.
+// The session report printed after `foliolab run` and by `foliolab report`: the comparison
+// model of one session (a group per kernel × arch × workload, its knob sets as variants, the
+// first knob set the baseline), the expectations (held / NOT HELD, a line per run) and the
+// runs that failed.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "analysis/comparison.h"
+#include "analysis/expectations.h"
 #include "model/experiment.h"
+#include "results/run_record.h"
 
 namespace foliolab {
 
 struct SessionReport {
-  std::string text;
+  ComparisonModel model;
+  std::vector<ExpectationResult> expectations;
+  std::vector<std::string> failures;  // "<run id>: <status> (<class>): <reason>"
+  size_t ignored = 0;                 // stored runs the current plan does not have
   int runs_failed = 0;
   int expectations_failed = 0;
   int expectations_held = 0;
+  // The expectations and failures as lines following the tables.
+  std::vector<std::string> extra_lines() const;
+  std::string text() const;  // the text rendering
 };
 
-SessionReport build_session_report(const Experiment& exp, const std::vector<nlohmann::json>& records);
+SessionReport build_session_report(const Experiment& exp, const std::vector<RunRecord>& records,
+                                   const CompareOptions& options = {});
 
-// Metric columns shown first for a workload (the cover letters' columns for `fault`).
-std::vector<std::string> headline_metrics(const std::string& workload);
+// Metric declarations of every workload of an experiment.
+MetricDecls declared_metrics(const Experiment& exp);
 
 }  // namespace foliolab

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <span>
 #include <string>
@@ -44,6 +45,28 @@ double welch_t_test(std::span<const double> a, std::span<const double> b);
 // n_a * n_b <= kMannWhitneyExactMax, else normal approximation with tie and continuity correction.
 inline constexpr size_t kMannWhitneyExactMax = 2500;
 double mann_whitney_u_test(std::span<const double> a, std::span<const double> b);
+
+// Mean (with a correction pass) and median; NaN for an empty span.
+double mean(std::span<const double> values);
+double median(std::span<const double> values);
+
+// Percentile bootstrap confidence interval of the ratio of means mean(b) / mean(a): `resamples`
+// resamplings of both samples with replacement, drawn from a SplitMix64 stream started at
+// `seed`, so the same input always gives the same interval. NaN when either side has fewer
+// than kMinSamples values or every resampled baseline mean is zero.
+struct Interval {
+  double low = kNoValue, high = kNoValue;
+};
+inline constexpr uint64_t kBootstrapSeed = 0x666f6c696f6c6162;  // "foliolab"
+inline constexpr int kBootstrapResamples = 4000;
+Interval bootstrap_ratio_ci(std::span<const double> a, std::span<const double> b,
+                            double level = 0.95, int resamples = kBootstrapResamples,
+                            uint64_t seed = kBootstrapSeed);
+
+// Repetitions per side a two-sided test at alpha needs to detect a relative change of
+// `min_effect` with the given power, for samples with coefficient of variation `cv` (normal
+// approximation: n = 2 (z_{1-alpha/2} + z_power)^2 cv^2 / effect^2, at least kMinSamples).
+size_t reps_needed(double cv, double min_effect, double alpha = 0.05, double power = 0.8);
 
 inline constexpr size_t kMinSamples = 2;          // below: no aggregate
 inline constexpr size_t kLowPowerSamples = 5;     // below: low-power warning

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+
+#include <cmath>
 #include <vector>
 
 namespace foliolab {
@@ -121,6 +124,74 @@ TEST(Stats, CompareRatiosAndWarnings) {
   Comparison zero = compare(std::vector<double>{0, 0}, std::vector<double>{1, 2});
   EXPECT_TRUE(std::isnan(zero.ratio));
   EXPECT_NE(zero.warning.find("baseline mean is zero"), std::string::npos);
+}
+
+// R: t.test(extra ~ group, data = sleep) -> Welch t = -1.8608, df = 17.776, p-value = 0.07939.
+TEST(Stats, WelchRSleepExample) {
+  const std::vector<double> g1 = {0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0};
+  const std::vector<double> g2 = {1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4};
+  EXPECT_NEAR(welch_t_test(g1, g2), 0.07939, 5e-5);
+}
+
+// SciPy's mannwhitneyu docs: males [19, 22, 16, 29, 24] vs females [20, 11, 17, 12]:
+// U1 = 17, exact two-sided p = 0.1111. R's wilcox.test(x, y) example (depression scores):
+// W = 35, one-sided p = 0.1272, so two-sided exact p = 0.2544.
+TEST(Stats, MannWhitneyPublishedExamples) {
+  EXPECT_NEAR(mann_whitney_u_test(std::vector<double>{19, 22, 16, 29, 24},
+                                  std::vector<double>{20, 11, 17, 12}),
+              0.1111, 5e-5);
+  EXPECT_NEAR(mann_whitney_u_test(
+                  std::vector<double>{0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46},
+                  std::vector<double>{1.15, 0.88, 0.90, 0.74, 1.21}),
+              0.2544, 5e-5);
+}
+
+TEST(Stats, MeanAndMedian) {
+  EXPECT_DOUBLE_EQ(mean(std::vector<double>{1, 2, 3, 10}), 4);
+  EXPECT_DOUBLE_EQ(median(std::vector<double>{1, 2, 3, 10}), 2.5);
+  EXPECT_DOUBLE_EQ(median(std::vector<double>{5, 1, 3}), 3);
+  EXPECT_TRUE(std::isnan(mean(std::vector<double>{})));
+}
+
+TEST(Stats, BootstrapRatioIsDeterministicAndSensible) {
+  // Two noisy samples from a fixed pseudo-random sequence, the second about 1.5x the first.
+  std::vector<double> a, b;
+  uint64_t x = 42;
+  auto next = [&] {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(x >> 11) / 9007199254740992.0;
+  };
+  for (int i = 0; i < 40; ++i) a.push_back(100 + 10 * (next() - 0.5));
+  for (int i = 0; i < 40; ++i) b.push_back(150 + 15 * (next() - 0.5));
+  const Interval ci = bootstrap_ratio_ci(a, b);
+  const Interval again = bootstrap_ratio_ci(a, b);
+  EXPECT_EQ(ci.low, again.low);  // the fixed seed makes output deterministic
+  EXPECT_EQ(ci.high, again.high);
+  const double ratio = mean(b) / mean(a);
+  EXPECT_LT(ci.low, ratio);
+  EXPECT_GT(ci.high, ratio);
+  // Against the delta-method interval of a ratio of means: same width within 20 %.
+  const Summary sa = summarize(a), sb = summarize(b);
+  const double se = ratio * std::sqrt(std::pow(sa.stddev / sa.mean, 2) / 40 +
+                                      std::pow(sb.stddev / sb.mean, 2) / 40);
+  EXPECT_NEAR(ci.high - ci.low, 2 * 1.96 * se, 0.2 * 2 * 1.96 * se);
+  // Another seed moves the interval a little, not a lot.
+  const Interval other = bootstrap_ratio_ci(a, b, 0.95, kBootstrapResamples, 7);
+  EXPECT_NE(other.low, ci.low);
+  EXPECT_NEAR(other.low, ci.low, 0.01);
+  // Deterministic counts: the interval is the point.
+  const Interval flat = bootstrap_ratio_ci(std::vector<double>{1024, 1024, 1024},
+                                           std::vector<double>{16384, 16384, 16384});
+  EXPECT_DOUBLE_EQ(flat.low, 16);
+  EXPECT_DOUBLE_EQ(flat.high, 16);
+  EXPECT_TRUE(std::isnan(bootstrap_ratio_ci(std::vector<double>{1}, b).low));
+}
+
+TEST(Stats, RepsNeeded) {
+  // 2 (1.959964 + 0.841621)^2 0.05^2 / 0.02^2 = 98.1
+  EXPECT_EQ(reps_needed(0.05, 0.02), 99u);
+  EXPECT_EQ(reps_needed(0.001, 0.02), kMinSamples);
+  EXPECT_EQ(reps_needed(0.05, 0), 0u);
 }
 
 }  // namespace

@@ -10,13 +10,18 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "analysis/render_comparison.h"
+#include "analysis/render_html.h"
 #include "analysis/report.h"
+#include "cli/cli_util.h"
+#include "cli/results_commands.h"
 #include "guest/backend.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "model/validate.h"
+#include "results/index.h"
 #include "results/store.h"
 #include "runner/experiment_runner.h"
 #include "util/fs.h"
@@ -29,10 +34,6 @@ namespace foliolab::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitBadInput = 2;
 
 // The project root holds kernel-config/, patches/, images/, workloads/. Default: the source
 // tree foliolab was built from; FOLIOLAB_ROOT or --root override.
@@ -121,8 +122,11 @@ std::function<int()> setup_run(CLI::App& app) {
     fmt::print(stderr, "{}", format_plan(*exp, runs));
     RealProcessRunner proc;
     QemuBackend backend(proc, {.cache_dir = common->cache});
+    auto index = ResultIndex::open(*results);
+    if (!index.ok()) fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
     RunnerOptions opt{.project_root = common->root, .results_root = *results,
-                      .resume_latest = *resume_latest, .retry_failed = *retry, .log = log_line};
+                      .resume_latest = *resume_latest, .retry_failed = *retry,
+                      .index = index.ok() ? &*index : nullptr, .log = log_line};
     if (!resume->empty()) opt.resume_dir = fs::path(*resume);
     BuildingArtifactProvider artifacts(proc, {.project_root = common->root,
                                               .spec_dir = fs::path(exp->file).parent_path(),
@@ -140,8 +144,9 @@ std::function<int()> setup_run(CLI::App& app) {
       return kExitFailed;
     }
     SessionReport report = build_session_report(*exp, *records);
-    fmt::print("{}", report.text);
-    (void)store->save_text("report.txt", report.text);
+    const std::string text = report.text();
+    fmt::print("{}", text);
+    (void)store->save_text("report.txt", text);
     fmt::print("results: {}\n", summary->dir.string());
     fmt::print("runs: {} ok, {} failed{}\n", summary->ok, summary->failed,
                summary->skipped ? fmt::format(" ({} kept from before)", summary->skipped) : "");
@@ -151,43 +156,39 @@ std::function<int()> setup_run(CLI::App& app) {
 
 std::function<int()> setup_report(CLI::App& app) {
   auto dir = std::make_shared<std::string>();
-  auto common = std::make_shared<Common>();
+  auto format = std::make_shared<std::string>("text");
+  auto html = std::make_shared<std::string>();
   app.add_option("session", *dir, "results session directory (results/<experiment>/<stamp>)")->required();
-  common->add(app);
+  app.add_option("--format", *format, "text | markdown | csv | json")->capture_default_str();
+  app.add_option("--html", *html, "also write a self-contained HTML report here");
   return [=] {
+    Format fmt_out;
+    if (!parse_format(*format, &fmt_out)) {
+      return fail(make_error(fmt::format("--format {}: use text, markdown, csv or json", *format)));
+    }
     auto store = ResultStore::open(*dir);
-    if (!store.ok()) {
-      fmt::print(stderr, "error: {}\n", store.error().message);
-      return kExitBadInput;
-    }
-    auto exp = load_experiment((fs::path(*dir) / "experiment.yaml").string());
-    if (!exp.ok()) {
-      fmt::print(stderr, "error: {}\n", exp.error().message);
-      return kExitBadInput;
-    }
+    if (!store.ok()) return fail(store.error());
+    auto exp = load_experiment((store->dir() / "experiment.yaml").string());
+    if (!exp.ok()) return fail(exp.error());
     auto records = store->load_all();
-    if (!records.ok()) {
-      fmt::print(stderr, "error: {}\n", records.error().message);
-      return kExitBadInput;
-    }
+    if (!records.ok()) return fail(records.error());
     // Report what the session planned (a run with --arch planned only some archs).
-    if (auto plan = read_file(fs::path(*dir) / "plan.json"); plan.ok()) {
-      auto j = nlohmann::json::parse(*plan, nullptr, false);
-      if (j.is_array()) {
-        std::vector<Arch> archs;
-        for (Arch a : exp->archs) {
-          for (const auto& run : j) {
-            if (run.value("arch", "") == arch_info(a).name) {
-              archs.push_back(a);
-              break;
-            }
-          }
+    if (auto planned = store->planned_archs(); !planned.empty()) {
+      std::vector<Arch> archs;
+      for (Arch a : exp->archs) {
+        if (std::find(planned.begin(), planned.end(), arch_info(a).name) != planned.end()) {
+          archs.push_back(a);
         }
-        exp->archs = archs;
       }
+      exp->archs = archs;
     }
     SessionReport report = build_session_report(*exp, *records);
-    fmt::print("{}", report.text);
+    report.model.title = fmt::format("{} {}", exp->name, store->dir().filename().string());
+    if (!html->empty()) {
+      auto st = write_output(*html, [&](std::ostream& o) { render_html(report.model, report.extra_lines(), o); });
+      if (!st.ok()) return fail(st.error(), kExitFailed);
+    }
+    (void)write_output("-", [&](std::ostream& o) { render_comparison(report.model, fmt_out, o, report.extra_lines()); });
     return report.expectations_failed == 0 && report.runs_failed == 0 ? kExitOk : kExitFailed;
   };
 }
@@ -261,6 +262,11 @@ const std::vector<Command>& commands() {
       {"plan", "validate an experiment and print its expanded runs with their ids", setup_plan},
       {"run", "build, boot and measure every run of an experiment; print the comparison", setup_run},
       {"report", "print the comparison table and expectations of a results session", setup_report},
+      {"compare", "compare two sessions or index selections: statistics and verdicts per metric", setup_compare},
+      {"gate", "judge a candidate session against a baseline with the experiment's gate: rules", setup_gate},
+      {"history", "one metric across sessions, from the index", setup_history},
+      {"index", "manage <results>/index.sqlite (rebuild)", setup_index},
+      {"baseline", "name sessions as baselines (tag)", setup_baseline},
       {"build-kernel", "build (or find in the cache) the kernels an experiment names", setup_build_kernel},
       {"image", "build (or find in the cache) the guest initramfs per arch", setup_image},
   };

@@ -16,7 +16,6 @@
 
 #include "guest/backend.h"
 #include "analysis/expectations.h"
-#include "guest/run_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "runner/experiment_runner.h"
@@ -25,13 +24,12 @@
 namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 
 const fs::path kRoot = FOLIOLAB_SOURCE_DIR;
 
 struct Session {
   SessionSummary summary;
-  std::vector<json> records;
+  std::vector<RunRecord> records;
 };
 
 void log_to_stderr(const std::string& s) { fmt::print(stderr, "{}\n", s); }
@@ -55,9 +53,9 @@ Session run_experiment(const Experiment& exp, AccelProbeOptions probe = {.cache_
   return s;
 }
 
-const json* find(const Session& s, const std::string& arch, const std::string& knob_set) {
+const RunRecord* find(const Session& s, const std::string& arch, const std::string& knob_set) {
   for (const auto& r : s.records) {
-    if (r.value("arch", "") == arch && r["knob_set"].value("name", "") == knob_set) return &r;
+    if (r.id.arch == arch && r.id.knob_set.name == knob_set) return &r;
   }
   return nullptr;
 }
@@ -72,28 +70,25 @@ TEST(E2EQuickstart, BothArchesShow64KmTHPCounters) {
   ASSERT_EQ(s.records.size(), 4u);
   for (const char* arch : {"x86_64", "arm64"}) {
     SCOPED_TRACE(arch);
-    const json* small = find(s, arch, "4K");
-    const json* large = find(s, arch, "64K mTHP");
-    ASSERT_TRUE(small && large);
-    ASSERT_EQ(small->value("status", ""), "ok") << small->value("reason", "");
-    ASSERT_EQ(large->value("status", ""), "ok") << large->value("reason", "");
+    const RunRecord* r4 = find(s, arch, "4K");
+    const RunRecord* r64 = find(s, arch, "64K mTHP");
+    ASSERT_TRUE(r4 && r64);
+    ASSERT_EQ(r4->status, "ok") << r4->reason;
+    ASSERT_EQ(r64->status, "ok") << r64->reason;
     // The accelerator is the probe's verdict, with its reason; an arm64 guest here is TCG.
-    const std::string accel = large->at("provenance").value("accel", "");
+    const std::string accel = r64->provenance.accel;
     EXPECT_TRUE(accel == "kvm" || accel == "tcg") << accel;
-    EXPECT_FALSE(large->at("provenance").value("accel_reason", "").empty());
+    EXPECT_FALSE(r64->provenance.accel_reason.empty());
     if (*parse_arch(arch) != host_arch()) {
       EXPECT_EQ(accel, "tcg");
     }
-    EXPECT_EQ(small->at("provenance").value("accel", ""), accel);
-    auto r4 = run_report_from_json(small->at("report"));
-    auto r64 = run_report_from_json(large->at("report"));
-    ASSERT_TRUE(r4.ok() && r64.ok());
+    EXPECT_EQ(r4->provenance.accel, accel);
     ASSERT_EQ(r4->reps.size(), 3u);
     ASSERT_EQ(r64->reps.size(), 3u);
-    EXPECT_EQ(r64->hello.release.substr(0, 5), "6.12.");
+    EXPECT_EQ(r64->provenance.guest.release.substr(0, 5), "6.12.");
     // The knob was read back as set.
-    ASSERT_EQ(r64->knob_sets.size(), 1u);
-    EXPECT_EQ(r64->knob_sets[0].readback, "always");
+    ASSERT_EQ(r64->knob_results.size(), 1u);
+    EXPECT_EQ(r64->knob_results[0].readback, "always");
     for (size_t i = 0; i < 3; ++i) {
       const auto& a = r4->reps[i];
       const auto& b = r64->reps[i];
@@ -163,18 +158,19 @@ TEST(E2EFailures, PanicAndUnknownKnobFailOnlyTheirRunsAndTheMatrixGoesOn) {
       "  fine:\n    enabled: never\n",
       120, "size: 16M");
   Session s = run_experiment(exp);
-  const json* panic = find(s, "x86_64", "panic");
-  const json* unknown = find(s, "x86_64", "unknown-knob");
-  const json* fine = find(s, "x86_64", "fine");
+  const RunRecord* panic = find(s, "x86_64", "panic");
+  const RunRecord* unknown = find(s, "x86_64", "unknown-knob");
+  const RunRecord* fine = find(s, "x86_64", "fine");
   ASSERT_TRUE(panic && unknown && fine);
-  EXPECT_EQ(panic->value("status", ""), "failed");
-  EXPECT_NE(panic->value("reason", "").find("Kernel panic"), std::string::npos) << panic->value("reason", "");
-  EXPECT_TRUE(fs::exists(s.summary.dir / "runs" / panic->value("run_id", "") / "console.log"));
-  EXPECT_EQ(unknown->value("status", ""), "failed");
-  const std::string why = unknown->value("reason", "");
+  EXPECT_EQ(panic->status, "failed");
+  EXPECT_EQ(panic->failure, FailureClass::kGuest);
+  EXPECT_NE(panic->reason.find("Kernel panic"), std::string::npos) << panic->reason;
+  EXPECT_TRUE(fs::exists(s.summary.dir / "runs" / panic->id.run_id / "console.log"));
+  EXPECT_EQ(unknown->status, "failed");
+  const std::string why = unknown->reason;
   EXPECT_NE(why.find("6.12.117"), std::string::npos) << why;
   EXPECT_NE(why.find("/sys/kernel/mm/transparent_hugepage/hugepages-4kB/enabled"), std::string::npos) << why;
-  EXPECT_EQ(fine->value("status", ""), "ok") << fine->value("reason", "");
+  EXPECT_EQ(fine->status, "ok") << fine->reason;
 }
 
 // A guest that really never finishes (its workload spins forever), so the test holds on a machine
@@ -185,10 +181,10 @@ TEST(E2EFailures, HungGuestIsKilledAtItsTimeoutAndItsConsoleKept) {
   Experiment exp = load_yaml(small_x86_yaml("  spin:\n    enabled: never\n", 20,
                                             "  - name: custom\n    label: spin\n    params: {source: spin.c}\n"));
   Session s = run_experiment(exp);
-  const json* spin = find(s, "x86_64", "spin");
+  const RunRecord* spin = find(s, "x86_64", "spin");
   ASSERT_TRUE(spin);
-  EXPECT_EQ(spin->value("status", ""), "timed-out") << spin->value("reason", "");
-  const fs::path console = s.summary.dir / "runs" / spin->value("run_id", "") / "console.log";
+  EXPECT_EQ(spin->status, "timed-out") << spin->reason;
+  const fs::path console = s.summary.dir / "runs" / spin->id.run_id / "console.log";
   auto text = read_file(console);
   ASSERT_TRUE(text.ok());
   EXPECT_NE(text->find("Linux version 6.12"), std::string::npos);
@@ -331,10 +327,10 @@ exec {} "$@"
   for (int pass = 0; pass < 2; ++pass) {  // the second pass takes the cached verdict
     Session s = run_experiment(exp, probe);
     ASSERT_EQ(s.records.size(), 1u);
-    const json& r = s.records[0];
-    EXPECT_EQ(r.value("status", ""), "ok") << r.value("reason", "");
-    EXPECT_EQ(r["provenance"].value("accel", ""), "tcg");
-    const std::string why = r["provenance"].value("accel_reason", "");
+    const RunRecord& r = s.records[0];
+    EXPECT_EQ(r.status, "ok") << r.reason;
+    EXPECT_EQ(r.provenance.accel, "tcg");
+    const std::string why = r.provenance.accel_reason;
     EXPECT_NE(why.find("killed by signal 6"), std::string::npos) << why;
     EXPECT_NE(why.find("failed to set MSR 0x10a"), std::string::npos) << why;
     EXPECT_EQ(why.find("cached") != std::string::npos, pass == 1) << why;

@@ -12,15 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "guest/protocol.h"
 #include "model/experiment.h"  // KeyValues
 #include "util/result.h"
 
 namespace foliolab {
-
-inline constexpr int kRunReportVersion = 1;
 
 struct GuestHello {
   std::string agent_version;
@@ -114,8 +110,5 @@ RunReport parse_run_report(std::string_view bytes, int expected_reps = -1);
 // Parses workload stdout into `rep` (metrics, markers). Exposed for tests.
 void parse_workload_stdout(std::string_view text, RepResult& rep,
                            std::vector<std::string>& problems);
-
-nlohmann::json to_json(const RunReport& report);
-Result<RunReport> run_report_from_json(const nlohmann::json& j);
 
 }  // namespace foliolab

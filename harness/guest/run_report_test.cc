@@ -5,6 +5,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "guest/protocol.h"
 #include "guest/stream_builder.h"
@@ -223,36 +224,9 @@ TEST(RunReport, GarbageNeverCrashes) {
   RunReport r = parse_run_report(b.bytes());
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(r.problems.empty());
-  EXPECT_NO_THROW((void)to_json(r).dump());  // invalid UTF-8 was sanitised
-}
-
-TEST(RunReport, JsonRoundTrip) {
-  StreamBuilder b;
-  b.prologue().rep(0, 36400.25).rep(1, 1e-7).error("workload", "x").done("failed");
-  RunReport r = parse_run_report(b.bytes() + "@FL1 to", 2);
-  const std::string text = to_json(r).dump();
-  auto back = run_report_from_json(nlohmann::json::parse(text));
-  ASSERT_TRUE(back.ok()) << back.error().message;
-  EXPECT_EQ(to_json(*back), to_json(r));
-  EXPECT_EQ(back->reason, r.reason);
-  EXPECT_EQ(back->reps[1].deltas, r.reps[1].deltas);
-  EXPECT_EQ(back->reps[0].metrics, r.reps[0].metrics);
-  EXPECT_EQ(back->knobs_initial, r.knobs_initial);
-  EXPECT_EQ(back->damage, r.damage);
-
-  StreamBuilder ok;
-  ok.prologue().rep(0, 1).done();
-  auto ok_back = run_report_from_json(to_json(parse_run_report(ok.bytes())));
-  ASSERT_TRUE(ok_back.ok());
-  EXPECT_TRUE(ok_back->ok);
-
-  nlohmann::json bad = to_json(r);
-  bad["reps"][0].erase("deltas");
-  EXPECT_FALSE(run_report_from_json(bad).ok());
-  bad = to_json(r);
-  bad["run_report_version"] = 99;
-  EXPECT_FALSE(run_report_from_json(bad).ok());
-  EXPECT_FALSE(run_report_from_json(nlohmann::json::array()).ok());
+  // Invalid UTF-8 was sanitised: every kept string can be dumped as JSON.
+  const nlohmann::json kept = {r.reason, r.problems, r.hello.version, r.reps.size()};
+  EXPECT_NO_THROW((void)kept.dump());
 }
 
 }  // namespace

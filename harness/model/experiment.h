@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/arch.h"
+#include "model/metric_catalog.h"
 
 namespace foliolab {
 
@@ -76,6 +77,7 @@ struct WorkloadSpec {
   std::string name;   // executable /workloads/<name> in the guest
   std::string label;  // display name; defaults to name
   KeyValues params;   // passed as key=value
+  MetricDecls metrics;  // `metrics:` declarations (unit, better, kind) of a custom workload
   SourceLoc loc;
 };
 
@@ -108,6 +110,21 @@ struct Expectation {
   SourceLoc loc;
 };
 
+// A `gate:` rule: how much a metric may regress against a baseline session before
+// `foliolab gate` fails (analysis/gate.h).
+struct GateRule {
+  std::string name;  // as written, or generated from the fields
+  RunSelector runs;  // which variants; empty = every variant that has the metric
+  std::string metric;
+  // Exactly one of: the largest allowed relative change in the worse direction (0.05 = 5 %),
+  // or `equal: true` (any change of the metric fails, whatever its direction).
+  std::optional<double> max_regression;
+  bool equal = false;
+  std::optional<Better> better;  // overrides the metric's own direction
+  bool timings_under_tcg = false;  // judge a timing metric even when it is an emulation timing
+  SourceLoc loc;
+};
+
 struct Experiment {
   std::string file;  // path of the YAML file it came from
   std::string name;
@@ -123,6 +140,7 @@ struct Experiment {
   // Runs matching all fields given in any entry are dropped by expand() (not part of run ids).
   std::vector<RunSelector> excludes;
   std::vector<Expectation> expectations;
+  std::vector<GateRule> gate_rules;
 };
 
 // One guest boot: kernel x arch x knob set x workload; runs `repeat` repetitions inside.

@@ -31,12 +31,14 @@ namespace {
 using Keys = std::vector<std::string>;
 
 const Keys kTopKeys = {"name",      "description", "kernels", "archs",   "machine", "knobs",
-                       "workloads", "repeat",      "timeout", "exclude", "expect"};
+                       "workloads", "repeat",      "timeout", "exclude", "expect",  "gate"};
 const Keys kKernelKeys = {"name", "source", "config", "options", "patches", "cmdline", "archs"};
 const Keys kMachineKeys = {"accel", "cpus", "memory", "numa"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
-const Keys kWorkloadKeys = {"name", "label", "params"};
+const Keys kWorkloadKeys = {"name", "label", "params", "metrics"};
+const Keys kMetricDeclKeys = {"unit", "better", "kind"};
+const Keys kGateKeys = {"name", "runs", "metric", "max_regression", "equal", "better", "timings"};
 const Keys kSelectorKeys = {"kernel", "arch", "knobs", "workload"};
 const Keys kCompareKeys = {"<", "<=", ">", ">=", "==", "approx"};
 // "==" before "<": a stray "=" is closer to both, and the first wins.
@@ -131,6 +133,7 @@ class Parser {
     if (key == "workloads") return parse_workloads(f, &exp->workloads);
     if (key == "exclude") return parse_excludes(f, &exp->excludes);
     if (key == "expect") return parse_expectations(f, &exp->expectations);
+    if (key == "gate") return parse_gate_rules(f, &exp->gate_rules);
     if (key == "repeat") {
       auto n = read_int(f);
       FL_TRY(n);
@@ -667,7 +670,126 @@ class Parser {
         w->params.emplace_back(key, *value);
       }
     }
+    if (const Field* m = fields->find("metrics")) FL_TRY(parse_metric_decls(*m, &w->metrics));
     return require(*fields, f, {"name"});
+  }
+
+  // metrics: {latency_ns: {unit: ns, better: lower, kind: timing}}
+  Status parse_metric_decls(const Field& f, MetricDecls* out) const {
+    auto metrics = read_map(f, nullptr);
+    FL_TRY(metrics);
+    for (const auto& [name, field] : metrics->entries) {
+      if (!is_word(name, "_.-")) {
+        return key_error(field, "invalid metric name '" + name + "': use [A-Za-z0-9_.-]");
+      }
+      auto decl = read_map(field, &kMetricDeclKeys);
+      FL_TRY(decl);
+      MetricInfo info;
+      info.known = true;
+      if (const Field* u = decl->find("unit")) {
+        auto unit = read_scalar(*u);
+        FL_TRY(unit);
+        info.unit = *unit;
+      }
+      if (const Field* b = decl->find("better")) {
+        auto better = read_better(*b);
+        FL_TRY(better);
+        info.better = *better;
+      }
+      if (const Field* k = decl->find("kind")) {
+        auto text = read_scalar(*k);
+        FL_TRY(text);
+        auto kind = parse_metric_kind(*text);
+        if (!kind) return error(*k, "unknown kind '" + *text + "' (valid: count, timing)");
+        info.kind = *kind;
+      }
+      out->emplace_back(name, info);
+    }
+    return {};
+  }
+
+  Result<Better> read_better(const Field& f) const {
+    auto text = read_scalar(f);
+    FL_TRY(text);
+    auto better = parse_better(*text);
+    if (!better) return error(f, "unknown direction '" + *text + "' (valid: higher, lower, none)");
+    return *better;
+  }
+
+  // ---- gate ----
+
+  Status parse_gate_rules(const Field& f, std::vector<GateRule>* out) const {
+    auto items = read_list(f, nullptr);
+    FL_TRY(items);
+    for (const Field& item : *items) {
+      GateRule rule;
+      FL_TRY(parse_gate_rule(item, &rule));
+      out->push_back(std::move(rule));
+    }
+    return {};
+  }
+
+  Status parse_gate_rule(const Field& f, GateRule* g) const {
+    auto fields = read_map(f, &kGateKeys);
+    FL_TRY(fields);
+    g->loc = loc(f.value);
+    FL_TRY(require(*fields, f, {"metric"}));
+    auto metric = read_nonempty(*fields->find("metric"));
+    FL_TRY(metric);
+    g->metric = *metric;
+    if (const Field* n = fields->find("name")) {
+      auto name = read_nonempty(*n);
+      FL_TRY(name);
+      g->name = *name;
+    }
+    if (const Field* r = fields->find("runs")) FL_TRY(parse_selector(*r, &g->runs));
+    if (const Field* b = fields->find("better")) {
+      auto better = read_better(*b);
+      FL_TRY(better);
+      g->better = *better;
+    }
+    if (const Field* t = fields->find("timings")) {
+      auto on = read_bool(*t);
+      FL_TRY(on);
+      g->timings_under_tcg = *on;
+    }
+    const Field* max = fields->find("max_regression");
+    const Field* equal = fields->find("equal");
+    if ((max != nullptr) == (equal != nullptr)) {
+      return error(loc(f.value), f.path,
+                   "give exactly one of 'max_regression' (e.g. 5%) and 'equal: true'");
+    }
+    std::string limit;
+    if (max) {
+      auto text = read_scalar(*max);
+      FL_TRY(text);
+      double pct = 0;
+      const bool has_pct = !text->empty() && text->back() == '%';
+      const std::string number = has_pct ? text->substr(0, text->size() - 1) : *text;
+      const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), pct);
+      if (!has_pct || number.empty() || ec != std::errc() ||
+          ptr != number.data() + number.size() || pct < 0 || !std::isfinite(pct)) {
+        return error(*max, "expected a percentage such as 5% or 0%, got '" + *text + "'");
+      }
+      g->max_regression = pct / 100;
+      limit = "regresses by at most " + *text;
+    } else {
+      auto on = read_bool(*equal);
+      FL_TRY(on);
+      if (!*on) return error(*equal, "only 'equal: true' is meaningful; use max_regression");
+      g->equal = true;
+      limit = "unchanged";
+    }
+    if (g->name.empty()) g->name = g->metric + " " + limit + " (" + selector_text(g->runs) + ")";
+    return {};
+  }
+
+  Result<bool> read_bool(const Field& f) const {
+    auto text = read_scalar(f);
+    FL_TRY(text);
+    if (*text == "true") return true;
+    if (*text == "false") return false;
+    return error(f, "expected true or false, got '" + *text + "'");
   }
 
   // ---- run selections: exclude, expect ----
@@ -865,6 +987,9 @@ class Parser {
       const std::string path = index_path("expect", i);
       FL_TRY(check_selector(exp, e.runs, path + ".runs"));
       if (e.ratio_to) FL_TRY(check_selector(exp, *e.ratio_to, path + ".ratio_to"));
+    }
+    for (size_t i = 0; i < exp.gate_rules.size(); ++i) {
+      FL_TRY(check_selector(exp, exp.gate_rules[i].runs, index_path("gate", i) + ".runs"));
     }
     return {};
   }

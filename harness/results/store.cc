@@ -4,34 +4,41 @@
 
 #include <algorithm>
 
+#include "results/record_codec.h"
 #include "util/fs.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-Result<ResultStore> ResultStore::create(const fs::path& results_root, const std::string& experiment) {
-  fs::path dir = results_root / experiment / utc_stamp();
-  for (int i = 1; fs::exists(dir); ++i) dir = results_root / experiment / fmt::format("{}-{}", utc_stamp(), i);
+Result<ResultStore> ResultStore::create(const fs::path& results_root,
+                                        const std::string& experiment) {
   std::error_code ec;
+  fs::path dir = results_root / experiment / utc_stamp();
+  for (int i = 1; fs::exists(dir, ec); ++i) {
+    dir = results_root / experiment / fmt::format("{}-{}", utc_stamp(), i);
+  }
   fs::create_directories(dir / "runs", ec);
   if (ec) return make_error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   return ResultStore(dir);
 }
 
 Result<ResultStore> ResultStore::open(const fs::path& session_dir) {
-  if (!fs::is_directory(session_dir / "runs")) {
-    return make_error(fmt::format("{} is not a foliolab results directory (no runs/)", session_dir.string()));
+  std::error_code ec;
+  if (!fs::is_directory(session_dir / "runs", ec)) {
+    return make_error(fmt::format("{} is not a foliolab results session (no runs/)",
+                                  session_dir.string()));
   }
-  return ResultStore(session_dir);
+  return ResultStore(fs::weakly_canonical(session_dir, ec));
 }
 
-std::optional<fs::path> ResultStore::latest(const fs::path& results_root, const std::string& experiment) {
+std::optional<fs::path> ResultStore::latest(const fs::path& results_root,
+                                            const std::string& experiment) {
   const fs::path base = results_root / experiment;
-  if (!fs::is_directory(base)) return std::nullopt;
+  std::error_code ec;
   std::vector<fs::path> sessions;
-  for (const auto& e : fs::directory_iterator(base)) {
-    if (fs::is_directory(e.path() / "runs")) sessions.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(base, ec)) {
+    if (fs::is_directory(e.path() / "runs", ec)) sessions.push_back(e.path());
   }
   if (sessions.empty()) return std::nullopt;
   return *std::max_element(sessions.begin(), sessions.end());
@@ -39,38 +46,63 @@ std::optional<fs::path> ResultStore::latest(const fs::path& results_root, const 
 
 fs::path ResultStore::run_dir(const std::string& run_id) const { return dir_ / "runs" / run_id; }
 
-bool ResultStore::has_record(const std::string& run_id) const { return load_record(run_id).ok(); }
+bool ResultStore::has_record(const std::string& run_id) const {
+  return load_record(run_id).ok();
+}
 
-Result<json> ResultStore::load_record(const std::string& run_id) const {
+Result<RunRecord> ResultStore::load_record(const std::string& run_id) const {
   const fs::path file = run_dir(run_id) / "run.json";
   auto text = read_file(file);
   if (!text.ok()) return text.error();
-  json j = json::parse(*text, nullptr, false);
-  if (!j.is_object()) return make_error(file.string() + ": not valid JSON");
-  if (j.value("schema", 0) != kRunRecordSchema) {
-    return make_error(fmt::format("{}: schema {} (this foliolab reads {})", file.string(), j.value("schema", 0),
-                                  kRunRecordSchema));
-  }
-  return j;
+  return parse_record(*text, file.string());
 }
 
-Status ResultStore::save_record(const std::string& run_id, const json& record) const {
-  json r = record;
-  r["schema"] = kRunRecordSchema;
-  return write_file_atomic(run_dir(run_id) / "run.json", r.dump(2) + "\n");
+Status ResultStore::save_record(const RunRecord& record) const {
+  return write_file_atomic(run_dir(record.id.run_id) / "run.json",
+                           encode_record(record).dump(2) + "\n");
 }
 
 Status ResultStore::save_text(const std::string& name, const std::string& text) const {
   return write_file_atomic(dir_ / name, text);
 }
 
-Result<std::vector<json>> ResultStore::load_all() const {
-  std::vector<std::string> ids;
-  for (const auto& e : fs::directory_iterator(dir_ / "runs")) {
-    if (fs::exists(e.path() / "run.json")) ids.push_back(e.path().filename().string());
+Status ResultStore::save_plan(const std::vector<RunIdentity>& plan) const {
+  json runs = json::array();
+  for (const RunIdentity& id : plan) {
+    RunRecord r;
+    r.id = id;
+    runs.push_back(encode_record(r).at("identity"));
   }
+  return save_text("plan.json", json{{"schema", kPlanSchema}, {"runs", runs}}.dump(2) + "\n");
+}
+
+std::vector<std::string> ResultStore::planned_archs() const {
+  std::vector<std::string> archs;
+  auto text = read_file(dir_ / "plan.json");
+  if (!text.ok()) return archs;
+  const json j = json::parse(*text, nullptr, false);
+  // Schema 1 (no version) was a bare array of identities.
+  const json* runs = j.is_array() ? &j : nullptr;
+  if (j.is_object() && j.contains("runs") && j["runs"].is_array()) runs = &j["runs"];
+  if (!runs) return archs;
+  for (const json& run : *runs) {
+    if (!run.is_object() || !run.contains("arch") || !run["arch"].is_string()) continue;
+    const std::string arch = run["arch"].get<std::string>();
+    if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);
+  }
+  return archs;
+}
+
+Result<std::vector<RunRecord>> ResultStore::load_all() const {
+  std::vector<std::string> ids;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir_ / "runs", ec)) {
+    if (fs::exists(e.path() / "run.json", ec)) ids.push_back(e.path().filename().string());
+  }
+  if (ec) return make_error(fmt::format("cannot list {}: {}", (dir_ / "runs").string(),
+                                        ec.message()));
   std::sort(ids.begin(), ids.end());
-  std::vector<json> out;
+  std::vector<RunRecord> out;
   for (const auto& id : ids) {
     auto r = load_record(id);
     if (!r.ok()) return r.error();

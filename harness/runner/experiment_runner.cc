@@ -1,13 +1,9 @@
 #include "runner/experiment_runner.h"
 
-#include <sys/utsname.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <fmt/format.h>
 #include <map>
 #include <regex>
-#include <thread>
 
 #include "guest/job.h"
 #include "guest/protocol.h"
@@ -16,15 +12,11 @@
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/matrix.h"
+#include "runner/record_builder.h"
 #include "util/fs.h"
-
-#ifndef FOLIOLAB_GIT_REV
-#define FOLIOLAB_GIT_REV "unknown"
-#endif
 
 namespace foliolab {
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 
 namespace {
 
@@ -35,38 +27,6 @@ std::string now_iso() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-json kv_json(const KeyValues& kv) {
-  json j = json::array();
-  for (const auto& [k, v] : kv) j.push_back({k, v});
-  return j;
-}
-
-json run_identity_json(const Experiment& exp, const Run& run) {
-  const KernelSpec& k = exp.kernels[run.kernel];
-  const KnobSet& ks = exp.knob_sets[run.knob_set];
-  const WorkloadSpec& w = exp.workloads[run.workload];
-  json numa = json::array();
-  for (const auto& n : exp.machine.numa) numa.push_back({{"cpus", n.cpus}, {"memory_mb", n.memory_mb}});
-  return {
-      {"run_id", run.id},
-      {"experiment", exp.name},
-      {"arch", std::string(arch_info(run.arch).name)},
-      {"kernel_spec", {{"name", k.name}, {"source", k.source}, {"config", k.config}, {"options", kv_json(k.options)},
-                       {"patches", k.patches}, {"cmdline", k.cmdline}}},
-      {"machine", {{"cpus", exp.machine.cpus}, {"memory_mb", exp.machine.memory_mb}, {"numa", numa},
-                   {"numa_distance", exp.machine.numa_distance}}},
-      {"knob_set", {{"name", ks.name}, {"knobs", kv_json(ks.knobs)}, {"sysctls", kv_json(ks.sysctls)},
-                    {"cmdline", ks.cmdline}}},
-      {"workload", {{"name", w.name}, {"label", w.label}, {"params", kv_json(w.params)}}},
-      {"repeat", exp.repeat},
-  };
-}
-
-json kernel_json(const KernelArtifact& k) {
-  return {{"build_id", k.build_id}, {"version", k.version}, {"image", k.image.string()},
-          {"cache_hit", k.cache_hit}, {"build_seconds", k.build_seconds}};
 }
 
 }  // namespace
@@ -89,21 +49,6 @@ std::string find_panic(const std::string& console) {
   static const std::regex kPanic(R"(Kernel panic - not syncing:[^\r\n]*)");
   if (std::regex_search(console, m, kPanic)) return m[0];
   return {};
-}
-
-json host_provenance() {
-  json h;
-  utsname u{};
-  if (::uname(&u) == 0) h["kernel"] = std::string(u.release) + " " + u.machine;
-  h["cpus"] = std::thread::hardware_concurrency();
-  if (auto info = read_file("/proc/cpuinfo"); info.ok()) {
-    std::smatch m;
-    if (std::regex_search(*info, m, std::regex(R"(model name\s*:\s*([^\n]*))"))) h["cpu_model"] = m[1];
-  }
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) == 0) h["hostname"] = host;
-  h["foliolab_revision"] = FOLIOLAB_GIT_REV;
-  return h;
 }
 
 BuildingArtifactProvider::BuildingArtifactProvider(ProcessRunner& runner, KernelBuildOptions kernel_options)
@@ -146,12 +91,23 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
   if (auto yaml = read_file(exp.file); yaml.ok()) {
     if (auto st = store->save_text("experiment.yaml", *yaml); !st.ok()) return st.error();
   }
-  json plan = json::array();
-  for (const auto& r : runs) plan.push_back(run_identity_json(exp, r));
-  if (auto st = store->save_text("plan.json", plan.dump(2) + "\n"); !st.ok()) return st.error();
+  std::vector<RunIdentity> plan;
+  for (const auto& r : runs) plan.push_back(record_identity(exp, r));
+  if (auto st = store->save_plan(plan); !st.ok()) return st.error();
 
   SessionSummary summary{store->dir(), static_cast<int>(runs.size()), 0, 0, 0};
-  const json host = host_provenance();
+  const HostInfo host = host_provenance();
+  // The run file is the source of truth; a failure to index it is reported, not fatal.
+  auto save = [&](const RunRecord& record) -> Status {
+    if (auto st = store->save_record(record); !st.ok()) return st;
+    if (opt_.index) {
+      if (auto st = opt_.index->add_run(store->dir(), record); !st.ok()) {
+        opt_.log(fmt::format("warning: index not updated ({}); `foliolab index rebuild` "
+                             "recreates it", st.error().message));
+      }
+    }
+    return {};
+  };
 
   std::map<std::pair<size_t, Arch>, Result<KernelArtifact>> kernel_cache;
   std::map<Arch, Result<ImageArtifact>> image_cache;
@@ -165,12 +121,11 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
     return image_cache.at(arch);
   };
   // A finished run is kept (a failed one too, unless --retry-failed).
-  auto kept = [&](const Run& run) -> std::optional<std::string> {
+  auto kept = [&](const Run& run) -> std::optional<bool> {  // whether the kept run was ok
     auto old = store->load_record(run.id);
     if (!old.ok()) return std::nullopt;
-    std::string status = old->value("status", "");
-    if (opt_.retry_failed && status != "ok") return std::nullopt;
-    return status;
+    if (opt_.retry_failed && !old->ok()) return std::nullopt;
+    return old->ok();
   };
 
   // The accelerator of each arch is settled before any run: an explicit `kvm` that cannot work
@@ -195,47 +150,57 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
 
   for (const Run& run : runs) {
     if (cancel_requested()) break;
-    if (auto status = kept(run)) {
+    if (auto was_ok = kept(run)) {
       ++summary.skipped;
-      (*status == "ok" ? summary.ok : summary.failed)++;
+      (*was_ok ? summary.ok : summary.failed)++;
       continue;
     }
-    json record = run_identity_json(exp, run);
-    record["host"] = host;
-    record["started"] = now_iso();
-    auto fail = [&](const std::string& status, const std::string& reason) {
-      record["status"] = status;
-      record["reason"] = reason;
-      record["finished"] = now_iso();
+    RunRecord record;
+    record.id = record_identity(exp, run);
+    record.provenance.host = host;
+    record.started = now_iso();
+    auto fail = [&](const std::string& status, FailureClass who, const std::string& reason) {
+      record.status = status;
+      record.failure = who;
+      record.reason = reason;
+      record.finished = now_iso();
       ++summary.failed;
       opt_.log(fmt::format("  {}: {}: {}", run.id, status, reason));
-      return store->save_record(run.id, record);
+      return save(record);
     };
     const KernelSpec& kspec = exp.kernels[run.kernel];
     const auto& kernel = kernel_for(run);
     if (!kernel.ok()) {
-      if (auto st = fail("build-failed", kernel.error().message); !st.ok()) return st.error();
+      if (auto st = fail("build-failed", FailureClass::kHost, kernel.error().message); !st.ok()) {
+        return st.error();
+      }
       continue;
     }
-    record["kernel"] = kernel_json(*kernel);
+    record_kernel(record, *kernel);
     const auto& image = image_for(run.arch);
     if (!image.ok()) {
-      if (auto st = fail("image-failed", image.error().message); !st.ok()) return st.error();
+      if (auto st = fail("image-failed", FailureClass::kHost, image.error().message); !st.ok()) {
+        return st.error();
+      }
       continue;
     }
-    record["image"] = {{"id", image->image_id}, {"workloads", image->workloads}};
+    record_image(record, *image);
     auto job = render_job(exp, run);
     if (!job.ok()) return job.error();
     const fs::path dir = store->run_dir(run.id);
-    fs::create_directories(dir);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
     const fs::path initrd = dir / "initrd.cpio";
     auto job_files = artifacts_.workload_files(exp.workloads[run.workload], run.arch);
     if (!job_files.ok()) {
-      if (auto st = fail("image-failed", job_files.error().message); !st.ok()) return st.error();
+      if (auto st = fail("image-failed", FailureClass::kHost, job_files.error().message);
+          !st.ok()) {
+        return st.error();
+      }
       continue;
     }
     if (auto st = write_run_initrd(image->cpio, *job, initrd, *job_files); !st.ok()) return st.error();
-    (void)write_file_atomic(dir / "job.txt", *job);
+    if (write_file_atomic(dir / "job.txt", *job).ok()) record.artifacts.job = "job.txt";
     std::string extra = kspec.cmdline;
     const std::string& ks_cmdline = exp.knob_sets[run.knob_set].cmdline;
     if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
@@ -245,49 +210,51 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
                     .timeout = std::chrono::seconds(exp.timeout_s)};
     opt_.log(fmt::format("  {} ...", run.id));
     auto boot = backend_.boot(req);
-    std::error_code ec;
     fs::remove(initrd, ec);  // the base image is cached and job.txt is kept: nothing is lost
     if (!boot.ok()) {
-      if (auto st = fail("boot-failed", boot.error().message); !st.ok()) return st.error();
+      if (auto st = fail("boot-failed", FailureClass::kHost, boot.error().message); !st.ok()) {
+        return st.error();
+      }
       continue;
     }
-    record["provenance"] = {{"backend", boot->backend}, {"accel", accel_name(boot->accel)},
-                            {"accel_requested", std::string(accel_choice_name(exp.machine.accel))},
-                            {"accel_reason", verdict.reason},
-                            {"emulator", boot->emulator}, {"command", boot->command},
-                            {"emulator_exit", boot->exit}, {"seconds", boot->seconds},
-                            {"timings_emulated", boot->accel == Accel::kTcg}};
+    record_boot(record, *boot);
+    record.provenance.accel_requested = std::string(accel_choice_name(exp.machine.accel));
+    record.provenance.accel_reason = verdict.reason;
     auto bytes = read_file(boot->records_file);
     RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string(), exp.repeat);
     const std::string console = read_file(boot->console_log).ok() ? *read_file(boot->console_log) : "";
+    FailureClass who = classify_report(report);
     if (auto wrong = wrong_kernel(report, *kernel); !wrong.empty()) {
       report.ok = false;
       report.reason = wrong;
+      who = FailureClass::kHarness;
     }
     // The emulator's own words beat any guess about the agent when QEMU died or nothing arrived.
     if (!report.ok && (boot->abnormal_exit || report.records == 0) && !boot->timed_out) {
       report.reason = fmt::format("{} ended: {} ({})", boot->backend == "qemu" ? "QEMU" : boot->backend,
                                   boot->exit, report.reason);
+      if (boot->abnormal_exit) who = FailureClass::kHost;
     }
-    record["report"] = to_json(report);
+    record_guest_report(record, report);
     if (cancel_requested()) break;  // an interrupted run leaves no record: resume reruns it
     if (boot->timed_out) {
       std::string reason = fmt::format("guest did not finish within {}s and was killed; console log: {}",
                                        exp.timeout_s, boot->console_log.string());
-      if (auto st = fail("timed-out", reason); !st.ok()) return st.error();
+      if (auto st = fail("timed-out", FailureClass::kGuest, reason); !st.ok()) return st.error();
       continue;
     }
     if (!report.ok) {
       std::string reason = report.reason;
       if (std::string panic = find_panic(console); !panic.empty()) reason = panic + " (" + reason + ")";
-      if (auto st = fail("failed", reason + "; console log: " + boot->console_log.string()); !st.ok()) {
+      if (auto st = fail("failed", who, reason + "; console log: " + boot->console_log.string());
+          !st.ok()) {
         return st.error();
       }
       continue;
     }
-    record["status"] = "ok";
-    record["finished"] = now_iso();
-    if (auto st = store->save_record(run.id, record); !st.ok()) return st.error();
+    record.status = "ok";
+    record.finished = now_iso();
+    if (auto st = save(record); !st.ok()) return st.error();
     ++summary.ok;
     opt_.log(fmt::format("  {}: ok ({:.1f}s, {})", run.id, boot->seconds, accel_name(boot->accel)));
   }

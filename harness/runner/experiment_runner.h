@@ -14,6 +14,7 @@
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
+#include "results/index.h"
 #include "results/store.h"
 #include "util/process.h"
 #include "util/result.h"
@@ -26,6 +27,7 @@ struct RunnerOptions {
   std::optional<std::filesystem::path> resume_dir;  // continue this session
   bool resume_latest = false;                        // continue the newest session
   bool retry_failed = false;                         // with resume: rerun runs that failed
+  ResultIndex* index = nullptr;                      // also index each run here, if given
   std::function<void(const std::string&)> log;
 };
 
@@ -68,9 +70,6 @@ class ExperimentRunner {
   Backend& backend_;
   RunnerOptions opt_;
 };
-
-// Facts about this host recorded in every run (CPU model, CPUs, kernel, foliolab revision).
-nlohmann::json host_provenance();
 
 // Why the guest is not running `kernel` (build id not in uname -v, or uname -r not starting with
 // the tree's version), or "".

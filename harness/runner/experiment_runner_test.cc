@@ -9,6 +9,7 @@
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "util/fs.h"
+#include "results/record_codec.h"
 #include "util/test_dir.h"
 
 namespace foliolab {
@@ -116,7 +117,7 @@ class RunnerTest : public ::testing::Test {
     for (const auto& r : runs_) {
       if (exp_.knob_sets[r.knob_set].name == knob_set && exp_.kernels[r.kernel].name == kernel) {
         auto rec = store.load_record(r.id);
-        return rec.ok() ? rec->value("status", "?") : "<none>";
+        return rec.ok() ? rec->status : "<none>";
       }
     }
     return "<no such run>";
@@ -148,14 +149,25 @@ TEST_F(RunnerTest, PanicHangAndBuildFailureFailOnlyTheirRunsAndTheMatrixGoesOn) 
     auto rec = store->load_record(r.id);
     ASSERT_TRUE(rec.ok());
     if (exp_.knob_sets[r.knob_set].name == "panics" && exp_.kernels[r.kernel].name == "good") {
-      EXPECT_NE(rec->value("reason", "").find("Kernel panic - not syncing: Attempted to kill init!"), std::string::npos)
-          << rec->value("reason", "");
+      EXPECT_NE(rec->reason.find("Kernel panic - not syncing: Attempted to kill init!"), std::string::npos)
+          << rec->reason;
+      EXPECT_EQ(rec->failure, FailureClass::kGuest);
       EXPECT_TRUE(fs::exists(store->run_dir(r.id) / "console.log"));  // kept for the post-mortem
     }
-    if (rec->value("status", "") == "ok") {
-      EXPECT_EQ(rec->at("provenance").value("accel", ""), "tcg");
-      EXPECT_EQ(rec->at("kernel").value("build_id", ""), "b1d0000000000001");
-      EXPECT_EQ(rec->at("report").at("reps").size(), 2u);
+    if (rec->status == "build-failed") {
+      EXPECT_EQ(rec->failure, FailureClass::kHost);
+    }
+    if (rec->status == "timed-out") {
+      EXPECT_EQ(rec->failure, FailureClass::kGuest);
+    }
+    if (rec->ok()) {
+      EXPECT_EQ(rec->schema, kRunRecordSchema);
+      EXPECT_EQ(rec->failure, FailureClass::kNone);
+      EXPECT_EQ(rec->provenance.accel, "tcg");
+      EXPECT_EQ(rec->provenance.kernel_build_id, "b1d0000000000001");
+      EXPECT_EQ(rec->reps.size(), 2u);
+      EXPECT_EQ(rec->artifacts.console_log, "console.log");
+      EXPECT_EQ(rec->artifacts.job, "job.txt");
     }
   }
 }
@@ -197,7 +209,7 @@ TEST_F(RunnerTest, GuestReportingAnotherReleaseIsAFailure) {
   EXPECT_EQ(status_of(*store, "ok-a"), "failed");
   for (const auto& r : runs_) {
     if (exp_.knob_sets[r.knob_set].name != "ok-a" || exp_.kernels[r.kernel].name != "good") continue;
-    EXPECT_NE(store->load_record(r.id)->value("reason", "").find(
+    EXPECT_NE(store->load_record(r.id)->reason.find(
                   "guest reports release '6.1.0-28-amd64', but the built tree is version 6.12.0"),
               std::string::npos);
   }
@@ -225,8 +237,9 @@ TEST_F(RunnerTest, EmulatorThatDiesGivesItsOwnWordsAsTheReason) {
     if (exp_.kernels[r.kernel].name != "good" || exp_.knob_sets[r.knob_set].name.rfind("ok-", 0) != 0) continue;
     auto rec = store->load_record(r.id);
     ASSERT_TRUE(rec.ok());
-    EXPECT_EQ(rec->value("status", ""), "failed");
-    const std::string why = rec->value("reason", "");
+    EXPECT_EQ(rec->status, "failed");
+    EXPECT_EQ(rec->failure, FailureClass::kHost);
+    const std::string why = rec->reason;
     EXPECT_EQ(why.rfind("fake ended: killed by signal 6 (Aborted); qemu.log: qemu-system-x86_64: error: "
                         "failed to set MSR 0x10a to 0x69", 0), 0u) << why;
   }
@@ -241,9 +254,9 @@ TEST_F(RunnerTest, AccelIsResolvedOncePerArchAndRecordedWithItsReason) {
   auto store = ResultStore::open(summary->dir);
   auto rec = store->load_record(runs_[0].id);
   ASSERT_TRUE(rec.ok());
-  EXPECT_EQ(rec->at("provenance").value("accel", ""), "tcg");
-  EXPECT_EQ(rec->at("provenance").value("accel_requested", ""), "auto");
-  EXPECT_EQ(rec->at("provenance").value("accel_reason", ""), "auto: fake host has no KVM");
+  EXPECT_EQ(rec->provenance.accel, "tcg");
+  EXPECT_EQ(rec->provenance.accel_requested, "auto");
+  EXPECT_EQ(rec->provenance.accel_reason, "auto: fake host has no KVM");
 }
 
 TEST_F(RunnerTest, ExplicitKvmThatCannotWorkIsAnErrorBeforeAnyRun) {
@@ -286,6 +299,26 @@ TEST_F(RunnerTest, ResumeKeepsCollectedResultsAndRunsOnlyWhatIsMissing) {
   ExperimentRunner retry(artifacts_, third, opt);
   ASSERT_TRUE(retry.run(exp_, runs_).ok());
   EXPECT_EQ(third.boots, 2);  // the panic and the hang; build failures need no boot
+}
+
+TEST_F(RunnerTest, EveryStoredRunIsIndexedWhenItEnds) {
+  FakeBackend backend;
+  auto index = ResultIndex::open(root_ / "results");
+  ASSERT_TRUE(index.ok()) << index.error().message;
+  RunnerOptions opt = options();
+  opt.index = &*index;
+  ExperimentRunner runner(artifacts_, backend, opt);
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_TRUE(summary.ok());
+  RunQuery all;
+  all.include_failed = true;
+  auto runs = index->find_runs(all);
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_EQ(runs->size(), 8u);
+  auto ok = index->find_runs(RunQuery{});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->size(), 2u);
+  for (const IndexedRun& r : *ok) EXPECT_EQ(r.session_dir, summary->dir);
 }
 
 TEST(FindPanic, ExtractsThePanicLine) {

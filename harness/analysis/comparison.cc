@@ -1,0 +1,233 @@
+#include "analysis/comparison.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace foliolab {
+namespace {
+
+constexpr std::string_view kVerdictNames[] = {"improved", "regressed", "changed", "no change",
+                                              "inconclusive"};
+
+// Workload metrics shown first, in this order (the cover letters' columns for `fault`).
+const std::vector<std::string> kHeadline = {"faults", "faults_per_sec", "faults_per_sec_per_cpu",
+                                            "user_s", "sys_s", "wall_s"};
+
+Verdict directional(Better better, double change) {
+  switch (better) {
+    case Better::kHigher:
+      return change > 0 ? Verdict::kImproved : Verdict::kRegressed;
+    case Better::kLower:
+      return change < 0 ? Verdict::kImproved : Verdict::kRegressed;
+    case Better::kNone:
+      break;
+  }
+  return Verdict::kChanged;
+}
+
+std::string percent(double fraction) { return fmt::format("{:g} %", fraction * 100); }
+
+bool all_equal(const std::vector<const SampleStats*>& stats) {
+  std::optional<double> first;
+  for (const SampleStats* s : stats) {
+    for (double x : s->values) {
+      if (!first) first = x;
+      if (x != *first) return false;
+    }
+  }
+  return true;
+}
+
+// Metrics of a group in display order: headline, other workload metrics, then counters.
+std::vector<std::string> metric_order(const GroupRuns& in, const std::vector<std::string>& keep) {
+  std::set<std::string> names;
+  for (const VariantRuns& v : in.variants) {
+    for (const RunRecord* r : v.runs) {
+      for (const std::string& n : r->metric_names()) names.insert(n);
+    }
+  }
+  std::vector<std::string> out;
+  for (const std::string& h : kHeadline) {
+    if (names.count(h)) out.push_back(h);
+  }
+  for (const std::string& n : names) {
+    if (!is_counter(n) && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  }
+  for (const std::string& n : names) {
+    const bool kept = std::find(keep.begin(), keep.end(), n) != keep.end();
+    if (is_counter(n) && (shown_counter(n) || kept)) out.push_back(n);
+  }
+  return out;
+}
+
+std::vector<double> pooled(const VariantRuns& v, const std::string& metric) {
+  std::vector<double> out;
+  for (const RunRecord* r : v.runs) {
+    for (double x : r->samples(metric)) out.push_back(x);
+  }
+  return out;
+}
+
+VariantInfo variant_info(const VariantRuns& v) {
+  VariantInfo info;
+  info.label = v.label;
+  std::set<std::string> accels;
+  for (const RunRecord* r : v.runs) {
+    info.runs.push_back(v.session.empty() ? r->id.run_id : v.session + "/" + r->id.run_id);
+    accels.insert(r->provenance.accel);
+    info.emulated = info.emulated || r->provenance.timings_emulated;
+  }
+  for (const std::string& a : accels) info.accel += (info.accel.empty() ? "" : "+") + a;
+  if (!v.runs.empty()) {
+    const RunRecord& r = *v.runs.front();
+    info.knobs_set = r.knobs_set;
+    info.kernel_build_id = r.provenance.kernel_build_id;
+    info.kernel_version = r.provenance.kernel_version;
+    info.emulator = r.provenance.emulator;
+    info.host = r.provenance.host.hostname;
+    info.guest_release = r.provenance.guest.release;
+  }
+  return info;
+}
+
+}  // namespace
+
+std::string_view verdict_name(Verdict v) { return kVerdictNames[static_cast<size_t>(v)]; }
+
+bool is_counter(const std::string& name) {
+  return name.starts_with("vmstat.") || name.starts_with("mthp.") || name.starts_with("meminfo.");
+}
+
+bool shown_counter(const std::string& name) {
+  for (const char* prefix : {"vmstat.thp_", "vmstat.mthp_", "vmstat.pgfault", "vmstat.pgmajfault",
+                             "vmstat.nr_anon_transparent", "mthp.", "meminfo.AnonHugePages",
+                             "meminfo.ShmemHugePages"}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+bool ComparisonGroup::emulated() const {
+  return std::any_of(variants.begin(), variants.end(),
+                     [](const VariantInfo& v) { return v.emulated; });
+}
+
+SampleStats sample_stats(std::vector<double> values) {
+  SampleStats s;
+  const Summary sum = summarize(values);
+  s.n = values.size();
+  s.mean = sum.mean;
+  s.sd = sum.stddev;
+  s.median = sum.median;
+  s.cv = sum.cv;
+  s.ci_low = sum.ci95_low;
+  s.ci_high = sum.ci95_high;
+  if (!values.empty()) {
+    auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    s.min = *lo;
+    s.max = *hi;
+  }
+  s.values = std::move(values);
+  return s;
+}
+
+Delta compare_samples(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
+                      const CompareOptions& options) {
+  Delta d;
+  const bool timing = info.kind == MetricKind::kTiming;
+  d.min_effect = timing ? options.min_effect_timing : options.min_effect_count;
+  if (a.n < kMinSamples || b.n < kMinSamples) {
+    d.note = fmt::format("n={}/{}: no aggregate from fewer than {} samples", a.n, b.n, kMinSamples);
+    return d;
+  }
+  d.mann_whitney_p = mann_whitney_u_test(a.values, b.values);
+  d.welch_p = welch_t_test(a.values, b.values);
+  if (a.mean == 0) {
+    // No ratio; a count that appears from nothing is still a change.
+    if (b.mean == 0 && b.sd == 0 && a.sd == 0) {
+      d.verdict = Verdict::kNoChange;
+      d.rel_change = 0;
+      d.ci_low = d.ci_high = 0;
+    } else if (!timing && b.min > a.max) {
+      d.verdict = directional(info.better, 1);
+    } else if (!timing && b.max < a.min) {
+      d.verdict = directional(info.better, -1);
+    } else {
+      d.note = "baseline mean is zero: no ratio";
+    }
+    return d;
+  }
+  d.rel_change = b.mean / a.mean - 1;
+  const Interval ci = bootstrap_ratio_ci(a.values, b.values);
+  d.ci_low = ci.low - 1;
+  d.ci_high = ci.high - 1;
+  const bool resolved = d.ci_low > 0 || d.ci_high < 0;
+  const double e = d.min_effect;
+  if (resolved && std::fabs(d.rel_change) > e) {
+    d.verdict = directional(info.better, d.rel_change);
+  } else if (!timing || (d.ci_low >= -e && d.ci_high <= e) || resolved) {
+    // Counts: nothing resolved is no change. Timings: the whole interval within ±e, or a
+    // resolved change smaller than e.
+    d.verdict = Verdict::kNoChange;
+  } else {
+    d.verdict = Verdict::kInconclusive;
+    const double cv = std::max(std::isfinite(a.cv) ? a.cv : 0, std::isfinite(b.cv) ? b.cv : 0);
+    d.note = fmt::format("n={}/{} too small to resolve {}: need {} reps at CV {:.1f} %", a.n, b.n,
+                         percent(e), reps_needed(cv, e), cv * 100);
+  }
+  return d;
+}
+
+ComparisonGroup compare_group(const GroupRuns& in, const CompareOptions& options) {
+  ComparisonGroup g;
+  g.title = in.title;
+  g.kernel = in.kernel;
+  g.arch = in.arch;
+  g.workload = in.workload;
+  g.knobs = in.knobs;
+  for (const VariantRuns& v : in.variants) g.variants.push_back(variant_info(v));
+  const bool emulated = g.emulated();
+  size_t n_low = SIZE_MAX;
+  for (const std::string& metric : metric_order(in, options.keep)) {
+    const bool kept = std::find(options.keep.begin(), options.keep.end(), metric) != options.keep.end();
+    MetricRow row;
+    row.metric = metric;
+    row.info = metric_info(metric, options.declared);
+    row.emulated = emulated && row.info.kind == MetricKind::kTiming;
+    for (const VariantRuns& v : in.variants) row.stats.push_back(sample_stats(pooled(v, metric)));
+    std::vector<const SampleStats*> all;
+    for (const SampleStats& s : row.stats) all.push_back(&s);
+    // A constant with no better direction (an echoed parameter) says nothing.
+    if (!kept && row.info.better == Better::kNone && !is_counter(metric) && all_equal(all)) continue;
+    if (!kept && is_counter(metric) && all_equal(all) && !row.stats.empty() &&
+        !row.stats.front().values.empty() && row.stats.front().values.front() == 0) {
+      continue;  // a counter that never moved
+    }
+    row.deltas.emplace_back();
+    for (size_t i = 1; i < row.stats.size(); ++i) {
+      row.deltas.push_back(compare_samples(row.info, row.stats[0], row.stats[i], options));
+    }
+    for (const SampleStats& s : row.stats) n_low = std::min(n_low, s.n);
+    g.rows.push_back(std::move(row));
+  }
+  if (n_low < kMinSamples) {
+    g.warnings.push_back(fmt::format("fewer than {} samples somewhere: no aggregate there",
+                                     kMinSamples));
+  } else if (n_low != SIZE_MAX && n_low < kLowPowerSamples) {
+    g.warnings.push_back(fmt::format("n={} per variant: low statistical power (9 or more "
+                                     "repetitions resolve small effects)",
+                                     n_low));
+  }
+  if (emulated) g.warnings.push_back("timings (†) are TCG emulation timings: trust the counts");
+  for (const MetricRow& row : g.rows) {
+    for (const auto& d : row.deltas) {
+      if (d && !d->note.empty()) g.warnings.push_back(row.metric + ": " + d->note);
+    }
+  }
+  return g;
+}
+
+}  // namespace foliolab

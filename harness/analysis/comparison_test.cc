@@ -1,0 +1,123 @@
+#include "analysis/comparison.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/pairing.h"
+#include "results/record_fixture.h"
+
+namespace foliolab {
+namespace {
+
+const MetricRow* row(const ComparisonGroup& g, const std::string& metric) {
+  for (const MetricRow& r : g.rows) {
+    if (r.metric == metric) return &r;
+  }
+  return nullptr;
+}
+
+Verdict verdict(const std::string& metric, std::vector<double> a, std::vector<double> b) {
+  return compare_samples(metric_info(metric), sample_stats(std::move(a)), sample_stats(std::move(b)),
+                         {})
+      .verdict;
+}
+
+TEST(Comparison, CountVerdicts) {
+  EXPECT_EQ(verdict("faults", {1025, 1025, 1025}, {1025, 1025, 1025}), Verdict::kNoChange);
+  EXPECT_EQ(verdict("faults", {1025, 1025, 1025}, {16385, 16385, 16385}), Verdict::kRegressed);
+  EXPECT_EQ(verdict("faults", {16385, 16385, 16385}, {1025, 1025, 1025}), Verdict::kImproved);
+  // Any resolved change of a count is a change; noise that overlaps is not.
+  EXPECT_EQ(verdict("faults", {1025, 1025, 1025}, {1026, 1026, 1026}), Verdict::kRegressed);
+  EXPECT_EQ(verdict("vmstat.pgfault", {16400, 16402, 16401}, {16401, 16400, 16402}),
+            Verdict::kNoChange);
+  // Counters have no better direction; from zero there is no ratio, but still a change.
+  EXPECT_EQ(verdict("mthp.64kB.anon_fault_alloc", {1024, 1024}, {0, 0}), Verdict::kChanged);
+  EXPECT_EQ(verdict("mthp.64kB.anon_fault_alloc", {0, 0}, {1024, 1024}), Verdict::kChanged);
+  EXPECT_EQ(verdict("mthp.64kB.anon_fault_alloc", {0, 0}, {0, 0}), Verdict::kNoChange);
+}
+
+TEST(Comparison, TimingVerdictsUseTheMinimumEffect) {
+  // A clear 20 % speedup in sys time.
+  EXPECT_EQ(verdict("sys_s", {1.00, 1.01, 0.99, 1.00}, {0.80, 0.81, 0.79, 0.80}),
+            Verdict::kImproved);
+  // Within 2 % with tight data: no change.
+  EXPECT_EQ(verdict("sys_s", {1.000, 1.001, 0.999, 1.000}, {1.004, 1.005, 1.003, 1.004}),
+            Verdict::kNoChange);
+  // Noisy, three reps: cannot tell, and says how many repetitions would.
+  const Delta d = compare_samples(metric_info("sys_s"), sample_stats({1.0, 1.3, 0.8}),
+                                  sample_stats({1.1, 0.9, 1.2}), {});
+  EXPECT_EQ(d.verdict, Verdict::kInconclusive);
+  EXPECT_NE(d.note.find("too small to resolve 2 %: need "), std::string::npos) << d.note;
+  // One sample is no aggregate.
+  EXPECT_EQ(verdict("sys_s", {1.0}, {1.0, 1.1}), Verdict::kInconclusive);
+}
+
+TEST(Comparison, GroupRowsAndWarnings) {
+  FakeRun f;
+  f.metrics = {{"faults", {16385, 16385, 16385}}, {"sys_s", {0.2, 0.21, 0.19}},
+               {"page_size", {4096, 4096, 4096}}};
+  f.deltas = {{"mthp.64kB.anon_fault_alloc", {0, 0, 0}}, {"vmstat.nr_free_pages", {-5, 3, 1}}};
+  const RunRecord a = fake_record(f);
+  f.knobs = "64K mTHP";
+  f.metrics["faults"] = {1025, 1025, 1025};
+  f.deltas["mthp.64kB.anon_fault_alloc"] = {1024, 1024, 1024};
+  const RunRecord b = fake_record(f);
+  GroupRuns in{"k · x86_64 · fault", "k", "x86_64", "fault", "", {{"4K", {&a}, ""}, {"64K", {&b}, ""}}};
+  const ComparisonGroup g = compare_group(in, {});
+  EXPECT_EQ(g.rows.front().metric, "faults");  // headline first
+  EXPECT_EQ(row(g, "page_size"), nullptr);      // an echoed constant
+  EXPECT_EQ(row(g, "vmstat.nr_free_pages"), nullptr);  // a gauge, not shown
+  ASSERT_NE(row(g, "mthp.64kB.anon_fault_alloc"), nullptr);
+  ASSERT_NE(row(g, "sys_s"), nullptr);
+  EXPECT_TRUE(row(g, "sys_s")->emulated);
+  EXPECT_FALSE(row(g, "faults")->emulated);
+  EXPECT_EQ(row(g, "faults")->deltas[1]->verdict, Verdict::kImproved);
+  EXPECT_NEAR(row(g, "faults")->deltas[1]->rel_change, 1025.0 / 16385 - 1, 1e-12);
+  EXPECT_TRUE(g.emulated());
+  bool low_power = false;
+  for (const auto& w : g.warnings) low_power = low_power || w.find("low statistical power") != std::string::npos;
+  EXPECT_TRUE(low_power);
+  // A gate keeps a metric the display would drop.
+  CompareOptions keep;
+  keep.keep = {"vmstat.nr_free_pages"};
+  EXPECT_NE(row(compare_group(in, keep), "vmstat.nr_free_pages"), nullptr);
+}
+
+TEST(Pairing, SessionsPairByIdentityAndKernelsByWhatDiffers) {
+  Side base{"quickstart/20261129T000000Z", "quickstart/20261129T000000Z", {}};
+  Side cand{"quickstart/20261130T000000Z", "quickstart/20261130T000000Z", {}};
+  for (const char* arch : {"x86_64", "arm64"}) {
+    for (const char* knobs : {"4K", "64K mTHP"}) {
+      FakeRun f;
+      f.arch = arch;
+      f.knobs = knobs;
+      f.metrics = {{"faults", {1025, 1025, 1025}}};
+      base.records.push_back(fake_record(f));
+      cand.records.push_back(fake_record(f));
+    }
+  }
+  cand.records.back().status = "failed";
+  ComparisonModel m = compare_sides(base, cand, {});
+  ASSERT_EQ(m.groups.size(), 3u);  // the failed candidate run leaves its pair out
+  EXPECT_EQ(m.groups[0].title, "6.12-mthp-vmstat · x86_64 · 4K · fault");
+  EXPECT_EQ(m.groups[0].variants[0].label, "20261129T000000Z");  // the stamp says enough
+  EXPECT_EQ(m.groups[0].rows[0].deltas[1]->verdict, Verdict::kNoChange);
+  EXPECT_EQ(m.notes.size(), 2u);  // the failure and the unpaired base run
+
+  // Two kernels in two sessions: the kernel is what differs, and names the variants.
+  Side upstream{"upstream", "", {}}, mine{"mine", "", {}};
+  FakeRun f;
+  f.metrics = {{"faults", {16385, 16385}}};
+  f.kernel = "upstream";
+  upstream.records.push_back(fake_record(f));
+  f.kernel = "my-series";
+  f.metrics = {{"faults", {1025, 1025}}};
+  mine.records.push_back(fake_record(f));
+  m = compare_sides(upstream, mine, {});
+  ASSERT_EQ(m.groups.size(), 1u);
+  EXPECT_EQ(m.groups[0].variants[1].label, "my-series");
+  EXPECT_EQ(m.groups[0].title, "x86_64 · 4K · fault");
+  EXPECT_NE(m.title.find("paired across kernel"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,39 @@
+// `foliolab history METRIC`: one metric across sessions, from the index. A series per run
+// identity (kernel · arch · knobs · workload), a point per session with its statistics.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis/comparison.h"
+#include "analysis/render_comparison.h"
+#include "results/index.h"
+
+namespace foliolab {
+
+inline constexpr int kHistorySchema = 1;
+
+struct HistoryPoint {
+  std::string session, stamp;
+  SampleStats stats;
+  bool emulated = false;
+};
+
+struct HistorySeries {
+  std::string label;  // "6.12-mthp-vmstat · x86_64 · 64K mTHP · fault"
+  std::vector<HistoryPoint> points;  // oldest first
+};
+
+struct HistoryModel {
+  std::string metric;
+  MetricInfo info;
+  std::vector<HistorySeries> series;
+};
+
+HistoryModel build_history(const std::string& metric, const std::vector<IndexedSample>& samples,
+                           const MetricDecls& declared = {});
+
+void render_history(const HistoryModel& model, Format format, std::ostream& out);
+
+}  // namespace foliolab

@@ -1,0 +1,18 @@
+// Number formatting shared by the renderers.
+#pragma once
+
+#include <string>
+
+namespace foliolab {
+
+std::string format_number(double value, int decimals);  // thousands separators, "n/a" for NaN
+std::string format_ratio(double ratio);                 // "×8.12", "n/a"
+std::string format_p(double p);                         // "p=0.003", "p<0.001", "p=n/a"
+// At most 4 significant digits, k/M/G/T beyond 9,999: "1025", "16.4k", "3.142", "0.0123".
+std::string format_compact(double value);
+// A relative change: "+1.2 %", "-93.7 %", "0 %", "n/a".
+std::string format_change(double fraction);
+// Decimals that show `x` to `digits` significant digits (0..6).
+int decimals_for(double x, int digits);
+
+}  // namespace foliolab

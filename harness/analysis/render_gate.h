@@ -1,0 +1,19 @@
+// Renderers of a gate report: text / Markdown (a verdict line, the failing and skipped cases,
+// then the comparison), CSV, JSON, and JUnit XML (one testcase per rule × group; the format
+// Jenkins and GitLab read, checked against harness/analysis/testdata/junit.xsd).
+#pragma once
+
+#include <ostream>
+
+#include "analysis/gate.h"
+#include "analysis/render_comparison.h"
+
+namespace foliolab {
+
+void render_gate(const GateReport& report, Format format, std::ostream& out);
+void render_junit(const GateReport& report, const std::string& suite, std::ostream& out);
+
+// XML text and attribute escaping (&, <, >, ", ' and control characters).
+std::string xml_escape(std::string_view s);
+
+}  // namespace foliolab

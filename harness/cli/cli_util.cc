@@ -1,0 +1,36 @@
+#include "cli/cli_util.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "util/fs.h"
+
+namespace foliolab::cli {
+
+int fail(const Error& e, int code) {
+  fmt::print(stderr, "error: {}\n", e.message);
+  return code;
+}
+
+Status write_output(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  if (path.empty() || path == "-") {
+    write(std::cout);
+    std::cout.flush();
+    return {};
+  }
+  std::ostringstream out;
+  write(out);
+  return write_file_atomic(path, out.str());
+}
+
+std::filesystem::path project_root() {
+  if (const char* r = std::getenv("FOLIOLAB_ROOT"); r && *r) return r;
+  return FOLIOLAB_SOURCE_DIR;
+}
+
+std::filesystem::path default_results_root() { return project_root() / "results"; }
+
+}  // namespace foliolab::cli

@@ -1,0 +1,277 @@
+#include "cli/results_commands.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "analysis/gate.h"
+#include "analysis/history.h"
+#include "analysis/pairing.h"
+#include "analysis/render_comparison.h"
+#include "analysis/render_gate.h"
+#include "analysis/render_html.h"
+#include "analysis/report.h"
+#include "cli/cli_util.h"
+#include "model/loader.h"
+#include "results/index.h"
+#include "results/session_ref.h"
+#include "results/store.h"
+
+namespace foliolab::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TableFlags {
+  std::string format = "text";
+  std::string html;
+  std::string results = default_results_root().string();
+  std::string where;
+  void add(CLI::App& app, bool html_flag = true) {
+    app.add_option("--format", format, "text | markdown | csv | json")->capture_default_str();
+    if (html_flag) app.add_option("--html", html, "also write a self-contained HTML report here");
+    app.add_option("--results", results, "results root (holds index.sqlite)")
+        ->capture_default_str();
+    app.add_option("--where", where,
+                   "select runs: kernel=…,arch=…,knobs=…,workload=…,experiment=…,since=…,until=…");
+  }
+  Result<Format> parsed_format() const {
+    Format f;
+    if (!parse_format(format, &f)) {
+      return make_error(fmt::format("--format {}: use text, markdown, csv or json", format));
+    }
+    return f;
+  }
+};
+
+bool keep(const RunRecord& r, const RunQuery& q) {
+  return (q.kernel.empty() || q.kernel == r.id.kernel.name) &&
+         (q.arch.empty() || q.arch == r.id.arch) &&
+         (q.knobs.empty() || q.knobs == r.id.knob_set.name) &&
+         (q.workload.empty() || q.workload == r.id.workload.label) &&
+         (q.experiment.empty() || q.experiment == r.id.experiment);
+}
+
+// The records of a session directory, filtered; the experiment from its experiment.yaml.
+Result<Side> session_side(const fs::path& dir, const RunQuery& where) {
+  auto store = ResultStore::open(dir);
+  if (!store.ok()) return store.error();
+  auto records = store->load_all();
+  if (!records.ok()) return records.error();
+  Side side;
+  side.label = store->dir().parent_path().filename().string() + "/" +
+               store->dir().filename().string();
+  side.session = side.label;
+  for (RunRecord& r : *records) {
+    if (keep(r, where)) side.records.push_back(std::move(r));
+  }
+  return side;
+}
+
+// A selection of indexed runs ("kernel=a,arch=x86_64"), read back from their run files.
+Result<Side> selection_side(const std::string& text, const RunQuery& where, const fs::path& root) {
+  auto q = parse_run_query(text);
+  if (!q.ok()) return q.error();
+  auto index = ResultIndex::open(root);
+  if (!index.ok()) return index.error();
+  auto runs = index->find_runs(merge_queries(*q, where));
+  if (!runs.ok()) return runs.error();
+  if (runs->empty()) return make_error(fmt::format("selection '{}' matches no indexed run in {}", text, root.string()));
+  Side side;
+  side.label = text;
+  for (const IndexedRun& run : *runs) {
+    auto store = ResultStore::open(run.session_dir);
+    if (!store.ok()) return store.error();
+    auto record = store->load_record(run.run_id);
+    if (!record.ok()) return record.error();
+    side.records.push_back(std::move(*record));
+  }
+  return side;
+}
+
+// A session (directory, latest, tag:NAME) or an index selection (contains '=').
+Result<Side> resolve_side(const std::string& ref, const RunQuery& where, const fs::path& root,
+                          const std::string& experiment) {
+  std::error_code ec;
+  if (ref.find('=') != std::string::npos && !fs::exists(ref, ec)) {
+    return selection_side(ref, where, root);
+  }
+  auto dir = resolve_session(ref, root, experiment);
+  if (!dir.ok()) return dir.error();
+  return session_side(*dir, where);
+}
+
+MetricDecls session_decls(const fs::path& session) {
+  auto exp = load_experiment((session / "experiment.yaml").string());
+  return exp.ok() ? declared_metrics(*exp) : MetricDecls{};
+}
+
+Status write_html(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  if (path.empty()) return {};
+  return write_output(path, write);
+}
+
+}  // namespace
+
+std::function<int()> setup_compare(CLI::App& app) {
+  auto base = std::make_shared<std::string>();
+  auto cand = std::make_shared<std::string>();
+  auto flags = std::make_shared<TableFlags>();
+  auto experiment = std::make_shared<std::string>();
+  auto min_effect = std::make_shared<double>(2.0);
+  app.add_option("base", *base, "baseline: session dir, latest, tag:NAME, or key=value selection")
+      ->required();
+  app.add_option("cand", *cand, "candidate: session dir, latest, tag:NAME, or selection")
+      ->required();
+  app.add_option("--experiment", *experiment, "experiment whose sessions `latest` means");
+  app.add_option("--min-effect", *min_effect, "smallest timing change of interest, in %")
+      ->capture_default_str();
+  flags->add(app);
+  return [=] {
+    auto format = flags->parsed_format();
+    if (!format.ok()) return fail(format.error());
+    auto where = parse_run_query(flags->where);
+    if (!where.ok()) return fail(where.error());
+    auto b = resolve_side(*base, *where, flags->results, *experiment);
+    if (!b.ok()) return fail(b.error());
+    auto c = resolve_side(*cand, *where, flags->results, *experiment);
+    if (!c.ok()) return fail(c.error());
+    CompareOptions options;
+    options.min_effect_timing = *min_effect / 100;
+    if (fs::is_directory(*cand)) options.declared = session_decls(*cand);
+    const ComparisonModel model = compare_sides(*b, *c, options);
+    if (auto st = write_html(flags->html, [&](std::ostream& o) { render_html(model, {}, o); });
+        !st.ok()) {
+      return fail(st.error(), kExitFailed);
+    }
+    (void)write_output("-", [&](std::ostream& o) { render_comparison(model, *format, o); });
+    return model.groups.empty() ? fail(make_error("no runs paired between base and candidate"))
+                                : kExitOk;
+  };
+}
+
+std::function<int()> setup_gate(CLI::App& app) {
+  auto cand = std::make_shared<std::string>();
+  auto baseline = std::make_shared<std::string>();
+  auto junit = std::make_shared<std::string>();
+  auto markdown = std::make_shared<std::string>();
+  auto flags = std::make_shared<TableFlags>();
+  app.add_option("cand", *cand, "candidate session directory")->required();
+  app.add_option("--baseline", *baseline, "PATH | latest | tag:NAME")->required();
+  app.add_option("--junit", *junit, "write JUnit XML here");
+  app.add_option("--markdown", *markdown, "write a Markdown summary here");
+  flags->add(app, /*html_flag=*/false);
+  return [=] {
+    auto format = flags->parsed_format();
+    if (!format.ok()) return fail(format.error());
+    auto where = parse_run_query(flags->where);
+    if (!where.ok()) return fail(where.error());
+    auto cand_store = ResultStore::open(*cand);
+    if (!cand_store.ok()) return fail(cand_store.error());
+    auto exp = load_experiment((cand_store->dir() / "experiment.yaml").string());
+    if (!exp.ok()) return fail(exp.error());
+    if (exp->gate_rules.empty()) {
+      return fail(make_error(fmt::format("{} has no gate: block", exp->file)));
+    }
+    // `latest`: the newest session of the experiment before the candidate.
+    fs::path base_dir;
+    if (*baseline == "latest") {
+      auto index = ResultIndex::open(flags->results);
+      if (!index.ok()) return fail(index.error());
+      auto sessions = index->sessions(exp->name);
+      if (!sessions.ok()) return fail(sessions.error());
+      const std::string me = exp->name + "/" + cand_store->dir().filename().string();
+      for (const std::string& s : *sessions) {
+        if (s < me) base_dir = fs::path(flags->results) / s;
+      }
+      if (base_dir.empty()) {
+        return fail(make_error(fmt::format("no indexed session of '{}' before {}", exp->name, me)));
+      }
+    } else {
+      auto dir = resolve_session(*baseline, flags->results, exp->name);
+      if (!dir.ok()) return fail(dir.error());
+      base_dir = *dir;
+    }
+    auto b = session_side(base_dir, *where);
+    if (!b.ok()) return fail(b.error());
+    auto c = session_side(cand_store->dir(), *where);
+    if (!c.ok()) return fail(c.error());
+    CompareOptions options;
+    options.declared = declared_metrics(*exp);
+    for (const GateRule& r : exp->gate_rules) options.keep.push_back(r.metric);
+    GateReport report = evaluate_gate(exp->gate_rules, compare_sides(*b, *c, options));
+    report.comparison.kind = "gate";
+    if (!junit->empty()) {
+      auto st = write_output(*junit, [&](std::ostream& o) { render_junit(report, exp->name, o); });
+      if (!st.ok()) return fail(st.error());
+    }
+    if (!markdown->empty()) {
+      auto st = write_output(*markdown,
+                             [&](std::ostream& o) { render_gate(report, Format::kMarkdown, o); });
+      if (!st.ok()) return fail(st.error());
+    }
+    (void)write_output("-", [&](std::ostream& o) { render_gate(report, *format, o); });
+    return report.ok() ? kExitOk : kExitFailed;
+  };
+}
+
+std::function<int()> setup_history(CLI::App& app) {
+  auto metric = std::make_shared<std::string>();
+  auto flags = std::make_shared<TableFlags>();
+  app.add_option("metric", *metric, "a workload metric or counter delta")->required();
+  flags->add(app);
+  return [=] {
+    auto format = flags->parsed_format();
+    if (!format.ok()) return fail(format.error());
+    auto where = parse_run_query(flags->where);
+    if (!where.ok()) return fail(where.error());
+    auto index = ResultIndex::open(flags->results);
+    if (!index.ok()) return fail(index.error());
+    auto samples = index->samples(*metric, *where);
+    if (!samples.ok()) return fail(samples.error(), kExitFailed);
+    const HistoryModel model = build_history(*metric, *samples);
+    if (auto st = write_html(flags->html, [&](std::ostream& o) { render_history_html(model, o); });
+        !st.ok()) {
+      return fail(st.error(), kExitFailed);
+    }
+    (void)write_output("-", [&](std::ostream& o) { render_history(model, *format, o); });
+    return model.series.empty() ? kExitFailed : kExitOk;
+  };
+}
+
+std::function<int()> setup_index(CLI::App& app) {
+  auto root = std::make_shared<std::string>(default_results_root().string());
+  app.require_subcommand(1);
+  CLI::App* rebuild = app.add_subcommand("rebuild", "recreate <root>/index.sqlite from the run files");
+  rebuild->add_option("root", *root, "results root")->capture_default_str();
+  return [=] {
+    int warnings = 0;
+    auto n = ResultIndex::rebuild(*root, [&](const std::string& w) {
+      ++warnings;
+      fmt::print(stderr, "warning: {}\n", w);
+    });
+    if (!n.ok()) return fail(n.error(), kExitFailed);
+    fmt::print("indexed {} runs into {}\n", *n, (fs::path(*root) / kIndexFile).string());
+    return warnings == 0 ? kExitOk : kExitFailed;
+  };
+}
+
+std::function<int()> setup_baseline(CLI::App& app) {
+  auto session = std::make_shared<std::string>();
+  auto name = std::make_shared<std::string>();
+  auto root = std::make_shared<std::string>(default_results_root().string());
+  app.require_subcommand(1);
+  CLI::App* tag = app.add_subcommand("tag", "name a session as a baseline (gate --baseline tag:NAME)");
+  tag->add_option("session", *session, "results session directory")->required();
+  tag->add_option("name", *name, "tag name")->required();
+  tag->add_option("--results", *root, "results root")->capture_default_str();
+  return [=] {
+    if (auto st = tag_session(*root, *session, *name); !st.ok()) return fail(st.error());
+    fmt::print("tag:{} → {}\n", *name, *session);
+    return kExitOk;
+  };
+}
+
+}  // namespace foliolab::cli

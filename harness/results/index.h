@@ -1,0 +1,85 @@
+// The results index: <results root>/index.sqlite, a query layer over the run files (which stay
+// the source of truth; `rebuild` recreates it from them). It holds sessions, runs with their
+// identity, status and provenance, samples (metric × repetition), counter deltas and knob
+// state, so that a question across sessions is a query, not a directory walk.
+//
+// Concurrency: WAL mode, a busy timeout, and one BEGIN IMMEDIATE transaction per run, so any
+// number of foliolab processes may write one root at once.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results/run_record.h"
+#include "results/sqlite.h"
+#include "util/result.h"
+
+namespace foliolab {
+
+inline constexpr int kIndexSchema = 2;
+inline constexpr const char* kIndexFile = "index.sqlite";
+
+// A selection of indexed runs: every non-empty field must match. `since`/`until` compare with
+// the session stamp (20261130T051430Z); dates like 2026-11-30 are accepted.
+struct RunQuery {
+  std::string experiment, kernel, arch, knobs, workload, session, since, until;
+  bool include_failed = false;
+  bool empty() const;
+};
+
+// "kernel=6.12,arch=x86_64,since=2026-11-01" (keys: experiment kernel arch knobs workload
+// session since until). Unknown keys are errors with a "did you mean".
+Result<RunQuery> parse_run_query(std::string_view text);
+// Fields of `extra` override those of `base`.
+RunQuery merge_queries(RunQuery base, const RunQuery& extra);
+
+struct IndexedRun {
+  std::filesystem::path session_dir;  // absolute
+  std::string session;                // relative to the root: <experiment>/<stamp>
+  std::string stamp, experiment, run_id, kernel, arch, knob_set, workload, status, accel;
+  bool timings_emulated = false;
+};
+
+struct IndexedSample {
+  IndexedRun run;
+  int rep = 0;
+  double value = 0;
+};
+
+class ResultIndex {
+ public:
+  // Opens <root>/index.sqlite, creating it or migrating it from an older schema.
+  static Result<ResultIndex> open(const std::filesystem::path& results_root);
+  // Recreates the index from every run file under the root in one transaction; returns the
+  // number of runs indexed. Run files that do not decode are reported through `warn`.
+  static Result<int> rebuild(const std::filesystem::path& results_root,
+                             const std::function<void(const std::string&)>& warn);
+
+  // Replaces the run's entry (same session, same run id) in one transaction.
+  Status add_run(const std::filesystem::path& session_dir, const RunRecord& record);
+  // Runs matching the query, oldest session first, then run id.
+  Result<std::vector<IndexedRun>> find_runs(const RunQuery& query);
+  // Every sample of a workload metric or counter delta for the matching runs, in find_runs
+  // order then rep.
+  Result<std::vector<IndexedSample>> samples(const std::string& metric, const RunQuery& query);
+  // Sessions (relative paths) of an experiment, oldest first.
+  Result<std::vector<std::string>> sessions(const std::string& experiment);
+
+  SqliteDb& db() { return db_; }
+  const std::filesystem::path& root() const { return root_; }
+
+ private:
+  ResultIndex(SqliteDb db, std::filesystem::path root) : db_(std::move(db)), root_(std::move(root)) {}
+  Result<int64_t> session_id(const std::filesystem::path& session_dir);
+  SqliteDb db_;
+  std::filesystem::path root_;
+};
+
+// Schema management, exposed for the migration test: brings `db` from its user_version up to
+// `target` (a fresh database is version 0), each step in its own transaction.
+Status migrate_index(SqliteDb& db, int target = kIndexSchema);
+
+}  // namespace foliolab

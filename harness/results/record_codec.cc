@@ -1,0 +1,366 @@
+#include "results/record_codec.h"
+
+#include <fmt/format.h>
+
+namespace foliolab {
+using json = nlohmann::json;
+
+json kv_to_json(const KeyValues& kv) {
+  json a = json::array();
+  for (const auto& [k, v] : kv) a.push_back(json::array({k, v}));
+  return a;
+}
+
+KeyValues kv_from_json(const json& a) {
+  KeyValues kv;
+  for (const json& e : a) {
+    if (!e.is_array() || e.size() != 2) throw std::runtime_error("key/value entry is not a pair");
+    kv.emplace_back(e.at(0).get<std::string>(), e.at(1).get<std::string>());
+  }
+  return kv;
+}
+
+namespace {
+
+// Reads `key` if present (schema 1 files were written by code that sometimes left keys out).
+template <class T>
+T opt(const json& j, const char* key, T fallback = T()) {
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? fallback : it->get<T>();
+}
+
+json machine_to_json(const MachineSpec& m) {
+  json numa = json::array();
+  for (const auto& n : m.numa) numa.push_back({{"cpus", n.cpus}, {"memory_mb", n.memory_mb}});
+  return {{"cpus", m.cpus},
+          {"memory_mb", m.memory_mb},
+          {"numa", numa},
+          {"numa_distance", m.numa_distance}};
+}
+
+MachineSpec machine_from_json(const json& j) {
+  MachineSpec m;
+  m.cpus = j.at("cpus").get<int>();
+  m.memory_mb = j.at("memory_mb").get<uint64_t>();
+  for (const json& n : j.at("numa")) {
+    m.numa.push_back(NumaNode{n.at("cpus").get<std::vector<int>>(), n.at("memory_mb").get<uint64_t>()});
+  }
+  m.numa_distance = j.at("numa_distance").get<std::vector<std::vector<int>>>();
+  return m;
+}
+
+json identity_to_json(const RunIdentity& id) {
+  const auto& k = id.kernel;
+  return {{"run_id", id.run_id},
+          {"experiment", id.experiment},
+          {"arch", id.arch},
+          {"kernel",
+           {{"name", k.name},
+            {"source", k.source},
+            {"config", k.config},
+            {"options", kv_to_json(k.options)},
+            {"patches", k.patches},
+            {"cmdline", k.cmdline}}},
+          {"machine", machine_to_json(id.machine)},
+          {"knob_set",
+           {{"name", id.knob_set.name},
+            {"knobs", kv_to_json(id.knob_set.knobs)},
+            {"sysctls", kv_to_json(id.knob_set.sysctls)},
+            {"cmdline", id.knob_set.cmdline}}},
+          {"workload",
+           {{"name", id.workload.name},
+            {"label", id.workload.label},
+            {"params", kv_to_json(id.workload.params)}}},
+          {"repeat", id.repeat}};
+}
+
+// Schema 1 kept the identity at the top level with the kernel under "kernel_spec"; schema 2
+// nests it under "identity" with the kernel under "kernel". Both have the same fields.
+RunIdentity identity_from_json(const json& j, const char* kernel_key) {
+  RunIdentity id;
+  id.run_id = j.at("run_id").get<std::string>();
+  id.experiment = j.at("experiment").get<std::string>();
+  id.arch = j.at("arch").get<std::string>();
+  const json& k = j.at(kernel_key);
+  id.kernel.name = k.at("name").get<std::string>();
+  id.kernel.source = k.at("source").get<std::string>();
+  id.kernel.config = k.at("config").get<std::vector<std::string>>();
+  id.kernel.options = kv_from_json(k.at("options"));
+  id.kernel.patches = k.at("patches").get<std::string>();
+  id.kernel.cmdline = k.at("cmdline").get<std::string>();
+  id.machine = machine_from_json(j.at("machine"));
+  const json& ks = j.at("knob_set");
+  id.knob_set.name = ks.at("name").get<std::string>();
+  id.knob_set.knobs = kv_from_json(ks.at("knobs"));
+  id.knob_set.sysctls = kv_from_json(ks.at("sysctls"));
+  id.knob_set.cmdline = ks.at("cmdline").get<std::string>();
+  const json& w = j.at("workload");
+  id.workload.name = w.at("name").get<std::string>();
+  id.workload.label = w.at("label").get<std::string>();
+  id.workload.params = kv_from_json(w.at("params"));
+  id.repeat = j.at("repeat").get<int>();
+  return id;
+}
+
+json host_to_json(const HostInfo& h) {
+  return {{"hostname", h.hostname},
+          {"cpu_model", h.cpu_model},
+          {"kernel", h.kernel},
+          {"cpus", h.cpus},
+          {"foliolab_revision", h.foliolab_revision}};
+}
+
+HostInfo host_from_json(const json& h) {
+  return HostInfo{opt<std::string>(h, "hostname"), opt<std::string>(h, "cpu_model"),
+                  opt<std::string>(h, "kernel"), opt<std::string>(h, "foliolab_revision"),
+                  opt<int64_t>(h, "cpus")};
+}
+
+json guest_to_json(const GuestInfo& g) {
+  return {{"agent_version", g.agent_version}, {"release", g.release},
+          {"version", g.version},             {"machine", g.machine},
+          {"cmdline", g.cmdline},             {"page_size", g.page_size},
+          {"nr_cpus", g.nr_cpus},             {"mem_total_kb", g.mem_total_kb}};
+}
+
+GuestInfo guest_from_json(const json& g) {
+  GuestInfo out;
+  out.agent_version = g.at("agent_version").get<std::string>();
+  out.release = g.at("release").get<std::string>();
+  out.version = g.at("version").get<std::string>();
+  out.machine = g.at("machine").get<std::string>();
+  out.cmdline = g.at("cmdline").get<std::string>();
+  out.page_size = g.at("page_size").get<int64_t>();
+  out.nr_cpus = g.at("nr_cpus").get<int64_t>();
+  out.mem_total_kb = g.at("mem_total_kb").get<int64_t>();
+  return out;
+}
+
+json provenance_to_json(const Provenance& p) {
+  return {{"host", host_to_json(p.host)},
+          {"kernel",
+           {{"build_id", p.kernel_build_id},
+            {"version", p.kernel_version},
+            {"image", p.kernel_image},
+            {"cache_hit", p.kernel_cache_hit},
+            {"build_seconds", p.kernel_build_seconds}}},
+          {"image", {{"id", p.image_id}, {"workloads", p.image_workloads}}},
+          {"boot",
+           {{"backend", p.backend},
+            {"accel", p.accel},
+            {"accel_requested", p.accel_requested},
+            {"accel_reason", p.accel_reason},
+            {"emulator", p.emulator},
+            {"command", p.command},
+            {"emulator_exit", p.emulator_exit},
+            {"seconds", p.boot_seconds},
+            {"timings_emulated", p.timings_emulated}}},
+          {"guest", p.has_guest ? guest_to_json(p.guest) : json()}};
+}
+
+void kernel_from_json(const json& k, Provenance& p) {
+  p.kernel_build_id = opt<std::string>(k, "build_id");
+  p.kernel_version = opt<std::string>(k, "version");
+  p.kernel_image = opt<std::string>(k, "image");
+  p.kernel_cache_hit = opt<bool>(k, "cache_hit");
+  p.kernel_build_seconds = opt<double>(k, "build_seconds");
+}
+
+void image_from_json(const json& i, Provenance& p) {
+  p.image_id = opt<std::string>(i, "id");
+  p.image_workloads = opt<std::vector<std::string>>(i, "workloads");
+}
+
+void boot_from_json(const json& b, Provenance& p) {
+  p.backend = opt<std::string>(b, "backend");
+  p.accel = opt<std::string>(b, "accel");
+  p.accel_requested = opt<std::string>(b, "accel_requested");  // absent before the accel probe
+  p.accel_reason = opt<std::string>(b, "accel_reason");
+  p.emulator = opt<std::string>(b, "emulator");
+  p.command = opt<std::string>(b, "command");
+  p.emulator_exit = opt<std::string>(b, "emulator_exit");
+  p.boot_seconds = opt<double>(b, "seconds");
+  p.timings_emulated = opt<bool>(b, "timings_emulated");
+}
+
+json knob_results_to_json(const std::vector<KnobResult>& ks) {
+  json a = json::array();
+  for (const KnobResult& k : ks) {
+    a.push_back({{"path", k.path},
+                 {"requested", k.requested},
+                 {"readback", k.readback},
+                 {"status", k.status},
+                 {"error", k.error}});
+  }
+  return a;
+}
+
+std::vector<KnobResult> knob_results_from_json(const json& a) {
+  std::vector<KnobResult> out;
+  for (const json& k : a) {
+    out.push_back(KnobResult{k.at("path").get<std::string>(), k.at("requested").get<std::string>(),
+                             k.at("readback").get<std::string>(), k.at("status").get<std::string>(),
+                             k.at("error").get<std::string>()});
+  }
+  return out;
+}
+
+Repetition rep_from_json(const json& e) {
+  Repetition rep;
+  rep.rep = e.at("rep").get<int>();
+  rep.wall_ns = e.at("wall_ns").get<int64_t>();
+  rep.exit_status = e.at("exit_status").get<int64_t>();
+  rep.signal = e.at("signal").get<int64_t>();
+  rep.metrics = e.at("metrics").get<std::map<std::string, double>>();
+  rep.deltas = e.at("deltas").get<std::map<std::string, int64_t>>();
+  return rep;
+}
+
+RunRecord decode_v2(const json& j) {
+  RunRecord r;
+  r.schema = 2;
+  r.id = identity_from_json(j.at("identity"), "kernel");
+  r.status = j.at("status").get<std::string>();
+  r.failure = parse_failure_class(j.at("failure_class").get<std::string>());
+  r.reason = j.at("reason").get<std::string>();
+  r.started = j.at("started").get<std::string>();
+  r.finished = j.at("finished").get<std::string>();
+  const json& p = j.at("provenance");
+  r.provenance.host = host_from_json(p.at("host"));
+  kernel_from_json(p.at("kernel"), r.provenance);
+  image_from_json(p.at("image"), r.provenance);
+  boot_from_json(p.at("boot"), r.provenance);
+  if (!p.at("guest").is_null()) {
+    r.provenance.has_guest = true;
+    r.provenance.guest = guest_from_json(p.at("guest"));
+  }
+  const json& a = j.at("artifacts");
+  r.artifacts = Artifacts{a.at("console_log").get<std::string>(), a.at("records").get<std::string>(),
+                          a.at("emulator_log").get<std::string>(), a.at("job").get<std::string>()};
+  const json& k = j.at("knobs");
+  r.knobs_found = kv_from_json(k.at("found"));
+  r.knobs_set = kv_from_json(k.at("set"));
+  r.knob_results = knob_results_from_json(k.at("results"));
+  for (const json& e : j.at("reps")) r.reps.push_back(rep_from_json(e));
+  r.guest_errors = j.at("guest_errors").get<std::vector<std::string>>();
+  r.problems = j.at("problems").get<std::vector<std::string>>();
+  if (r.ok() != (r.failure == FailureClass::kNone)) {
+    throw std::runtime_error("status and failure_class disagree");
+  }
+  return r;
+}
+
+// Schema 1 did not record who failed; infer it from the status word and the reason.
+FailureClass v1_failure_class(const std::string& status, const std::string& reason) {
+  if (status == "ok") return FailureClass::kNone;
+  if (status == "build-failed" || status == "image-failed" || status == "boot-failed") {
+    return FailureClass::kHost;
+  }
+  if (reason.starts_with("rep ") && reason.find("workload") != std::string::npos) {
+    return FailureClass::kWorkload;
+  }
+  return FailureClass::kGuest;
+}
+
+RunRecord decode_v1(const json& j) {
+  RunRecord r;
+  r.schema = 1;
+  r.id = identity_from_json(j, "kernel_spec");
+  r.status = j.at("status").get<std::string>();
+  r.reason = opt<std::string>(j, "reason");
+  r.failure = v1_failure_class(r.status, r.reason);
+  r.started = opt<std::string>(j, "started");
+  r.finished = opt<std::string>(j, "finished");
+  r.provenance.host = host_from_json(opt<json>(j, "host", json::object()));
+  kernel_from_json(opt<json>(j, "kernel", json::object()), r.provenance);
+  image_from_json(opt<json>(j, "image", json::object()), r.provenance);
+  boot_from_json(opt<json>(j, "provenance", json::object()), r.provenance);
+  if (!r.provenance.backend.empty()) {
+    r.artifacts = Artifacts{"console.log", "records.bin", "qemu.log", "job.txt"};
+  }
+  const auto report = j.find("report");
+  if (report == j.end()) return r;
+  const json& rep = *report;
+  if (rep.at("run_report_version").get<int>() != 1) {
+    throw std::runtime_error("report.run_report_version is not 1");
+  }
+  if (rep.at("has_hello").get<bool>()) {
+    r.provenance.has_guest = true;
+    r.provenance.guest = guest_from_json(rep.at("hello"));
+  }
+  r.knobs_found = kv_from_json(rep.at("knobs_initial"));
+  r.knobs_set = kv_from_json(rep.at("knobs_final"));
+  for (const json& k : rep.at("knob_sets")) {
+    r.knob_results.push_back(KnobResult{
+        k.at("path").get<std::string>(), k.at("requested").get<std::string>(),
+        k.at("readback").get<std::string>(), k.at("status").get<std::string>(),
+        k.at("error").get<std::string>()});
+  }
+  for (const json& e : rep.at("reps")) r.reps.push_back(rep_from_json(e));
+  for (const json& e : rep.at("errors")) {
+    const std::string stage = e.at("stage").get<std::string>();
+    const std::string message = e.at("message").get<std::string>();
+    r.guest_errors.push_back(stage.empty() ? message : stage + ": " + message);
+  }
+  r.problems = rep.at("problems").get<std::vector<std::string>>();
+  return r;
+}
+
+}  // namespace
+
+json encode_record(const RunRecord& r) {
+  json reps = json::array();
+  for (const Repetition& rep : r.reps) {
+    reps.push_back({{"rep", rep.rep},
+                    {"wall_ns", rep.wall_ns},
+                    {"exit_status", rep.exit_status},
+                    {"signal", rep.signal},
+                    {"metrics", rep.metrics},
+                    {"deltas", rep.deltas}});
+  }
+  return {{"schema", kRunRecordSchema},
+          {"identity", identity_to_json(r.id)},
+          {"status", r.status},
+          {"failure_class", failure_class_name(r.failure)},
+          {"reason", r.reason},
+          {"started", r.started},
+          {"finished", r.finished},
+          {"provenance", provenance_to_json(r.provenance)},
+          {"artifacts",
+           {{"console_log", r.artifacts.console_log},
+            {"records", r.artifacts.records},
+            {"emulator_log", r.artifacts.emulator_log},
+            {"job", r.artifacts.job}}},
+          {"knobs",
+           {{"found", kv_to_json(r.knobs_found)},
+            {"set", kv_to_json(r.knobs_set)},
+            {"results", knob_results_to_json(r.knob_results)}}},
+          {"reps", reps},
+          {"guest_errors", r.guest_errors},
+          {"problems", r.problems}};
+}
+
+Result<RunRecord> decode_record(const json& j, std::string_view where) {
+  if (!j.is_object()) return make_error(fmt::format("{}: not a JSON object", where));
+  const auto schema = j.find("schema");
+  if (schema == j.end() || !schema->is_number_integer()) {
+    return make_error(fmt::format("{}: no schema version", where));
+  }
+  const int version = schema->get<int>();
+  try {
+    if (version == 2) return decode_v2(j);
+    if (version == 1) return decode_v1(j);
+  } catch (const std::exception& e) {
+    return make_error(fmt::format("{}: schema {} record is damaged: {}", where, version, e.what()));
+  }
+  return make_error(fmt::format("{}: schema {} (this foliolab reads schemas 1 and {})", where,
+                                version, kRunRecordSchema));
+}
+
+Result<RunRecord> parse_record(std::string_view text, std::string_view where) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return make_error(fmt::format("{}: not valid JSON", where));
+  return decode_record(j, where);
+}
+
+}  // namespace foliolab

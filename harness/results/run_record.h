@@ -1,0 +1,120 @@
+// RunRecord: everything foliolab keeps about one run (one guest boot), typed. The runner builds
+// it, results/record_codec.h stores it as runs/<run id>/run.json, and every reader (report,
+// expectations, compare, gate, the index) goes through it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/experiment.h"  // KeyValues, MachineSpec
+
+namespace foliolab {
+
+// What the run was: the experiment's view of it, enough to pair it with runs of other sessions.
+struct RunIdentity {
+  std::string run_id;
+  std::string experiment;
+  std::string arch;  // "x86_64", "arm64"
+  struct Kernel {
+    std::string name, source, patches, cmdline;
+    std::vector<std::string> config;
+    KeyValues options;
+  } kernel;
+  MachineSpec machine;
+  struct Knobs {
+    std::string name;
+    KeyValues knobs, sysctls;
+    std::string cmdline;
+  } knob_set;
+  struct Workload {
+    std::string name, label;
+    KeyValues params;
+  } workload;
+  int repeat = 0;
+};
+
+struct HostInfo {
+  std::string hostname, cpu_model, kernel, foliolab_revision;
+  int64_t cpus = 0;
+};
+
+// What the guest said about itself (the agent's hello record).
+struct GuestInfo {
+  std::string agent_version, release, version, machine, cmdline;
+  int64_t page_size = 0, nr_cpus = 0, mem_total_kb = 0;
+};
+
+// Where the numbers came from.
+struct Provenance {
+  HostInfo host;
+  // Kernel build; empty build_id when the run failed before a kernel existed.
+  std::string kernel_build_id, kernel_version, kernel_image;
+  bool kernel_cache_hit = false;
+  double kernel_build_seconds = 0;
+  std::string image_id;
+  std::vector<std::string> image_workloads;
+  // The boot; empty backend when the run never booted.
+  std::string backend, accel, emulator, command, emulator_exit;
+  std::string accel_requested;  // auto | kvm | tcg
+  std::string accel_reason;     // why `accel` (the probe's verdict)
+  double boot_seconds = 0;
+  bool timings_emulated = false;  // TCG: timings are emulation timings
+  bool has_guest = false;
+  GuestInfo guest;
+};
+
+// Files beside run.json, relative to the run directory ("" = not kept).
+struct Artifacts {
+  std::string console_log, records, emulator_log, job;
+};
+
+struct KnobResult {
+  std::string path;  // relative to /sys/kernel/mm/transparent_hugepage/
+  std::string requested, readback, status, error;
+};
+
+struct Repetition {
+  int rep = 0;
+  int64_t wall_ns = 0, exit_status = 0, signal = 0;
+  std::map<std::string, double> metrics;  // workload metrics
+  std::map<std::string, int64_t> deltas;  // counter deltas around the rep (vmstat., mthp., ...)
+};
+
+// Who is to blame for a failed run.
+enum class FailureClass {
+  kNone,      // the run is ok
+  kGuest,     // the guest kernel or agent: panic, hang, missing knob, damaged records
+  kWorkload,  // the workload failed or reported a failure
+  kHost,      // the host environment: kernel or image build, QEMU could not start
+  kHarness,   // foliolab itself: inconsistent state, a file it could not write
+};
+std::string_view failure_class_name(FailureClass c);  // "", "guest", "workload", ...
+FailureClass parse_failure_class(std::string_view name);  // unknown names: kHarness
+
+struct RunRecord {
+  int schema = 0;  // of the file it was read from (0: built in memory)
+  RunIdentity id;
+  Provenance provenance;
+  Artifacts artifacts;
+  // "ok", or how it failed: build-failed, image-failed, boot-failed, timed-out, failed.
+  std::string status;
+  FailureClass failure = FailureClass::kNone;
+  std::string reason;  // human reason when not ok
+  std::string started, finished;  // ISO 8601 UTC
+  KeyValues knobs_found, knobs_set;  // THP knob state as found at boot and after setting
+  std::vector<KnobResult> knob_results;
+  std::vector<Repetition> reps;  // in rep order
+  std::vector<std::string> guest_errors, problems;
+
+  bool ok() const { return status == "ok"; }
+  // The values of a workload metric or, failing that, a counter delta, one per repetition
+  // that has it.
+  std::vector<double> samples(const std::string& metric) const;
+  // Every metric and counter delta name found in any repetition, sorted.
+  std::vector<std::string> metric_names() const;
+};
+
+}  // namespace foliolab
