@@ -15,6 +15,7 @@
 #include "analysis/report.h"
 #include "cli/cli_util.h"
 #include "cli/results_commands.h"
+#include "cli/workload_commands.h"
 #include "guest/backend.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
@@ -60,7 +61,7 @@ std::optional<Experiment> load(const std::string& file, const Common& c, const s
     fmt::print(stderr, "error: {}\n", exp.error().message);
     return std::nullopt;
   }
-  if (auto st = validate_project(*exp, c.root); !st.ok()) {
+  if (auto st = validate_project(*exp, c.root, read_host_facts()); !st.ok()) {
     fmt::print(stderr, "error: {}\n", st.error().message);
     return std::nullopt;
   }
@@ -89,7 +90,8 @@ std::function<int()> setup_plan(CLI::App& app) {
   return [=] {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
-    fmt::print("{}", format_plan(*exp, expand(*exp)));
+    const auto runs = expand(*exp);
+    fmt::print("{}{}", format_plan(*exp, runs), format_time_estimate(*exp, runs));
     return kExitOk;
   };
 }
@@ -269,6 +271,7 @@ const std::vector<Command>& commands() {
       {"baseline", "name sessions as baselines (tag)", setup_baseline},
       {"build-kernel", "build (or find in the cache) the kernels an experiment names", setup_build_kernel},
       {"image", "build (or find in the cache) the guest initramfs per arch", setup_image},
+      {"workloads", "list the workloads, or one workload's parameters and metrics", setup_workloads},
   };
   return kCommands;
 }

@@ -62,6 +62,7 @@ struct MachineSpec {
   uint64_t memory_mb = 1024;
   std::vector<NumaNode> numa;                   // empty: no NUMA topology given
   std::vector<std::vector<int>> numa_distance;  // [from][to], empty = QEMU default
+  SourceLoc memory_loc;  // of `memory:` (or of `numa:` when only the nodes give it)
 };
 
 struct KnobSet {
@@ -78,7 +79,13 @@ struct WorkloadSpec {
   std::string label;  // display name; defaults to name
   KeyValues params;   // passed as key=value
   MetricDecls metrics;  // `metrics:` declarations (unit, better, kind) of a custom workload
+  // `metrics: {name: 'regex'}` (or `{name: {pattern: ...}}`): a custom workload with
+  // `output: regex` reads each metric from the pattern's one capture group.
+  KeyValues metric_patterns;
   SourceLoc loc;
+  SourceLoc name_loc;
+  std::vector<SourceLoc> param_key_locs, param_locs;  // parallel to `params`
+  std::vector<SourceLoc> pattern_locs;                // parallel to `metric_patterns`
 };
 
 // A partial selection of runs by name (`runs:`, `ratio_to:` and `exclude:` entries). An empty
@@ -101,6 +108,7 @@ struct Expectation {
   std::string name;  // as written, or generated from the fields
   RunSelector runs;
   std::string metric;  // workload metric ("faults") or counter delta ("vmstat.thp_fault_alloc")
+  SourceLoc metric_loc;
   Statistic stat = Statistic::kMean;
   // Divide by the same metric of the run equal to the selected one except for the fields given.
   std::optional<RunSelector> ratio_to;
@@ -116,6 +124,7 @@ struct GateRule {
   std::string name;  // as written, or generated from the fields
   RunSelector runs;  // which variants; empty = every variant that has the metric
   std::string metric;
+  SourceLoc metric_loc;
   // Exactly one of: the largest allowed relative change in the worse direction (0.05 = 5 %),
   // or `equal: true` (any change of the metric fails, whatever its direction).
   std::optional<double> max_regression;
@@ -136,6 +145,7 @@ struct Experiment {
   std::vector<WorkloadSpec> workloads;
   int repeat = 3;
   int timeout_s = 600;               // per run (one guest boot), host wall-clock
+  SourceLoc name_loc, repeat_loc, timeout_loc;
   std::vector<SourceLoc> arch_locs;  // parallel to `archs`
   // Runs matching all fields given in any entry are dropped by expand() (not part of run ids).
   std::vector<RunSelector> excludes;

@@ -37,7 +37,7 @@ const Keys kMachineKeys = {"accel", "cpus", "memory", "numa"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
 const Keys kWorkloadKeys = {"name", "label", "params", "metrics"};
-const Keys kMetricDeclKeys = {"unit", "better", "kind"};
+const Keys kMetricDeclKeys = {"unit", "better", "kind", "pattern"};
 const Keys kGateKeys = {"name", "runs", "metric", "max_regression", "equal", "better", "timings"};
 const Keys kSelectorKeys = {"kernel", "arch", "knobs", "workload"};
 const Keys kCompareKeys = {"<", "<=", ">", ">=", "==", "approx"};
@@ -119,7 +119,10 @@ class Parser {
 
  private:
   Status parse_top_field(const std::string& key, const Field& f, Experiment* exp) const {
-    if (key == "name") return parse_name(f, &exp->name);
+    if (key == "name") {
+      exp->name_loc = loc(f);
+      return parse_name(f, &exp->name);
+    }
     if (key == "description") {
       auto text = read_scalar(f, /*single_line=*/false);
       FL_TRY(text);
@@ -142,6 +145,7 @@ class Parser {
                             std::to_string(*n));
       }
       exp->repeat = static_cast<int>(*n);
+      exp->repeat_loc = loc(f);
       return {};
     }
     // read_map admits only kTopKeys: this is "timeout".
@@ -149,6 +153,7 @@ class Parser {
     FL_TRY(n);
     if (*n <= 0) return error(f, "must be a positive number of seconds");
     exp->timeout_s = static_cast<int>(*n);
+    exp->timeout_loc = loc(f);
     return {};
   }
 
@@ -444,10 +449,14 @@ class Parser {
     if (memory) {
       auto mib = read_memory(*memory);
       FL_TRY(mib);
+      m->memory_loc = loc(*memory);
       if (*mib == 0) return error(*memory, "must be more than 0");
       m->memory_mb = *mib;
     }
-    if (const Field* n = fields->find("numa")) FL_TRY(parse_numa(*n, memory != nullptr, m));
+    if (const Field* n = fields->find("numa")) {
+      FL_TRY(parse_numa(*n, memory != nullptr, m));
+      if (!memory) m->memory_loc = loc(*n);
+    }
     return {};
   }
 
@@ -647,6 +656,7 @@ class Parser {
         return error(*n, "invalid workload name '" + *name + "': use [a-z0-9_-]");
       }
       w->name = *name;
+      w->name_loc = loc(*n);
       w->label = *name;
       *label_loc = loc(*n);
       *label_path = n->path;
@@ -668,22 +678,38 @@ class Parser {
         auto value = read_scalar(field);
         FL_TRY(value);
         w->params.emplace_back(key, *value);
+        w->param_key_locs.push_back(loc(field.key));
+        w->param_locs.push_back(loc(field));
       }
     }
-    if (const Field* m = fields->find("metrics")) FL_TRY(parse_metric_decls(*m, &w->metrics));
+    if (const Field* m = fields->find("metrics")) FL_TRY(parse_metric_decls(*m, w));
     return require(*fields, f, {"name"});
   }
 
-  // metrics: {latency_ns: {unit: ns, better: lower, kind: timing}}
-  Status parse_metric_decls(const Field& f, MetricDecls* out) const {
+  // metrics: {latency_ns: {unit: ns, better: lower, kind: timing}}; a scalar, or `pattern:`,
+  // is a regex for `output: regex` (checked with the workload catalog).
+  Status parse_metric_decls(const Field& f, WorkloadSpec* w) const {
     auto metrics = read_map(f, nullptr);
     FL_TRY(metrics);
     for (const auto& [name, field] : metrics->entries) {
       if (!is_word(name, "_.-")) {
         return key_error(field, "invalid metric name '" + name + "': use [A-Za-z0-9_.-]");
       }
+      if (field.value.IsScalar()) {
+        auto pattern = read_nonempty(field);
+        FL_TRY(pattern);
+        w->metric_patterns.emplace_back(name, *pattern);
+        w->pattern_locs.push_back(loc(field));
+        continue;
+      }
       auto decl = read_map(field, &kMetricDeclKeys);
       FL_TRY(decl);
+      if (const Field* p = decl->find("pattern")) {
+        auto pattern = read_nonempty(*p);
+        FL_TRY(pattern);
+        w->metric_patterns.emplace_back(name, *pattern);
+        w->pattern_locs.push_back(loc(*p));
+      }
       MetricInfo info;
       info.known = true;
       if (const Field* u = decl->find("unit")) {
@@ -703,7 +729,7 @@ class Parser {
         if (!kind) return error(*k, "unknown kind '" + *text + "' (valid: count, timing)");
         info.kind = *kind;
       }
-      out->emplace_back(name, info);
+      w->metrics.emplace_back(name, info);
     }
     return {};
   }
@@ -737,6 +763,7 @@ class Parser {
     auto metric = read_nonempty(*fields->find("metric"));
     FL_TRY(metric);
     g->metric = *metric;
+    g->metric_loc = loc(*fields->find("metric"));
     if (const Field* n = fields->find("name")) {
       auto name = read_nonempty(*n);
       FL_TRY(name);
@@ -882,6 +909,7 @@ class Parser {
         return error(m, "invalid metric name '" + *metric + "': no spaces");
       }
       e->metric = *metric;
+      e->metric_loc = loc(m);
     }
     if (const Field* s = fields->find("stat")) {
       auto stat = read_scalar(*s);

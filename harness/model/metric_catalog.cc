@@ -1,64 +1,9 @@
 #include "model/metric_catalog.h"
 
+#include "model/workload_catalog.h"
+
 namespace foliolab {
 namespace {
-
-struct Entry {
-  std::string_view name;
-  std::string_view unit;
-  Better better;
-  MetricKind kind;
-};
-
-constexpr auto C = MetricKind::kCount;
-constexpr auto T = MetricKind::kTiming;
-constexpr auto H = Better::kHigher;
-constexpr auto L = Better::kLower;
-constexpr auto N = Better::kNone;
-
-// Metrics the shipped workloads print (workloads/*.c, wl_json_* calls). Parameters echoed back
-// (size, threads, page_size, ...) have no better direction.
-constexpr Entry kBuiltin[] = {
-    // fault (pft-style): fewer faults and less system time are better.
-    {"faults", "faults", L, C},
-    {"pages", "pages", N, C},
-    {"user_s", "s", L, T},
-    {"sys_s", "s", L, T},
-    {"wall_s", "s", L, T},
-    {"setup_s", "s", L, T},
-    {"faults_per_sec", "faults/s", H, T},
-    {"faults_per_sec_per_cpu", "faults/s", H, T},
-    {"rss_kb", "kB", N, C},
-    {"anon_huge_kb", "kB", N, C},
-    {"shmem_pmd_kb", "kB", N, C},
-    {"page_size", "B", N, C},
-    {"threads", "", N, C},
-    // zero-page
-    {"size", "B", N, C},
-    {"reads", "", N, C},
-    {"vmrss_kb", "kB", L, C},
-    {"thp_zero_page_alloc", "", N, C},
-    // thp-util
-    {"thps", "", N, C},
-    {"touched", "", N, C},
-    {"subpages", "", N, C},
-    {"underused_split", "", N, C},
-    {"rss_kb_after", "kB", L, C},
-    {"anon_huge_kb_after", "kB", N, C},
-    {"rss_after_ratio", "", L, C},
-    {"underused_split_fraction", "", N, C},
-    // numa-thp
-    {"nodes", "", N, C},
-    {"chunk", "B", N, C},
-    {"pages_queried", "pages", N, C},
-    {"remote_pages", "pages", L, C},
-    // tlb
-    {"stride_bytes", "B", N, C},
-    {"elements", "", N, C},
-    {"accesses", "", N, C},
-    {"ns_per_access", "ns", L, T},
-    {"setup_faults", "faults", L, C},
-};
 
 constexpr std::string_view kNames[] = {"none", "higher", "lower"};
 constexpr std::string_view kKinds[] = {"count", "timing"};
@@ -92,10 +37,16 @@ MetricInfo metric_info(std::string_view metric, const MetricDecls& declared) {
       return out;
     }
   }
-  for (const Entry& e : kBuiltin) {
-    if (e.name == metric) return {std::string(e.unit), e.better, e.kind, true};
+  // Built-in workloads declare their metrics in workloads/<name>.def; a name two workloads
+  // print means the same in both (workload_catalog_test checks it).
+  for (const WorkloadInfo& w : workload_catalog()) {
+    if (const WorkloadMetric* m = w.metric(metric)) return m->info;
   }
   // /proc/meminfo values are kB; vmstat events and mthp stats are counts of events or pages.
+  // TAP results of a test-suite workload (guest/output_adapter.h).
+  if (metric == "tap.pass") return {"tests", Better::kHigher, MetricKind::kCount, true};
+  if (metric == "tap.fail") return {"tests", Better::kLower, MetricKind::kCount, true};
+  if (metric == "tap.skip") return {"tests", Better::kNone, MetricKind::kCount, true};
   if (metric.starts_with("meminfo.")) return {"kB", Better::kNone, MetricKind::kCount, true};
   if (metric.starts_with("vmstat.") || metric.starts_with("mthp.")) {
     return {"", Better::kNone, MetricKind::kCount, true};

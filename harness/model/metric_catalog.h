@@ -1,7 +1,9 @@
 // What a metric is: its unit, which direction is better, and whether it is a count (exact,
 // deterministic in a quiet guest: faults, bytes, THP allocations) or a timing (noisy, and only
-// an emulation timing under TCG). Built-in workload metrics are listed here as data; counter
-// deltas (vmstat., mthp., meminfo.) are counts; custom workloads declare theirs in the YAML.
+// an emulation timing under TCG). Built-in workload metrics come from the workload catalog
+// (model/workload_catalog.h, workloads/*.def); counter deltas (vmstat., mthp., meminfo.) and
+// TAP results (tap.pass, tap.fail, tap.skip) are counts; custom workloads declare theirs in the
+// YAML.
 #pragma once
 
 #include <optional>

@@ -7,6 +7,7 @@
 
 #include "model/knob_catalog.h"
 #include "model/text.h"
+#include "model/workload_check.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -105,11 +106,17 @@ fs::path resolve_source(const Experiment& exp, const KernelSpec& kernel) {
   return fs::path(exp.file).parent_path() / source;
 }
 
-Status validate_project(const Experiment& exp, const fs::path& project_root) {
+Status validate_project(const Experiment& exp, const fs::path& project_root,
+                        const HostFacts& host, const std::string& results_root) {
   Checker check;
   for (size_t i = 0; i < exp.kernels.size(); ++i) check_kernel(exp, i, project_root, &check);
   Status knobs = validate_knobs(exp);
   if (!knobs.ok()) check.add(knobs.error().message);
+  Status workloads = validate_workloads(exp);
+  if (!workloads.ok()) check.add(workloads.error().message);
+  Status limits = check_plan_limits(
+      exp, host, results_root.empty() ? (project_root / "results").string() : results_root);
+  if (!limits.ok()) check.add(limits.error().message);
   return check.status();
 }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "model/experiment.h"
+#include "model/plan_limits.h"
 #include "util/result.h"
 
 namespace foliolab {
@@ -14,7 +15,11 @@ namespace foliolab {
 // against the folder of Experiment::file). All problems are reported, one per line, each as
 // "file:line:col: key.path: message". Knob values are checked against the kernel where it is
 // known before the build (validate_knobs in model/knob_catalog.h).
-Status validate_project(const Experiment& exp, const std::filesystem::path& project_root);
+// Also checks the experiment against the workload catalog (validate_workloads in
+// model/workload_check.h) and the plan-time limits (check_plan_limits in model/plan_limits.h;
+// `results_root` "" = <project_root>/results).
+Status validate_project(const Experiment& exp, const std::filesystem::path& project_root,
+                        const HostFacts& host = {}, const std::string& results_root = "");
 
 // Where a kernel's `source:` points, or "" for "debian".
 std::filesystem::path resolve_source(const Experiment& exp, const KernelSpec& kernel);

@@ -1,0 +1,35 @@
+#include "cli/workload_commands.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+
+#include "cli/cli_util.h"
+#include "model/text.h"
+#include "model/workload_catalog.h"
+
+namespace foliolab::cli {
+
+std::function<int()> setup_workloads(CLI::App& app) {
+  auto name = std::make_shared<std::string>();
+  app.add_option("workload", *name, "show one workload's parameters and metrics");
+  return [=] {
+    if (name->empty()) {
+      fmt::print("{}", format_workload_list());
+      return kExitOk;
+    }
+    const WorkloadInfo* w = find_workload(*name);
+    if (!w) {
+      const auto names = workload_names();
+      std::string message = "unknown workload '" + *name + "'";
+      if (auto near = closest_match(*name, names)) message += "; did you mean '" + *near + "'?";
+      return fail(make_error(message));
+    }
+    fmt::print("{}", format_workload_details(*w));
+    return kExitOk;
+  };
+}
+
+}  // namespace foliolab::cli
