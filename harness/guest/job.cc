@@ -2,14 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "guest/output_adapter.h"
 #include "image/custom_workload.h"
+#include "model/workload_catalog.h"
 
 namespace foliolab {
 namespace {
 
 bool line_safe(const std::string& v) { return v.find_first_of(std::string("\t\n\r\0", 4)) == std::string::npos; }
 
-bool truthy(const std::string& v) { return v == "1" || v == "true" || v == "yes" || v == "on"; }
 
 }  // namespace
 
@@ -28,14 +29,22 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   for (const auto& [path, value] : ks.sysctls) line("sysctl", path, value);
   line("workload", wl.name);
   if (is_custom(wl)) line("exec", kCustomGuestPath);
+  // A TAP program exits non-zero when a test failed: a result the host reads, not the end.
+  if (output_adapter_for(wl).format == OutputFormat::kTap) line("nonzero_exit_ok", "1");
+  const WorkloadInfo* info = find_workload(wl.name);
   for (const auto& [key, value] : wl.params) {
-    if (is_custom(wl) && (key == "source" || key == "program")) continue;
+    // The host's own keys: which program, and how its output is read.
+    if (is_custom(wl) && (key == "source" || key == "program" || key == "output")) continue;
+    const ParamInfo* p = info ? info->param(key) : nullptr;
+    // Booleans reach programs as 1 or 0 whatever the YAML spelled (true, yes, on, ...).
+    const bool is_bool = p && p->type == ParamType::kBool;
+    const std::string v = is_bool ? (parse_workload_bool(value).value_or(false) ? "1" : "0") : value;
     if (is_custom(wl) && key == "args") {
       for (const auto& tok : split_args(value)) line("argv", tok);
     } else if (key == "prctl_thp_disable") {
-      line("prctl_thp_disable", truthy(value) ? "1" : "0");
+      line("prctl_thp_disable", v);
     } else {
-      line("arg", key, value);
+      line("arg", key, v);
     }
   }
   if (!bad.empty()) return make_error(fmt::format("run {}: value not allowed in a job line: {}", run.id, bad));

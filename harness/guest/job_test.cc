@@ -54,6 +54,23 @@ TEST(Job, CustomWorkloadExecsTheShippedProgramWithRawArguments) {
   EXPECT_EQ(job->find("probe.c"), std::string::npos);
 }
 
+TEST(Job, TapProgramsMayExitNonZeroAndOutputStaysOnTheHost) {
+  Experiment e = experiment();
+  e.workloads[0].name = "custom";
+  e.workloads[0].label = "suite";
+  e.workloads[0].params = {{"source", "suite.c"}, {"output", "tap"}, {"prctl_thp_disable", "on"}};
+  foliolab::Run r;
+  r.id = "id";
+  auto job = render_job(e, r);
+  ASSERT_TRUE(job.ok());
+  EXPECT_NE(job->find("exec /job/bin/custom\nnonzero_exit_ok 1\nprctl_thp_disable 1\n"),
+            std::string::npos)
+      << *job;
+  EXPECT_EQ(job->find("output"), std::string::npos);
+  e.workloads[0].params = {{"source", "suite.c"}, {"output", "regex"}};
+  EXPECT_EQ(render_job(e, r)->find("nonzero_exit_ok"), std::string::npos);
+}
+
 TEST(Job, RefusesValuesThatWouldBreakTheLineFormat) {
   Experiment e = experiment();
   e.knob_sets[0].knobs = {{"enabled", "always\nknob defrag never"}};

@@ -1,5 +1,7 @@
 #include "guest/run_report.h"
 
+#include "guest/guest_text.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -12,54 +14,6 @@ namespace foliolab {
 namespace {
 
 using nlohmann::json;
-
-// Length of the valid UTF-8 sequence at the start of s, 0 if invalid.
-size_t utf8_len(std::string_view s) {
-  const auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
-  const unsigned char c = b(0);
-  if (c < 0x80) return 1;
-  size_t n = 0;
-  uint32_t cp = 0;
-  if ((c & 0xe0) == 0xc0) {
-    n = 2;
-    cp = c & 0x1f;
-  } else if ((c & 0xf0) == 0xe0) {
-    n = 3;
-    cp = c & 0x0f;
-  } else if ((c & 0xf8) == 0xf0) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (s.size() < n) return 0;
-  for (size_t i = 1; i < n; ++i) {
-    if ((b(i) & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i) & 0x3f);
-  }
-  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return n;
-}
-
-// Guest strings: at most `max` bytes (then "..."), invalid UTF-8 bytes spelled as "\xNN" so
-// the report can always be dumped as JSON.
-std::string bounded(std::string_view s, size_t max = kMaxFieldLen) {
-  std::string out;
-  size_t i = 0;
-  while (i < s.size() && out.size() < max) {
-    const size_t n = utf8_len(s.substr(i));
-    if (n == 0) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
-      ++i;
-    } else {
-      out.append(s.substr(i, n));
-      i += n;
-    }
-  }
-  if (i < s.size()) out += "...";
-  return out;
-}
 
 std::optional<int64_t> parse_int(std::string_view s) {
   int64_t v = 0;
@@ -79,40 +33,23 @@ bool is_counter_key(std::string_view k) {
   return k.starts_with("vmstat.") || k.starts_with("mthp.") || k.starts_with("meminfo.");
 }
 
-// Upper bound on JSON nesting depth (brackets inside strings are skipped). nlohmann's parser is
-// recursive, so untrusted deep nesting must be refused before parsing.
-size_t json_depth(std::string_view s) {
-  size_t depth = 0, max_depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : s) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      max_depth = std::max(max_depth, ++depth);
-    } else if ((c == '}' || c == ']') && depth > 0) {
-      --depth;
-    }
-  }
-  return max_depth;
-}
 
-constexpr size_t kMaxJsonDepth = 32;
-constexpr std::string_view kOkMarker = "FOLIOLAB-WORKLOAD-OK";
-constexpr std::string_view kFailMarker = "FOLIOLAB-WORKLOAD-FAIL";
+// What workload_failure() judges, back from a RepResult.
+WorkloadOutput output_of(const RepResult& rep) {
+  WorkloadOutput out;
+  out.ok_marker = rep.ok_marker;
+  out.fail_marker = rep.fail_marker;
+  out.fail_reason = rep.fail_reason;
+  out.bailed_out = rep.bailed_out;
+  out.bail_reason = rep.bail_reason;
+  out.violation = rep.violation;
+  return out;
+}
 
 class Interpreter {
  public:
-  explicit Interpreter(int expected_reps) : expected_reps_(expected_reps) {}
+  Interpreter(int expected_reps, OutputAdapter adapter)
+      : expected_reps_(expected_reps), adapter_(std::move(adapter)) {}
 
   RunReport run(const ParsedStream& stream) {
     r_.records = stream.records.size();
@@ -302,7 +239,7 @@ class Interpreter {
     rep.stdout_text = bounded(payload, kMaxStoredStdout);
     rep.stdout_truncated = payload.size() > kMaxStoredStdout;
     std::vector<std::string> stdout_problems;
-    parse_workload_stdout(payload, rep, stdout_problems);
+    parse_workload_stdout(payload, rep, stdout_problems, adapter_);
     for (auto& p : stdout_problems) problem(fmt::format("rep {} stdout: {}", rep.rep, p));
   }
 
@@ -322,22 +259,9 @@ class Interpreter {
   std::string rep_failure(const RepResult& rep) const {
     if (!rep.has_before) return fmt::format("rep {}: no counters before the workload", rep.rep);
     if (!rep.has_workload) return fmt::format("rep {}: no workload record", rep.rep);
-    if (rep.signal != 0) {
-      return fmt::format("rep {}: workload {} killed by signal {}", rep.rep, rep.workload,
-                         rep.signal);
-    }
-    if (rep.fail_marker) {
-      return fmt::format("rep {}: workload {} failed: {} (exit status {})", rep.rep, rep.workload,
-                         rep.fail_reason.empty() ? "no reason given" : rep.fail_reason,
-                         rep.exit_status);
-    }
-    if (rep.exit_status != 0) {
-      return fmt::format("rep {}: workload {} exited with status {}", rep.rep, rep.workload,
-                         rep.exit_status);
-    }
-    if (!rep.ok_marker) {
-      return fmt::format("rep {}: workload {} did not print {}", rep.rep, rep.workload,
-                         kOkMarker);
+    if (std::string why = workload_failure(rep.format, output_of(rep), rep.exit_status, rep.signal);
+        !why.empty()) {
+      return fmt::format("rep {}: workload {} {}", rep.rep, rep.workload, why);
     }
     if (!rep.has_after) return fmt::format("rep {}: no counters after the workload", rep.rep);
     return {};
@@ -401,6 +325,7 @@ class Interpreter {
   }
 
   int expected_reps_;
+  OutputAdapter adapter_;
   RunReport r_;
   std::map<int, RepResult> reps_;
   int last_workload_rep_ = -1;
@@ -410,63 +335,32 @@ class Interpreter {
 }  // namespace
 
 bool RepResult::succeeded() const {
-  return has_workload && exit_status == 0 && signal == 0 && ok_marker && !fail_marker;
+  return has_workload && workload_failure(format, output_of(*this), exit_status, signal).empty();
 }
 
 void parse_workload_stdout(std::string_view text, RepResult& rep,
-                           std::vector<std::string>& problems) {
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    if (line == kOkMarker) {
-      rep.ok_marker = true;
-      continue;
-    }
-    if (line.starts_with(kFailMarker) &&
-        (line.size() == kFailMarker.size() || line[kFailMarker.size()] == ' ')) {
-      rep.fail_marker = true;
-      std::string_view why = line.substr(kFailMarker.size());
-      while (!why.empty() && why.front() == ' ') why.remove_prefix(1);
-      if (rep.fail_reason.empty()) rep.fail_reason = bounded(why, 1024);
-      continue;
-    }
-    if (line.empty() || line.front() != '{') continue;
-    if (json_depth(line) > kMaxJsonDepth) {
-      problems.push_back("JSON line nested too deeply, ignored");
-      continue;
-    }
-    json obj;
-    try {
-      obj = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    } catch (const std::exception&) {
-      obj = json(json::value_t::discarded);
-    }
-    if (obj.is_discarded() || !obj.is_object()) continue;  // not JSON: plain output
-    for (const auto& [key, value] : obj.items()) {
-      if (!value.is_number()) continue;
-      const double d = value.get<double>();
-      if (!std::isfinite(d)) {
-        problems.push_back(fmt::format("metric {} is not finite", bounded(key, 128)));
-        continue;
-      }
-      if (!rep.metrics.contains(key) && rep.metrics.size() >= kMaxMetricsPerRep) {
-        problems.push_back("too many metrics, rest ignored");
-        break;
-      }
-      rep.metrics[bounded(key, 256)] = d;
-    }
-  }
+                           std::vector<std::string>& problems, const OutputAdapter& adapter) {
+  WorkloadOutput out = parse_workload_output(text, adapter);
+  rep.format = adapter.format;
+  rep.metrics = std::move(out.metrics);
+  rep.ok_marker = out.ok_marker;
+  rep.fail_marker = out.fail_marker;
+  rep.fail_reason = std::move(out.fail_reason);
+  rep.tests = std::move(out.tests);
+  rep.bailed_out = out.bailed_out;
+  rep.bail_reason = std::move(out.bail_reason);
+  rep.violation = std::move(out.violation);
+  for (auto& p : out.problems) problems.push_back(std::move(p));
 }
 
-RunReport interpret_records(const ParsedStream& stream, int expected_reps) {
-  return Interpreter(expected_reps).run(stream);
+RunReport interpret_records(const ParsedStream& stream, int expected_reps,
+                            const OutputAdapter& adapter) {
+  return Interpreter(expected_reps, adapter).run(stream);
 }
 
-RunReport parse_run_report(std::string_view bytes, int expected_reps) {
-  return interpret_records(parse_records(bytes), expected_reps);
+RunReport parse_run_report(std::string_view bytes, int expected_reps,
+                           const OutputAdapter& adapter) {
+  return interpret_records(parse_records(bytes), expected_reps, adapter);
 }
 
 }  // namespace foliolab

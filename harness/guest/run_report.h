@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "guest/guest_text.h"
+#include "guest/output_adapter.h"
 #include "guest/protocol.h"
 #include "model/experiment.h"  // KeyValues
 #include "util/result.h"
@@ -60,12 +62,18 @@ struct RepResult {
   bool has_stdout = false;
   std::string stdout_text;  // first kMaxStoredStdout bytes
   bool stdout_truncated = false;
-  std::map<std::string, double> metrics;  // numeric fields of JSON-object lines, later wins
+  // Read with the workload's output adapter (guest/output_adapter.h).
+  OutputFormat format = OutputFormat::kFoliolab;
+  std::map<std::string, double> metrics;
   bool ok_marker = false;                 // FOLIOLAB-WORKLOAD-OK seen
   bool fail_marker = false;               // FOLIOLAB-WORKLOAD-FAIL seen
   std::string fail_reason;
+  std::vector<TestOutcome> tests;  // TAP
+  bool bailed_out = false;
+  std::string bail_reason;
+  std::string violation;  // the output broke its format's contract
 
-  // Workload exited 0, no signal, printed the OK marker and no FAIL marker.
+  // workload_failure() of its output is empty (exit status, signal, markers, contract).
   bool succeeded() const;
 };
 
@@ -94,7 +102,7 @@ inline constexpr size_t kMaxStoredStdout = 64 * 1024;
 inline constexpr size_t kMaxMetricsPerRep = 1024;
 inline constexpr size_t kMaxErrors = 100;
 inline constexpr size_t kMaxProblems = 100;
-inline constexpr size_t kMaxFieldLen = 4096;
+inline constexpr size_t kMaxFieldLen = kMaxGuestField;
 inline constexpr size_t kMaxKnobs = 4096;
 
 // The run is ok only if: the stream is undamaged, a `done status=ok` record arrived (last), no
@@ -102,13 +110,16 @@ inline constexpr size_t kMaxKnobs = 4096;
 // succeeded(), every knob-set has status ok, and nothing failed to parse. Otherwise `reason` holds
 // the most telling cause: first error record, then stream damage / missing done, then per-rep
 // failures, then interpretation problems. expected_reps < 0: do not check the rep count.
-RunReport interpret_records(const ParsedStream& stream, int expected_reps = -1);
+// `adapter` reads the workload's stdout.
+RunReport interpret_records(const ParsedStream& stream, int expected_reps = -1,
+                            const OutputAdapter& adapter = {});
 
 // parse_records + interpret_records.
-RunReport parse_run_report(std::string_view bytes, int expected_reps = -1);
+RunReport parse_run_report(std::string_view bytes, int expected_reps = -1,
+                           const OutputAdapter& adapter = {});
 
-// Parses workload stdout into `rep` (metrics, markers). Exposed for tests.
+// Parses workload stdout into `rep` (metrics, markers, tests). Exposed for tests.
 void parse_workload_stdout(std::string_view text, RepResult& rep,
-                           std::vector<std::string>& problems);
+                           std::vector<std::string>& problems, const OutputAdapter& adapter = {});
 
 }  // namespace foliolab

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "guest/output_adapter.h"
 #include "guest/protocol.h"
 #include "guest/stream_builder.h"
 
@@ -53,7 +54,7 @@ TEST(RunReport, DeltasOnlyForCountersInBothSnapshots) {
   b.prologue()
       .kv("counters", {{"rep", "0"}, {"phase", "before"}, {"vmstat.a", "5"}, {"vmstat.b", "1"}})
       .workload(0)
-      .out("FOLIOLAB-WORKLOAD-OK\n")
+      .out("{\"pages\":1}\nFOLIOLAB-WORKLOAD-OK\n")
       .kv("counters", {{"rep", "0"}, {"phase", "after"}, {"vmstat.a", "3"}, {"vmstat.c", "9"}})
       .done();
   RunReport r = parse_run_report(b.bytes());
@@ -61,23 +62,70 @@ TEST(RunReport, DeltasOnlyForCountersInBothSnapshots) {
   EXPECT_EQ(r.reps[0].deltas, (std::map<std::string, int64_t>{{"vmstat.a", -2}}));
 }
 
-TEST(RunReport, MetricsLaterLinesOverrideAndJunkIgnored) {
+TEST(RunReport, OneMetricsLineAndJunkIgnored) {
   RepResult rep;
   std::vector<std::string> problems;
   parse_workload_stdout(
       "starting\n{\"a\":1,\"b\":2.5,\"s\":\"x\",\"t\":true,\"o\":{\"n\":1}}\n[1,2]\n"
-      "{not json\n{\"a\":3}\r\n" +
+      "{not json\n" +
           std::string(100, '[') + "\nFOLIOLAB-WORKLOAD-OK",
       rep, problems);
-  EXPECT_EQ(rep.metrics, (std::map<std::string, double>{{"a", 3}, {"b", 2.5}}));
+  EXPECT_EQ(rep.metrics, (std::map<std::string, double>{{"a", 1}, {"b", 2.5}}));
   EXPECT_TRUE(rep.ok_marker);
   EXPECT_FALSE(rep.fail_marker);
+  EXPECT_EQ(rep.violation, "");
 
   RepResult deep;
   problems.clear();
   parse_workload_stdout("{\"a\":" + std::string(100000, '[') + "\n", deep, problems);
   EXPECT_TRUE(deep.metrics.empty());
   EXPECT_EQ(problems.size(), 1u);
+}
+
+// The loose contract: two metric lines and two markers used to pass, the last value
+// silently winning.
+TEST(RunReport, TwoMetricLinesAndTwoMarkersFailTheRun) {
+  StreamBuilder b;
+  b.prologue()
+      .counters(0, "before", 1000, 10)
+      .workload(0)
+      .out("{\"a\":1}\nFOLIOLAB-WORKLOAD-OK\n{\"a\":2}\nFOLIOLAB-WORKLOAD-OK\n")
+      .counters(0, "after", 2000, 10)
+      .done();
+  RunReport r = parse_run_report(b.bytes(), 1);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reason, "rep 0: workload fault output after FOLIOLAB-WORKLOAD-OK: \"{\"a\":2}\"");
+}
+
+TEST(RunReport, TapFailuresAreResultsNotFailures) {
+  StreamBuilder b;
+  b.prologue()
+      .counters(0, "before", 1000, 10)
+      .workload(0, /*exit_status=*/1)
+      .out("TAP version 13\n1..3\nok 1 - a\nnot ok 2 - b\nok 3 - c # SKIP no swap\n")
+      .counters(0, "after", 2000, 10)
+      .done();
+  OutputAdapter tap{OutputFormat::kTap, {}};
+  RunReport r = parse_run_report(b.bytes(), 1, tap);
+  ASSERT_TRUE(r.ok) << r.reason;
+  EXPECT_EQ(r.reps[0].metrics.at("tap.fail"), 1);
+  ASSERT_EQ(r.reps[0].tests.size(), 3u);
+  EXPECT_EQ(r.reps[0].tests[2], (TestOutcome{3, "c", "skip", "no swap"}));
+  // The same output read as foliolab's contract fails.
+  EXPECT_FALSE(parse_run_report(b.bytes(), 1).ok);
+}
+
+TEST(RunReport, TapBailOutFails) {
+  StreamBuilder b;
+  b.prologue()
+      .counters(0, "before", 1000, 10)
+      .workload(0)
+      .out("1..3\nok 1 - a\nBail out! no hugetlb pages\n")
+      .counters(0, "after", 2000, 10)
+      .done();
+  RunReport r = parse_run_report(b.bytes(), 1, OutputAdapter{OutputFormat::kTap, {}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reason, "rep 0: workload fault bailed out: no hugetlb pages");
 }
 
 TEST(RunReport, ErrorRecordIsTheReason) {
@@ -198,7 +246,7 @@ TEST(RunReport, BadNumbersBecomeReasonsNotExceptions) {
                        {"exit_status", "0"},
                        {"signal", "0"},
                        {"wall_ns", "99999999999999999999999"}})
-      .out("FOLIOLAB-WORKLOAD-OK\n")
+      .out("{\"pages\":1}\nFOLIOLAB-WORKLOAD-OK\n")
       .kv("counters", {{"rep", "0"}, {"phase", "after"}, {"vmstat.pgfault", "7"}})
       .done();
   RunReport r = parse_run_report(b.bytes());

@@ -213,6 +213,13 @@ Repetition rep_from_json(const json& e) {
   rep.signal = e.at("signal").get<int64_t>();
   rep.metrics = e.at("metrics").get<std::map<std::string, double>>();
   rep.deltas = e.at("deltas").get<std::map<std::string, int64_t>>();
+  // Optional within schema 2: written only when the workload reported tests.
+  if (auto t = e.find("tests"); t != e.end()) {
+    for (const json& x : *t) {
+      rep.tests.push_back({x.at("number").get<int>(), x.at("name").get<std::string>(),
+                           x.at("status").get<std::string>(), x.at("reason").get<std::string>()});
+    }
+  }
   return rep;
 }
 
@@ -311,12 +318,21 @@ RunRecord decode_v1(const json& j) {
 json encode_record(const RunRecord& r) {
   json reps = json::array();
   for (const Repetition& rep : r.reps) {
-    reps.push_back({{"rep", rep.rep},
-                    {"wall_ns", rep.wall_ns},
-                    {"exit_status", rep.exit_status},
-                    {"signal", rep.signal},
-                    {"metrics", rep.metrics},
-                    {"deltas", rep.deltas}});
+    json e = {{"rep", rep.rep},
+              {"wall_ns", rep.wall_ns},
+              {"exit_status", rep.exit_status},
+              {"signal", rep.signal},
+              {"metrics", rep.metrics},
+              {"deltas", rep.deltas}};
+    if (!rep.tests.empty()) {
+      json tests = json::array();
+      for (const TestOutcome& t : rep.tests) {
+        tests.push_back(
+            {{"number", t.number}, {"name", t.name}, {"status", t.status}, {"reason", t.reason}});
+      }
+      e["tests"] = std::move(tests);
+    }
+    reps.push_back(std::move(e));
   }
   return {{"schema", kRunRecordSchema},
           {"identity", identity_to_json(r.id)},

@@ -221,7 +221,8 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
     record.provenance.accel_requested = std::string(accel_choice_name(exp.machine.accel));
     record.provenance.accel_reason = verdict.reason;
     auto bytes = read_file(boot->records_file);
-    RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string(), exp.repeat);
+    RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string(), exp.repeat,
+                                        output_adapter_for(exp.workloads[run.workload]));
     const std::string console = read_file(boot->console_log).ok() ? *read_file(boot->console_log) : "";
     FailureClass who = classify_report(report);
     if (auto wrong = wrong_kernel(report, *kernel); !wrong.empty()) {

@@ -72,6 +72,9 @@ struct job {
 	struct step *steps; /* knob and sysctl lines in file order */
 	size_t nsteps;
 	int thp_disable; /* prctl_thp_disable 1 */
+	/* nonzero_exit_ok 1: a non-zero exit status does not end the run (a TAP test program
+	 * exits 1 when a test failed; the host judges its output) */
+	int nonzero_exit_ok;
 };
 /* Parses text (len bytes). Returns 0, or -1 with a message in err. */
 int job_parse(const char *text, size_t len, struct job *job, char *err, size_t errlen);

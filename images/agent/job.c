@@ -18,7 +18,7 @@ struct parse {
 	int lineno;
 	char *err;
 	size_t errlen;
-	int seen_run_id, seen_repeat, seen_prctl;
+	int seen_run_id, seen_repeat, seen_prctl, seen_exit_ok;
 	char **raw;  /* `argv` tokens, appended after the `arg` ones at the end */
 	size_t nraw;
 };
@@ -171,6 +171,14 @@ static int parse_line(struct parse *ps, char *line)
 		if (parse_long(rest, 0, 1, &v))
 			return perr(ps, "prctl_thp_disable: '%s' is not 0 or 1", rest);
 		j->thp_disable = (int)v;
+		return 0;
+	}
+	if (!strcmp(line, "nonzero_exit_ok")) {
+		if (set_once(ps, &ps->seen_exit_ok, "nonzero_exit_ok"))
+			return -1;
+		if (parse_long(rest, 0, 1, &v))
+			return perr(ps, "nonzero_exit_ok: '%s' is not 0 or 1", rest);
+		j->nonzero_exit_ok = (int)v;
 		return 0;
 	}
 	if (!strcmp(line, "knob"))

@@ -1,0 +1,16 @@
+// One test of a test-suite workload (a TAP line), as the run record keeps it.
+#pragma once
+
+#include <string>
+
+namespace foliolab {
+
+struct TestOutcome {
+  int number = 0;      // TAP test number (1-based)
+  std::string name;    // description, bounded
+  std::string status;  // "pass", "fail", "skip" (a TODO counts as skip, reason "TODO ...")
+  std::string reason;  // directive text of SKIP / TODO, "" otherwise
+  bool operator==(const TestOutcome&) const = default;
+};
+
+}  // namespace foliolab
