@@ -78,6 +78,9 @@ struct WorkloadSpec {
   std::string label;  // display name; defaults to name
   KeyValues params;   // passed as key=value
   MetricDecls metrics;  // `metrics:` declarations (unit, better, kind) of a custom workload
+  // Runs alone (`run -j N` starts no other guest beside it): for timings that parallel guests
+  // would disturb. How a run is done, not what it measures: not part of run ids.
+  bool exclusive = false;
   SourceLoc loc;
 };
 
@@ -136,6 +139,7 @@ struct Experiment {
   std::vector<WorkloadSpec> workloads;
   int repeat = 3;
   int timeout_s = 600;               // per run (one guest boot), host wall-clock
+  bool exclusive = false;            // every run runs alone (see WorkloadSpec::exclusive)
   std::vector<SourceLoc> arch_locs;  // parallel to `archs`
   // Runs matching all fields given in any entry are dropped by expand() (not part of run ids).
   std::vector<RunSelector> excludes;
