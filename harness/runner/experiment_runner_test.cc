@@ -336,6 +336,33 @@ TEST_F(RunnerTest, FullResultsDiskStopsTheMatrixAndResumeCompletesIt) {
   EXPECT_EQ(s2->ok + s2->failed, 8);
 }
 
+// The disk fills up while QEMU writes the record stream: nothing (or a torn stream) arrives.
+// That is the host's failure, not the guest's: no record for the run, the matrix stops.
+TEST_F(RunnerTest, RecordStreamLostToAFullDiskIsAHostFailure) {
+  class DiskFillsDuringBoot : public FakeBackend {
+   public:
+    Result<BootOutcome> boot(const BootRequest& req) override {
+      auto out = FakeBackend::boot(req);
+      EXPECT_TRUE(write_file_atomic(out->records_file, "").ok());
+      *full = true;
+      return out;
+    }
+    bool* full = nullptr;
+  } backend;
+  bool full = false;
+  backend.full = &full;
+  RunnerOptions opt = options();
+  opt.free_bytes = [&](const fs::path&) -> uint64_t { return full ? 0 : 1ull << 30; };
+  ExperimentRunner runner(artifacts_, backend, opt);
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_NE(summary.error().message.find("results disk full while the guest wrote its records"), std::string::npos)
+      << summary.error().message;
+  auto dir = ResultStore::latest(root_ / "results", exp_.name);
+  ASSERT_TRUE(dir);
+  EXPECT_EQ(ResultStore::open(*dir)->load_all()->size(), 4u);  // only the build failures
+}
+
 // The emulator cannot start at all (missing): every run would fail the same way, so this is a
 // host failure that stops the matrix instead of failing each run.
 TEST_F(RunnerTest, EmulatorThatCannotStartIsAHostFailure) {

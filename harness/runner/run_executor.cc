@@ -125,8 +125,9 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
                              boot->console_log.string()));
   }
   if (!report.ok) {
-    // A stream torn because the host's disk filled up is the host's failure, not the guest's.
-    if (!report.damage.empty()) {
+    // A stream torn (or never written) because the host's disk filled up is the host's
+    // failure, not the guest's.
+    if (!report.damage.empty() || report.records == 0) {
       if (uint64_t free = opt_.free_bytes(store_.dir()); free < opt_.min_free_bytes) {
         return host_failure(fmt::format("results disk full while the guest wrote its records ({} free on the "
                                         "filesystem of {}; {})", mib(free), store_.dir().string(), report.reason));
