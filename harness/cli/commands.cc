@@ -105,6 +105,7 @@ std::function<int()> setup_run(CLI::App& app) {
   auto resume_latest = std::make_shared<bool>(false);
   auto retry = std::make_shared<bool>(false);
   auto jobs = std::make_shared<int>(0);
+  auto guests = std::make_shared<int>(0);
   auto accel = std::make_shared<std::string>();
   app.add_option("experiment", *file, "experiment YAML file")->required();
   app.add_option("--arch", *archs, "only these architectures");
@@ -114,12 +115,16 @@ std::function<int()> setup_run(CLI::App& app) {
   app.add_option("--resume-dir", *resume, "continue this results session (skips runs it has)");
   app.add_flag("--resume", *resume_latest, "continue the newest results session of this experiment");
   app.add_flag("--retry-failed", *retry, "with --resume: rerun runs that failed");
-  app.add_option("--jobs,-j", *jobs, "parallel make jobs for kernel builds (default: all CPUs)");
+  app.add_option("-j,--jobs", *guests,
+                 "guests at once (default: host cores, bounded by free memory over the guest's RAM)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--make-jobs", *jobs, "parallel make jobs for kernel builds (default: all CPUs)");
   common->add(app);
   return [=] {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
     if (!accel->empty()) exp->machine.accel = *parse_accel_choice(*accel);
+    const int parallel = *guests > 0 ? *guests : default_guest_jobs(exp->machine.memory_mb);
     auto runs = expand(*exp);
     fmt::print(stderr, "{}", format_plan(*exp, runs));
     RealProcessRunner proc;
@@ -128,8 +133,9 @@ std::function<int()> setup_run(CLI::App& app) {
     if (!index.ok()) fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
     RunnerOptions opt{.project_root = common->root, .results_root = *results,
                       .resume_latest = *resume_latest, .retry_failed = *retry,
-                      .index = index.ok() ? &*index : nullptr, .log = log_line};
+                      .index = index.ok() ? &*index : nullptr, .jobs = parallel, .log = log_line};
     if (!resume->empty()) opt.resume_dir = fs::path(*resume);
+    if (parallel > 1) log_line(fmt::format("{} guests at once (-j)", parallel));
     BuildingArtifactProvider artifacts(proc, {.project_root = common->root,
                                               .spec_dir = fs::path(exp->file).parent_path(),
                                               .cache = common->cache, .jobs = *jobs, .log = log_line});
@@ -202,7 +208,7 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
   auto jobs = std::make_shared<int>(0);
   app.add_option("experiment", *file, "experiment YAML file whose kernels to build")->required();
   app.add_option("--arch", *archs, "only these architectures");
-  app.add_option("--jobs,-j", *jobs, "parallel make jobs");
+  app.add_option("--make-jobs", *jobs, "parallel make jobs (default: all CPUs)");
   common->add(app);
   return [=] {
     auto exp = load(*file, *common, *archs);

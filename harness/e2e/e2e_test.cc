@@ -267,22 +267,21 @@ TEST(E2EHarnessKilled, SigkillMidGuestLeavesNoQemuAndResumeFinishesTheMatrix) {
   ASSERT_GT(cli, 0);
   // Wait until one run has ended and the next guest is up (no deadline: a cold cache builds the
   // kernel first; ctest's own timeout bounds a broken build).
-  pid_t qemu = 0;
+  std::vector<pid_t> qemus;  // every guest up at the kill (with -j, more than one)
   int status = 0;
-  while (qemu == 0) {
+  while (qemus.empty()) {
     if (::waitpid(cli, &status, WNOHANG) == cli) FAIL() << "foliolab ended before the kill: " << *read_file(log);
-    if (count_records(results) >= 1) {
-      auto kids = children_named(cli, "qemu-system");
-      if (!kids.empty()) qemu = kids[0];
-    }
-    if (qemu == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (count_records(results) >= 1) qemus = children_named(cli, "qemu-system");
+    if (qemus.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_EQ(::kill(cli, SIGKILL), 0);
   EXPECT_EQ(wait_exit(cli), 128 + SIGKILL);
   // Death follows at once; the bound only keeps a regression from hanging the test.
-  for (int i = 0; i < 6000 && alive(qemu); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_FALSE(alive(qemu)) << "QEMU " << qemu << " outlived the SIGKILLed foliolab";
-  if (alive(qemu)) ::kill(qemu, SIGKILL);
+  for (pid_t qemu : qemus) {
+    for (int i = 0; i < 6000 && alive(qemu); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(alive(qemu)) << "QEMU " << qemu << " outlived the SIGKILLed foliolab";
+    if (alive(qemu)) ::kill(qemu, SIGKILL);
+  }
   const size_t kept = count_records(results);
   ASSERT_GE(kept, 1u);
   ASSERT_LT(kept, 3u);

@@ -6,6 +6,7 @@ namespace foliolab {
 namespace fs = std::filesystem;
 
 Result<std::string> QemuBackend::emulator_version(Arch arch) {
+  std::lock_guard<std::mutex> lock(mu_);
   if (auto it = versions_.find(arch); it != versions_.end()) return it->second;
   const std::string bin(arch_info(arch).qemu_binary);
   ProcessResult r = runner_.run({.argv = {bin, "--version"}, .capture = true});

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "guest/accel_probe.h"
@@ -61,6 +63,7 @@ class QemuBackend : public Backend {
   Result<std::string> emulator_version(Arch arch);
   ProcessRunner& runner_;
   AccelProbe probe_;
+  std::mutex mu_;  // boot() runs on several threads with `run -j`
   std::map<Arch, std::string> versions_;
 };
 

@@ -82,6 +82,9 @@ struct WorkloadSpec {
   // `metrics: {name: 'regex'}` (or `{name: {pattern: ...}}`): a custom workload with
   // `output: regex` reads each metric from the pattern's one capture group.
   KeyValues metric_patterns;
+  // Runs alone (`run -j N` starts no other guest beside it): for timings that parallel guests
+  // would disturb. How a run is done, not what it measures: not part of run ids.
+  bool exclusive = false;
   SourceLoc loc;
   SourceLoc name_loc;
   std::vector<SourceLoc> param_key_locs, param_locs;  // parallel to `params`
@@ -146,6 +149,7 @@ struct Experiment {
   int repeat = 3;
   int timeout_s = 600;               // per run (one guest boot), host wall-clock
   SourceLoc name_loc, repeat_loc, timeout_loc;
+  bool exclusive = false;            // every run runs alone (see WorkloadSpec::exclusive)
   std::vector<SourceLoc> arch_locs;  // parallel to `archs`
   // Runs matching all fields given in any entry are dropped by expand() (not part of run ids).
   std::vector<RunSelector> excludes;

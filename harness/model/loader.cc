@@ -31,12 +31,13 @@ namespace {
 using Keys = std::vector<std::string>;
 
 const Keys kTopKeys = {"name",      "description", "kernels", "archs",   "machine", "knobs",
-                       "workloads", "repeat",      "timeout", "exclude", "expect",  "gate"};
+                       "workloads", "repeat",      "timeout", "exclude", "expect",  "gate",
+                       "exclusive"};
 const Keys kKernelKeys = {"name", "source", "config", "options", "patches", "cmdline", "archs"};
 const Keys kMachineKeys = {"accel", "cpus", "memory", "numa"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
-const Keys kWorkloadKeys = {"name", "label", "params", "metrics"};
+const Keys kWorkloadKeys = {"name", "label", "params", "metrics", "exclusive"};
 const Keys kMetricDeclKeys = {"unit", "better", "kind", "pattern"};
 const Keys kGateKeys = {"name", "runs", "metric", "max_regression", "equal", "better", "timings"};
 const Keys kSelectorKeys = {"kernel", "arch", "knobs", "workload"};
@@ -137,6 +138,12 @@ class Parser {
     if (key == "exclude") return parse_excludes(f, &exp->excludes);
     if (key == "expect") return parse_expectations(f, &exp->expectations);
     if (key == "gate") return parse_gate_rules(f, &exp->gate_rules);
+    if (key == "exclusive") {
+      auto on = read_bool(f);
+      FL_TRY(on);
+      exp->exclusive = *on;
+      return {};
+    }
     if (key == "repeat") {
       auto n = read_int(f);
       FL_TRY(n);
@@ -683,6 +690,11 @@ class Parser {
       }
     }
     if (const Field* m = fields->find("metrics")) FL_TRY(parse_metric_decls(*m, w));
+    if (const Field* x = fields->find("exclusive")) {
+      auto on = read_bool(*x);
+      FL_TRY(on);
+      w->exclusive = *on;
+    }
     return require(*fields, f, {"name"});
   }
 

@@ -150,6 +150,7 @@ json provenance_to_json(const Provenance& p) {
             {"accel", p.accel},
             {"accel_requested", p.accel_requested},
             {"accel_reason", p.accel_reason},
+            {"guests_beside", p.guests_beside},
             {"emulator", p.emulator},
             {"command", p.command},
             {"emulator_exit", p.emulator_exit},
@@ -176,6 +177,7 @@ void boot_from_json(const json& b, Provenance& p) {
   p.accel = opt<std::string>(b, "accel");
   p.accel_requested = opt<std::string>(b, "accel_requested");  // absent before the accel probe
   p.accel_reason = opt<std::string>(b, "accel_reason");
+  p.guests_beside = opt<int>(b, "guests_beside");
   p.emulator = opt<std::string>(b, "emulator");
   p.command = opt<std::string>(b, "command");
   p.emulator_exit = opt<std::string>(b, "emulator_exit");

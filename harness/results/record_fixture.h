@@ -40,6 +40,7 @@ inline RunRecord fake_record(const FakeRun& f) {
   r.finished = "2026-11-30T05:14:40Z";
   r.provenance.accel = f.emulated ? "tcg" : "kvm";
   r.provenance.accel_requested = "auto";
+  r.provenance.guests_beside = 1;
   r.provenance.accel_reason = f.emulated ? "auto: /dev/kvm: No such file or directory" : "a KVM probe boot reached the guest agent in 0.4s";
   r.provenance.timings_emulated = f.emulated;
   r.provenance.kernel_build_id = "b1d0000000000001";

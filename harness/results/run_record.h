@@ -61,6 +61,7 @@ struct Provenance {
   std::string backend, accel, emulator, command, emulator_exit;
   std::string accel_requested;  // auto | kvm | tcg
   std::string accel_reason;     // why `accel` (the probe's verdict)
+  int guests_beside = 0;        // most other guests running at once during this run (`run -j`)
   double boot_seconds = 0;
   bool timings_emulated = false;  // TCG: timings are emulation timings
   bool has_guest = false;

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <map>
+#include <mutex>
 #include <regex>
+#include <thread>
 
 #include "guest/job.h"
 #include "guest/protocol.h"
@@ -13,23 +15,13 @@
 #include "kernel/builder.h"
 #include "model/matrix.h"
 #include "runner/record_builder.h"
+#include "runner/run_executor.h"
+#include "runner/scheduler.h"
 #include "util/fs.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string now_iso() {
-  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-}  // namespace
 
 std::string wrong_kernel(const RunReport& report, const KernelArtifact& kernel) {
   if (!report.has_hello) return {};
@@ -42,6 +34,23 @@ std::string wrong_kernel(const RunReport& report, const KernelArtifact& kernel) 
     return fmt::format("guest reports release '{}', but the built tree is version {}", h.release, kernel.version);
   }
   return {};
+}
+
+int guest_jobs_for(unsigned cores, uint64_t available_mb, uint64_t guest_memory_mb) {
+  const uint64_t per_guest = guest_memory_mb + 256;
+  const uint64_t by_memory = available_mb / per_guest;
+  return static_cast<int>(std::max<uint64_t>(1, std::min<uint64_t>(std::max(cores, 1u), by_memory)));
+}
+
+int default_guest_jobs(uint64_t guest_memory_mb) {
+  uint64_t available_mb = 0;
+  if (auto info = read_file("/proc/meminfo"); info.ok()) {
+    std::smatch m;
+    if (std::regex_search(*info, m, std::regex(R"(MemAvailable:\s*(\d+) kB)"))) {
+      available_mb = std::stoull(m[1]) / 1024;
+    }
+  }
+  return guest_jobs_for(std::thread::hardware_concurrency(), available_mb, guest_memory_mb);
 }
 
 std::string find_panic(const std::string& console) {
@@ -70,6 +79,11 @@ Result<ImageArtifact> BuildingArtifactProvider::image(Arch arch) { return images
 ExperimentRunner::ExperimentRunner(ArtifactProvider& artifacts, Backend& backend, RunnerOptions options)
     : artifacts_(artifacts), backend_(backend), opt_(std::move(options)) {
   if (!opt_.log) opt_.log = [](const std::string&) {};
+  // Guests run on several threads: their log lines go out one at a time.
+  opt_.log = [log = opt_.log, mu = std::make_shared<std::mutex>()](const std::string& line) {
+    std::lock_guard<std::mutex> lock(*mu);
+    log(line);
+  };
 }
 
 Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::vector<Run>& runs) {
@@ -148,116 +162,87 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
     accel.emplace(run.arch, *verdict);
   }
 
+  // Planner: every run to do gets its kernel, image and job files now, once per (kernel, arch),
+  // arch and (workload, arch); a run whose kernel or image failed is recorded as failed here.
+  std::map<std::pair<size_t, Arch>, Result<std::vector<CpioEntry>>> files_cache;
+  std::vector<PreparedRun> todo;
   for (const Run& run : runs) {
-    if (cancel_requested()) break;
     if (auto was_ok = kept(run)) {
       ++summary.skipped;
       (*was_ok ? summary.ok : summary.failed)++;
       continue;
     }
-    RunRecord record;
-    record.id = record_identity(exp, run);
-    record.provenance.host = host;
-    record.started = now_iso();
-    auto fail = [&](const std::string& status, FailureClass who, const std::string& reason) {
+    auto pre_failure = [&](const std::string& status, const std::string& reason) -> Status {
+      RunRecord record;
+      record.id = record_identity(exp, run);
+      record.provenance.host = host;
+      record.started = record.finished = utc_iso_now();
       record.status = status;
-      record.failure = who;
+      record.failure = FailureClass::kHost;
       record.reason = reason;
-      record.finished = now_iso();
+      if (kernel_for(run).ok()) record_kernel(record, *kernel_for(run));
       ++summary.failed;
       opt_.log(fmt::format("  {}: {}: {}", run.id, status, reason));
       return save(record);
     };
-    const KernelSpec& kspec = exp.kernels[run.kernel];
     const auto& kernel = kernel_for(run);
     if (!kernel.ok()) {
-      if (auto st = fail("build-failed", FailureClass::kHost, kernel.error().message); !st.ok()) {
-        return st.error();
-      }
+      if (auto st = pre_failure("build-failed", kernel.error().message); !st.ok()) return st.error();
       continue;
     }
-    record_kernel(record, *kernel);
     const auto& image = image_for(run.arch);
     if (!image.ok()) {
-      if (auto st = fail("image-failed", FailureClass::kHost, image.error().message); !st.ok()) {
-        return st.error();
-      }
+      if (auto st = pre_failure("image-failed", image.error().message); !st.ok()) return st.error();
       continue;
     }
-    record_image(record, *image);
-    auto job = render_job(exp, run);
-    if (!job.ok()) return job.error();
-    const fs::path dir = store->run_dir(run.id);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    const fs::path initrd = dir / "initrd.cpio";
-    auto job_files = artifacts_.workload_files(exp.workloads[run.workload], run.arch);
-    if (!job_files.ok()) {
-      if (auto st = fail("image-failed", FailureClass::kHost, job_files.error().message);
-          !st.ok()) {
-        return st.error();
-      }
+    auto fkey = std::make_pair(run.workload, run.arch);
+    if (!files_cache.count(fkey)) {
+      files_cache.emplace(fkey, artifacts_.workload_files(exp.workloads[run.workload], run.arch));
+    }
+    const auto& files = files_cache.at(fkey);
+    if (!files.ok()) {
+      if (auto st = pre_failure("image-failed", files.error().message); !st.ok()) return st.error();
       continue;
     }
-    if (auto st = write_run_initrd(image->cpio, *job, initrd, *job_files); !st.ok()) return st.error();
-    if (write_file_atomic(dir / "job.txt", *job).ok()) record.artifacts.job = "job.txt";
-    std::string extra = kspec.cmdline;
-    const std::string& ks_cmdline = exp.knob_sets[run.knob_set].cmdline;
-    if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
-    const AccelVerdict& verdict = accel.at(run.arch);
-    BootRequest req{.arch = run.arch, .accel = verdict.accel, .machine = exp.machine, .kernel = kernel->image, .initrd = initrd,
-                    .cmdline = kernel_cmdline(run.arch, extra), .run_dir = dir,
-                    .timeout = std::chrono::seconds(exp.timeout_s)};
-    opt_.log(fmt::format("  {} ...", run.id));
-    auto boot = backend_.boot(req);
-    fs::remove(initrd, ec);  // the base image is cached and job.txt is kept: nothing is lost
-    if (!boot.ok()) {
-      if (auto st = fail("boot-failed", FailureClass::kHost, boot.error().message); !st.ok()) {
-        return st.error();
-      }
-      continue;
-    }
-    record_boot(record, *boot);
-    record.provenance.accel_requested = std::string(accel_choice_name(exp.machine.accel));
-    record.provenance.accel_reason = verdict.reason;
-    auto bytes = read_file(boot->records_file);
-    RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string(), exp.repeat,
-                                        output_adapter_for(exp.workloads[run.workload]));
-    const std::string console = read_file(boot->console_log).ok() ? *read_file(boot->console_log) : "";
-    FailureClass who = classify_report(report);
-    if (auto wrong = wrong_kernel(report, *kernel); !wrong.empty()) {
-      report.ok = false;
-      report.reason = wrong;
-      who = FailureClass::kHarness;
-    }
-    // The emulator's own words beat any guess about the agent when QEMU died or nothing arrived.
-    if (!report.ok && (boot->abnormal_exit || report.records == 0) && !boot->timed_out) {
-      report.reason = fmt::format("{} ended: {} ({})", boot->backend == "qemu" ? "QEMU" : boot->backend,
-                                  boot->exit, report.reason);
-      if (boot->abnormal_exit) who = FailureClass::kHost;
-    }
-    record_guest_report(record, report);
-    if (cancel_requested()) break;  // an interrupted run leaves no record: resume reruns it
-    if (boot->timed_out) {
-      std::string reason = fmt::format("guest did not finish within {}s and was killed; console log: {}",
-                                       exp.timeout_s, boot->console_log.string());
-      if (auto st = fail("timed-out", FailureClass::kGuest, reason); !st.ok()) return st.error();
-      continue;
-    }
-    if (!report.ok) {
-      std::string reason = report.reason;
-      if (std::string panic = find_panic(console); !panic.empty()) reason = panic + " (" + reason + ")";
-      if (auto st = fail("failed", who, reason + "; console log: " + boot->console_log.string());
-          !st.ok()) {
-        return st.error();
-      }
-      continue;
-    }
-    record.status = "ok";
-    record.finished = now_iso();
-    if (auto st = save(record); !st.ok()) return st.error();
-    ++summary.ok;
-    opt_.log(fmt::format("  {}: ok ({:.1f}s, {})", run.id, boot->seconds, accel_name(boot->accel)));
+    todo.push_back({.run = &run, .kernel = &*kernel, .image = &*image, .job_files = *files,
+                    .accel = accel.at(run.arch)});
+  }
+
+  // Scheduler and executor: up to opt_.jobs guests at once; each run's record is saved as it
+  // ends. A host failure stops the launch of further runs, keeping every finished one.
+  RunExecutor executor(exp, backend_, *store, host,
+                       {.min_free_bytes = opt_.min_free_bytes, .free_bytes = opt_.free_bytes, .log = opt_.log});
+  std::mutex mu;  // summary, the store's index connection
+  std::string host_error;
+  auto exclusive = [&](size_t i) { return exp.exclusive || exp.workloads[todo[i].run->workload].exclusive; };
+  Scheduler(opt_.jobs).run(
+      todo.size(), exclusive,
+      [&](size_t i, const TaskSlot& slot) {
+        RunOutcome outcome = executor.execute(todo[i]);
+        std::lock_guard<std::mutex> lock(mu);
+        if (outcome.end == RunOutcome::End::kCancelled) return false;
+        if (outcome.end == RunOutcome::End::kHostFailure) {
+          if (host_error.empty()) host_error = outcome.host_error;
+          return false;
+        }
+        outcome.record.provenance.guests_beside = slot.max_beside();
+        if (auto st = save(outcome.record); !st.ok()) {
+          if (host_error.empty()) host_error = results_write_failure(st.error().message, store->dir());
+          return false;
+        }
+        if (outcome.record.ok()) {
+          ++summary.ok;
+        } else {
+          ++summary.failed;
+          opt_.log(fmt::format("  {}: {}: {}", todo[i].run->id, outcome.record.status, outcome.record.reason));
+        }
+        return true;
+      },
+      cancel_requested);
+  if (!host_error.empty()) {
+    return make_error(fmt::format("host failure, matrix stopped: {}\n{} run(s) of {} kept in {}; fix the host, "
+                                  "then continue with --resume-dir {}", host_error, summary.ok + summary.failed,
+                                  summary.total, store->dir().string(), store->dir().string()));
   }
   if (cancel_requested()) return make_error(fmt::format("interrupted; resume with --resume {}", store->dir().string()));
   return summary;

@@ -3,6 +3,7 @@
 // a guest that panics or hangs, fails only its own runs: the matrix goes on.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -28,6 +29,10 @@ struct RunnerOptions {
   bool resume_latest = false;                        // continue the newest session
   bool retry_failed = false;                         // with resume: rerun runs that failed
   ResultIndex* index = nullptr;                      // also index each run here, if given
+  int jobs = 1;  // guests at once (`run -j`); run ids, records and report order do not depend on it
+  uint64_t min_free_bytes = 64ull << 20;  // a run needs this much free space on the results disk
+  std::function<uint64_t(const std::filesystem::path&)> free_bytes;  // default: statvfs (tests: a fake)
+  // Called from several threads when jobs > 1; the runner serializes the calls.
   std::function<void(const std::string&)> log;
 };
 
@@ -70,6 +75,11 @@ class ExperimentRunner {
   Backend& backend_;
   RunnerOptions opt_;
 };
+
+// Guests to run at once by default: the host's cores, bounded by the memory available (from
+// /proc/meminfo) over each guest's RAM plus QEMU's own (about 256 MiB). At least 1.
+int default_guest_jobs(uint64_t guest_memory_mb);
+int guest_jobs_for(unsigned cores, uint64_t available_mb, uint64_t guest_memory_mb);
 
 // Why the guest is not running `kernel` (build id not in uname -v, or uname -r not starting with
 // the tree's version), or "".

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <functional>
 #include <map>
 
@@ -79,7 +81,7 @@ class FakeBackend : public Backend {
     EXPECT_TRUE(write_file_atomic(out.console_log, console).ok());
     return out;
   }
-  int boots = 0;
+  std::atomic<int> boots{0};
   int accel_requests = 0;
 };
 
@@ -268,6 +270,114 @@ TEST_F(RunnerTest, ExplicitKvmThatCannotWorkIsAnErrorBeforeAnyRun) {
   EXPECT_NE(summary.error().message.find("x86_64 (fake): accel kvm was requested"), std::string::npos)
       << summary.error().message;
   EXPECT_EQ(backend.boots, 0);
+}
+
+TEST_F(RunnerTest, ParallelGuestsGiveTheSameRunsAndRecordsAsOneAtATime) {
+  std::map<std::string, std::string> status_by_id[2];
+  for (int jobs : {1, 2}) {
+    FakeBackend backend;
+    RunnerOptions opt = options();
+    opt.jobs = jobs;
+    opt.results_root = root_ / fmt::format("results-j{}", jobs);
+    ExperimentRunner runner(artifacts_, backend, opt);
+    auto summary = runner.run(exp_, runs_);
+    ASSERT_TRUE(summary.ok()) << summary.error().message;
+    EXPECT_EQ(summary->ok, 2);
+    EXPECT_EQ(summary->failed, 6);
+    auto all = ResultStore::open(summary->dir)->load_all();
+    ASSERT_TRUE(all.ok());
+    for (const auto& r : *all) {
+      status_by_id[jobs - 1][r.id.run_id] = r.status + "/" + r.reason.substr(0, 30);
+      EXPECT_LE(r.provenance.guests_beside, jobs - 1);
+    }
+  }
+  EXPECT_EQ(status_by_id[0], status_by_id[1]);
+  EXPECT_EQ(status_by_id[0].size(), 8u);
+}
+
+TEST(GuestJobs, CoresBoundedByMemory) {
+  EXPECT_EQ(guest_jobs_for(2, 24000, 1024), 2);
+  EXPECT_EQ(guest_jobs_for(8, 3000, 1024), 2);  // 3000 / (1024 + 256)
+  EXPECT_EQ(guest_jobs_for(8, 100, 1024), 1);   // never below one
+  EXPECT_EQ(guest_jobs_for(0, 100000, 512), 1);
+}
+
+// The results disk fills up mid-matrix: a host failure, named as such, that stops the matrix
+// with every finished run kept; --resume completes it once space is free.
+TEST_F(RunnerTest, FullResultsDiskStopsTheMatrixAndResumeCompletesIt) {
+  FakeBackend backend;
+  RunnerOptions opt = options();
+  int checks = 0;
+  uint64_t free_space = 1ull << 30;
+  opt.free_bytes = [&](const fs::path&) {
+    if (++checks == 3) free_space = 1 << 20;  // full from the third run on
+    return free_space;
+  };
+  ExperimentRunner runner(artifacts_, backend, opt);
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_FALSE(summary.ok());
+  const std::string why = summary.error().message;
+  EXPECT_NE(why.find("host failure, matrix stopped: results disk full: 1.0 MiB free"), std::string::npos) << why;
+  EXPECT_NE(why.find("--resume-dir"), std::string::npos) << why;
+  auto dir = ResultStore::latest(root_ / "results", exp_.name);
+  ASSERT_TRUE(dir);
+  auto kept = ResultStore::open(*dir)->load_all();
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->size(), 6u);  // the broken kernel's 4 build failures and the 2 runs before the disk filled
+  EXPECT_EQ(backend.boots, 2);
+
+  free_space = 1ull << 30;
+  FakeBackend second;
+  opt.resume_dir = *dir;
+  ExperimentRunner resumed(artifacts_, second, opt);
+  auto s2 = resumed.run(exp_, runs_);
+  ASSERT_TRUE(s2.ok()) << s2.error().message;
+  EXPECT_EQ(second.boots, 2);
+  EXPECT_EQ(s2->ok + s2->failed, 8);
+}
+
+// The disk fills up while QEMU writes the record stream: nothing (or a torn stream) arrives.
+// That is the host's failure, not the guest's: no record for the run, the matrix stops.
+TEST_F(RunnerTest, RecordStreamLostToAFullDiskIsAHostFailure) {
+  class DiskFillsDuringBoot : public FakeBackend {
+   public:
+    Result<BootOutcome> boot(const BootRequest& req) override {
+      auto out = FakeBackend::boot(req);
+      EXPECT_TRUE(write_file_atomic(out->records_file, "").ok());
+      *full = true;
+      return out;
+    }
+    bool* full = nullptr;
+  } backend;
+  bool full = false;
+  backend.full = &full;
+  RunnerOptions opt = options();
+  opt.free_bytes = [&](const fs::path&) -> uint64_t { return full ? 0 : 1ull << 30; };
+  ExperimentRunner runner(artifacts_, backend, opt);
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_NE(summary.error().message.find("results disk full while the guest wrote its records"), std::string::npos)
+      << summary.error().message;
+  auto dir = ResultStore::latest(root_ / "results", exp_.name);
+  ASSERT_TRUE(dir);
+  EXPECT_EQ(ResultStore::open(*dir)->load_all()->size(), 4u);  // only the build failures
+}
+
+// The emulator cannot start at all (missing): every run would fail the same way, so this is a
+// host failure that stops the matrix instead of failing each run.
+TEST_F(RunnerTest, EmulatorThatCannotStartIsAHostFailure) {
+  class Missing : public FakeBackend {
+   public:
+    Result<BootOutcome> boot(const BootRequest&) override {
+      ++boots;
+      return make_error("cannot start QEMU: qemu-system-x86_64: not found in PATH");
+    }
+  } backend;
+  ExperimentRunner runner(artifacts_, backend, options());
+  auto summary = runner.run(exp_, runs_);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_NE(summary.error().message.find("host failure, matrix stopped: cannot start QEMU"), std::string::npos);
+  EXPECT_EQ(backend.boots, 1);
 }
 
 TEST_F(RunnerTest, ResumeKeepsCollectedResultsAndRunsOnlyWhatIsMissing) {

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -88,5 +89,14 @@ std::string utc_stamp() {
 }
 
 std::string fmt_errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+std::string utc_iso_now() {
+  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 }  // namespace foliolab

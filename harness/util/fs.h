@@ -33,5 +33,7 @@ std::string fmt_errno(const std::string& what);
 
 // UTC timestamp usable in a path: 20261130T051430Z.
 std::string utc_stamp();
+// UTC time in ISO 8601: 2026-11-30T05:14:30Z.
+std::string utc_iso_now();
 
 }  // namespace foliolab

@@ -1,0 +1,147 @@
+#include "runner/run_executor.h"
+
+#include <sys/statvfs.h>
+
+#include <chrono>
+#include <cstdint>
+#include <fmt/format.h>
+
+#include "guest/job.h"
+#include "guest/run_report.h"
+#include "runner/experiment_runner.h"
+#include "runner/record_builder.h"
+#include "util/fs.h"
+#include "util/process.h"
+
+namespace foliolab {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+
+}  // namespace
+
+uint64_t filesystem_free_bytes(const fs::path& path) {
+  struct statvfs st {};
+  if (::statvfs(path.c_str(), &st) != 0) return UINT64_MAX;
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+}
+
+std::string results_write_failure(const std::string& error, const fs::path& dir) {
+  const bool full = error.find("No space left") != std::string::npos ||
+                    error.find("Disk quota exceeded") != std::string::npos;
+  const bool io = error.find("Input/output error") != std::string::npos;
+  return fmt::format("{}: {} ({})", full ? "results disk full" : io ? "results disk I/O error" : "cannot write results",
+                     error, dir.string());
+}
+
+RunExecutor::RunExecutor(const Experiment& exp, Backend& backend, const ResultStore& store, HostInfo host,
+                         ExecutorOptions options)
+    : exp_(exp), backend_(backend), store_(store), host_(std::move(host)), opt_(std::move(options)) {
+  if (!opt_.free_bytes) opt_.free_bytes = filesystem_free_bytes;
+  if (!opt_.log) opt_.log = [](const std::string&) {};
+}
+
+RunOutcome RunExecutor::host_failure(std::string why) const {
+  RunOutcome out;
+  out.end = RunOutcome::End::kHostFailure;
+  out.host_error = std::move(why);
+  return out;
+}
+
+RunOutcome RunExecutor::execute(const PreparedRun& p) const {
+  const Run& run = *p.run;
+  const KernelArtifact& kernel = *p.kernel;
+  RunOutcome out;
+  RunRecord& record = out.record;
+  record.id = record_identity(exp_, run);
+  record.provenance.host = host_;
+  record.started = utc_iso_now();
+  auto ended = [&](const std::string& status, FailureClass who, const std::string& reason) {
+    record.status = status;
+    record.failure = who;
+    record.reason = reason;
+    record.finished = utc_iso_now();
+    return out;
+  };
+  record_kernel(record, kernel);
+  record_image(record, *p.image);
+
+  const fs::path dir = store_.run_dir(run.id);
+  if (uint64_t free = opt_.free_bytes(store_.dir()); free < opt_.min_free_bytes) {
+    return host_failure(fmt::format("results disk full: {} free on the filesystem of {}, {} needed per run",
+                                    mib(free), store_.dir().string(), mib(opt_.min_free_bytes)));
+  }
+  auto job = render_job(exp_, run);
+  if (!job.ok()) return host_failure("harness: " + job.error().message);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return host_failure(results_write_failure(ec.message(), dir));
+  const fs::path initrd = dir / "initrd.cpio";
+  if (auto st = write_run_initrd(p.image->cpio, *job, initrd, p.job_files); !st.ok()) {
+    return host_failure(results_write_failure(st.error().message, dir));
+  }
+  if (auto st = write_file_atomic(dir / "job.txt", *job); !st.ok()) {
+    return host_failure(results_write_failure(st.error().message, dir));
+  }
+  record.artifacts.job = "job.txt";
+  std::string extra = exp_.kernels[run.kernel].cmdline;
+  const std::string& ks_cmdline = exp_.knob_sets[run.knob_set].cmdline;
+  if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
+  BootRequest req{.arch = run.arch, .accel = p.accel.accel, .machine = exp_.machine, .kernel = kernel.image,
+                  .initrd = initrd, .cmdline = kernel_cmdline(run.arch, extra), .run_dir = dir,
+                  .timeout = std::chrono::seconds(exp_.timeout_s)};
+  opt_.log(fmt::format("  {} ...", run.id));
+  auto boot = backend_.boot(req);
+  fs::remove(initrd, ec);  // the base image is cached and job.txt is kept: nothing is lost
+  if (!boot.ok()) return host_failure(boot.error().message);  // e.g. the emulator is missing
+  if (cancel_requested()) {
+    out.end = RunOutcome::End::kCancelled;  // an interrupted run leaves no record: resume reruns it
+    return out;
+  }
+  record_boot(record, *boot);
+  record.provenance.accel_requested = std::string(accel_choice_name(exp_.machine.accel));
+  record.provenance.accel_reason = p.accel.reason;
+  auto bytes = read_file(boot->records_file);
+  RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string(), exp_.repeat,
+                                      output_adapter_for(exp_.workloads[run.workload]));
+  const std::string console = read_file(boot->console_log).ok() ? *read_file(boot->console_log) : "";
+  FailureClass who = classify_report(report);
+  if (auto wrong = wrong_kernel(report, kernel); !wrong.empty()) {
+    report.ok = false;
+    report.reason = wrong;
+    who = FailureClass::kHarness;
+  }
+  // The emulator's own words beat any guess about the agent when QEMU died or nothing arrived.
+  if (!report.ok && (boot->abnormal_exit || report.records == 0) && !boot->timed_out) {
+    report.reason = fmt::format("{} ended: {} ({})", boot->backend == "qemu" ? "QEMU" : boot->backend,
+                                boot->exit, report.reason);
+    if (boot->abnormal_exit) who = FailureClass::kHost;
+  }
+  record_guest_report(record, report);
+  if (boot->timed_out) {
+    return ended("timed-out", FailureClass::kGuest,
+                 fmt::format("guest did not finish within {}s and was killed; console log: {}", exp_.timeout_s,
+                             boot->console_log.string()));
+  }
+  if (!report.ok) {
+    // A stream torn (or never written) because the host's disk filled up is the host's
+    // failure, not the guest's.
+    if (!report.damage.empty() || report.records == 0) {
+      if (uint64_t free = opt_.free_bytes(store_.dir()); free < opt_.min_free_bytes) {
+        return host_failure(fmt::format("results disk full while the guest wrote its records ({} free on the "
+                                        "filesystem of {}; {})", mib(free), store_.dir().string(), report.reason));
+      }
+    }
+    std::string reason = report.reason;
+    if (std::string panic = find_panic(console); !panic.empty()) reason = panic + " (" + reason + ")";
+    return ended("failed", who, reason + "; console log: " + boot->console_log.string());
+  }
+  record.status = "ok";
+  record.finished = utc_iso_now();
+  opt_.log(fmt::format("  {}: ok ({:.1f}s, {})", run.id, boot->seconds, accel_name(boot->accel)));
+  return out;
+}
+
+}  // namespace foliolab

@@ -1,0 +1,71 @@
+// Turns one planned run into one RunRecord through a backend: the per-run initrd (base image plus
+// the job), the kernel command line, the boot, and the decision of how the run ended (the agent's
+// records, the build-id and release checks, panic detection, QEMU's own words). Safe to call from
+// several threads at once: it keeps no state between runs.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "guest/accel_probe.h"
+#include "guest/backend.h"
+#include "image/cpio.h"
+#include "image/image_builder.h"
+#include "kernel/builder.h"
+#include "model/experiment.h"
+#include "results/run_record.h"
+#include "results/store.h"
+
+namespace foliolab {
+
+// A run with everything it needs decided beforehand by the planner.
+struct PreparedRun {
+  const Run* run = nullptr;
+  const KernelArtifact* kernel = nullptr;
+  const ImageArtifact* image = nullptr;
+  std::vector<CpioEntry> job_files;
+  AccelVerdict accel;
+};
+
+// How one run ended. A host failure (the results disk full, the emulator missing) is not the
+// run's fault: the run gets no record, so --resume reruns it, and the matrix stops.
+struct RunOutcome {
+  enum class End { kRecorded, kCancelled, kHostFailure };
+  End end = End::kRecorded;
+  RunRecord record;        // kRecorded
+  std::string host_error;  // kHostFailure
+};
+
+struct ExecutorOptions {
+  // Below this much free space on the results filesystem a run is not started: QEMU writing the
+  // record stream into a full disk looks like a torn guest record otherwise.
+  uint64_t min_free_bytes = 64ull << 20;
+  std::function<uint64_t(const std::filesystem::path&)> free_bytes;  // default: statvfs
+  std::function<void(const std::string&)> log;
+};
+
+// Free bytes for an unprivileged writer on the filesystem holding `path` (UINT64_MAX if unknown).
+uint64_t filesystem_free_bytes(const std::filesystem::path& path);
+
+// "results disk full: …" when `error` came from a full disk, else "cannot write results: …".
+std::string results_write_failure(const std::string& error, const std::filesystem::path& dir);
+
+class RunExecutor {
+ public:
+  RunExecutor(const Experiment& exp, Backend& backend, const ResultStore& store, HostInfo host,
+              ExecutorOptions options);
+  RunOutcome execute(const PreparedRun& p) const;
+
+ private:
+  RunOutcome host_failure(std::string why) const;
+  const Experiment& exp_;
+  Backend& backend_;
+  const ResultStore& store_;
+  HostInfo host_;
+  ExecutorOptions opt_;
+};
+
+}  // namespace foliolab
