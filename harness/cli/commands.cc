@@ -13,6 +13,7 @@
 #include "analysis/render_comparison.h"
 #include "analysis/render_html.h"
 #include "analysis/report.h"
+#include "cli/progress.h"
 #include "cli/cli_util.h"
 #include "cli/results_commands.h"
 #include "cli/workload_commands.h"
@@ -119,6 +120,10 @@ std::function<int()> setup_run(CLI::App& app) {
                  "guests at once (default: host cores, bounded by free memory over the guest's RAM)")
       ->check(CLI::PositiveNumber);
   app.add_option("--make-jobs", *jobs, "parallel make jobs for kernel builds (default: all CPUs)");
+  auto quiet = std::make_shared<bool>(false);
+  auto verbose = std::make_shared<bool>(false);
+  app.add_flag("--quiet,-q", *quiet, "only failures, warnings and the final report");
+  app.add_flag("--verbose,-v", *verbose, "a line as each run starts and ends");
   common->add(app);
   return [=] {
     auto exp = load(*file, *common, *archs);
@@ -126,21 +131,29 @@ std::function<int()> setup_run(CLI::App& app) {
     if (!accel->empty()) exp->machine.accel = *parse_accel_choice(*accel);
     const int parallel = *guests > 0 ? *guests : default_guest_jobs(exp->machine.memory_mb);
     auto runs = expand(*exp);
-    fmt::print(stderr, "{}", format_plan(*exp, runs));
+    const Verbosity verbosity = *quiet ? Verbosity::kQuiet : *verbose ? Verbosity::kVerbose : Verbosity::kNormal;
+    if (verbosity != Verbosity::kQuiet) fmt::print(stderr, "{}", format_plan(*exp, runs));
+    // A status block redrawn in place on a terminal, plain lines in CI logs.
+    std::unique_ptr<RunStatus> status = make_status(stderr, verbosity);
+    RunStatus* shown = status.get();
     RealProcessRunner proc;
     QemuBackend backend(proc, {.cache_dir = common->cache});
     auto index = ResultIndex::open(*results);
     if (!index.ok()) fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
     RunnerOptions opt{.project_root = common->root, .results_root = *results,
                       .resume_latest = *resume_latest, .retry_failed = *retry,
-                      .index = index.ok() ? &*index : nullptr, .jobs = parallel, .log = log_line};
+                      .index = index.ok() ? &*index : nullptr, .jobs = parallel, .status = shown};
     if (!resume->empty()) opt.resume_dir = fs::path(*resume);
-    if (parallel > 1) log_line(fmt::format("{} guests at once (-j)", parallel));
-    BuildingArtifactProvider artifacts(proc, {.project_root = common->root,
-                                              .spec_dir = fs::path(exp->file).parent_path(),
-                                              .cache = common->cache, .jobs = *jobs, .log = log_line});
+    if (parallel > 1) shown->note(fmt::format("{} guests at once (-j)", parallel));
+    BuildingArtifactProvider artifacts(
+        proc, {.project_root = common->root, .spec_dir = fs::path(exp->file).parent_path(), .cache = common->cache,
+               .jobs = *jobs, .log = [shown](const std::string& line) { shown->note(line); },
+               .progress = [shown](const std::string& what, double s, const std::string& last) {
+                 shown->build_progress(what, s, last);
+               }});
     ExperimentRunner runner(artifacts, backend, opt);
     auto summary = runner.run(*exp, runs);
+    status.reset();  // the block goes before the report is printed
     if (!summary.ok()) {
       fmt::print(stderr, "error: {}\n", summary.error().message);
       return kExitFailed;

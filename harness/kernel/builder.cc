@@ -215,7 +215,9 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
     ps.on_line = [&](std::string_view line) { last_line = std::string(line.substr(0, 60)); };
     ps.on_tick = [&](std::chrono::milliseconds t) {
       const double s = t.count() / 1000.0;
-      if (tty) {
+      if (opt_.progress) {
+        opt_.progress(fmt::format("{} {} {}", what, spec.name, ai.name), s, last_line);
+      } else if (tty) {
         fmt::print(stderr, "\r\033[K  {} {} {}: {} {}", what, spec.name, ai.name, fmt_duration(s), last_line);
       } else if (static_cast<int>(s) % 60 == 0 && s >= 60) {
         fmt::print(stderr, "  {} {} {}: still running after {}\n", what, spec.name, ai.name, fmt_duration(s));
@@ -223,7 +225,7 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
     };
     (void)write_file_atomic(staging / "last-command.txt", format_argv(argv) + "\n");
     ProcessResult r = runner_.run(ps);
-    if (tty) fmt::print(stderr, "\r\033[K");
+    if (tty && !opt_.progress) fmt::print(stderr, "\r\033[K");
     if (!r.ok()) {
       return make_error(fmt::format("kernel {} ({}): `{}` failed ({}). Last lines of {}:\n{}",
                                     spec.name, ai.name, fmt::join(extra, " "), r.describe(), log.string(),

@@ -42,6 +42,9 @@ struct KernelBuildOptions {
   int jobs = 0;                        // 0: number of online CPUs
   bool use_ccache = true;
   std::function<void(const std::string&)> log;  // progress lines for humans
+  // Called about once a second during make: what, seconds so far, make's last line. When set,
+  // the builder prints nothing itself (the CLI's status display shows it).
+  std::function<void(const std::string&, double, const std::string&)> progress;
 };
 
 class KernelBuilder {

@@ -1,5 +1,6 @@
 #include "runner/experiment_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 #include <map>
@@ -76,14 +77,39 @@ Result<KernelArtifact> BuildingArtifactProvider::kernel(const KernelSpec& spec, 
 
 Result<ImageArtifact> BuildingArtifactProvider::image(Arch arch) { return images_.build(arch); }
 
+namespace {
+
+// Status as plain lines through a log function (library callers and tests).
+class LogLines : public RunStatus {
+ public:
+  explicit LogLines(std::function<void(const std::string&)> log) : log_(std::move(log)) {}
+  void planned(int, int) override {}
+  void note(const std::string& line) override { say(line); }
+  void run_started(const std::string& run_id) override { say(fmt::format("  {} ...", run_id)); }
+  void run_finished(const std::string& run_id, bool, const std::string& detail) override {
+    say(fmt::format("  {}: {}", run_id, detail));
+  }
+  void build_progress(const std::string&, double, const std::string&) override {}
+
+ private:
+  void say(const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu_);
+    log_(line);
+  }
+  std::mutex mu_;
+  std::function<void(const std::string&)> log_;
+};
+
+}  // namespace
+
 ExperimentRunner::ExperimentRunner(ArtifactProvider& artifacts, Backend& backend, RunnerOptions options)
     : artifacts_(artifacts), backend_(backend), opt_(std::move(options)) {
   if (!opt_.log) opt_.log = [](const std::string&) {};
-  // Guests run on several threads: their log lines go out one at a time.
-  opt_.log = [log = opt_.log, mu = std::make_shared<std::mutex>()](const std::string& line) {
-    std::lock_guard<std::mutex> lock(*mu);
-    log(line);
-  };
+  status_ = opt_.status;
+  if (!status_) {
+    own_status_ = std::make_unique<LogLines>(opt_.log);
+    status_ = own_status_.get();
+  }
 }
 
 Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::vector<Run>& runs) {
@@ -94,7 +120,7 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
     auto s = ResultStore::open(*resume);
     if (!s.ok()) return s.error();
     store.emplace(std::move(*s));
-    opt_.log(fmt::format("resuming {}", store->dir().string()));
+    status_->note(fmt::format("resuming {}", store->dir().string()));
   } else {
     auto s = ResultStore::create(opt_.results_root, exp.name);
     if (!s.ok()) return s.error();
@@ -116,7 +142,7 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
     if (auto st = store->save_record(record); !st.ok()) return st;
     if (opt_.index) {
       if (auto st = opt_.index->add_run(store->dir(), record); !st.ok()) {
-        opt_.log(fmt::format("warning: index not updated ({}); `foliolab index rebuild` "
+        status_->note(fmt::format("warning: index not updated ({}); `foliolab index rebuild` "
                              "recreates it", st.error().message));
       }
     }
@@ -158,10 +184,13 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
     if (!verdict.ok()) {
       return make_error(fmt::format("{} ({}): {}", arch_info(run.arch).name, backend_.name(), verdict.error().message));
     }
-    opt_.log(fmt::format("accel {}: {} ({})", arch_info(run.arch).name, accel_name(verdict->accel), verdict->reason));
+    status_->note(fmt::format("accel {}: {} ({})", arch_info(run.arch).name, accel_name(verdict->accel),
+                              verdict->reason));
     accel.emplace(run.arch, *verdict);
   }
 
+  status_->planned(summary.total,
+                   static_cast<int>(std::count_if(runs.begin(), runs.end(), [&](const Run& r) { return kept(r).has_value(); })));
   // Planner: every run to do gets its kernel, image and job files now, once per (kernel, arch),
   // arch and (workload, arch); a run whose kernel or image failed is recorded as failed here.
   std::map<std::pair<size_t, Arch>, Result<std::vector<CpioEntry>>> files_cache;
@@ -182,7 +211,7 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
       record.reason = reason;
       if (kernel_for(run).ok()) record_kernel(record, *kernel_for(run));
       ++summary.failed;
-      opt_.log(fmt::format("  {}: {}: {}", run.id, status, reason));
+      status_->run_finished(run.id, false, fmt::format("{}: {}", status, reason));
       return save(record);
     };
     const auto& kernel = kernel_for(run);
@@ -211,7 +240,7 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
   // Scheduler and executor: up to opt_.jobs guests at once; each run's record is saved as it
   // ends. A host failure stops the launch of further runs, keeping every finished one.
   RunExecutor executor(exp, backend_, *store, host,
-                       {.min_free_bytes = opt_.min_free_bytes, .free_bytes = opt_.free_bytes, .log = opt_.log});
+                       {.min_free_bytes = opt_.min_free_bytes, .free_bytes = opt_.free_bytes}, *status_);
   std::mutex mu;  // summary, the store's index connection
   std::string host_error;
   auto exclusive = [&](size_t i) { return exp.exclusive || exp.workloads[todo[i].run->workload].exclusive; };
@@ -230,11 +259,14 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
           if (host_error.empty()) host_error = results_write_failure(st.error().message, store->dir());
           return false;
         }
-        if (outcome.record.ok()) {
+        const RunRecord& r = outcome.record;
+        if (r.ok()) {
           ++summary.ok;
+          status_->run_finished(todo[i].run->id, true,
+                                fmt::format("ok ({:.1f}s, {})", r.provenance.boot_seconds, r.provenance.accel));
         } else {
           ++summary.failed;
-          opt_.log(fmt::format("  {}: {}: {}", todo[i].run->id, outcome.record.status, outcome.record.reason));
+          status_->run_finished(todo[i].run->id, false, fmt::format("{}: {}", r.status, r.reason));
         }
         return true;
       },

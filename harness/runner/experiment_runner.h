@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "model/experiment.h"
 #include "results/index.h"
 #include "results/store.h"
+#include "runner/status.h"
 #include "util/process.h"
 #include "util/result.h"
 
@@ -32,7 +34,9 @@ struct RunnerOptions {
   int jobs = 1;  // guests at once (`run -j`); run ids, records and report order do not depend on it
   uint64_t min_free_bytes = 64ull << 20;  // a run needs this much free space on the results disk
   std::function<uint64_t(const std::filesystem::path&)> free_bytes;  // default: statvfs (tests: a fake)
-  // Called from several threads when jobs > 1; the runner serializes the calls.
+  // Progress goes to `status` when given; otherwise plain lines go to `log` (called from several
+  // threads when jobs > 1; the runner serializes the calls).
+  RunStatus* status = nullptr;
   std::function<void(const std::string&)> log;
 };
 
@@ -74,6 +78,8 @@ class ExperimentRunner {
   ArtifactProvider& artifacts_;
   Backend& backend_;
   RunnerOptions opt_;
+  std::unique_ptr<RunStatus> own_status_;  // lines to opt_.log when no status was given
+  RunStatus* status_ = nullptr;
 };
 
 // Guests to run at once by default: the host's cores, bounded by the memory available (from

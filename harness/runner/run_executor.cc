@@ -37,10 +37,9 @@ std::string results_write_failure(const std::string& error, const fs::path& dir)
 }
 
 RunExecutor::RunExecutor(const Experiment& exp, Backend& backend, const ResultStore& store, HostInfo host,
-                         ExecutorOptions options)
-    : exp_(exp), backend_(backend), store_(store), host_(std::move(host)), opt_(std::move(options)) {
+                         ExecutorOptions options, RunStatus& status)
+    : exp_(exp), backend_(backend), store_(store), host_(std::move(host)), opt_(std::move(options)), status_(status) {
   if (!opt_.free_bytes) opt_.free_bytes = filesystem_free_bytes;
-  if (!opt_.log) opt_.log = [](const std::string&) {};
 }
 
 RunOutcome RunExecutor::host_failure(std::string why) const {
@@ -92,7 +91,7 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
   BootRequest req{.arch = run.arch, .accel = p.accel.accel, .machine = exp_.machine, .kernel = kernel.image,
                   .initrd = initrd, .cmdline = kernel_cmdline(run.arch, extra), .run_dir = dir,
                   .timeout = std::chrono::seconds(exp_.timeout_s)};
-  opt_.log(fmt::format("  {} ...", run.id));
+  status_.run_started(run.id);
   auto boot = backend_.boot(req);
   fs::remove(initrd, ec);  // the base image is cached and job.txt is kept: nothing is lost
   if (!boot.ok()) return host_failure(boot.error().message);  // e.g. the emulator is missing
@@ -140,7 +139,6 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
   }
   record.status = "ok";
   record.finished = utc_iso_now();
-  opt_.log(fmt::format("  {}: ok ({:.1f}s, {})", run.id, boot->seconds, accel_name(boot->accel)));
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "model/experiment.h"
 #include "results/run_record.h"
 #include "results/store.h"
+#include "runner/status.h"
 
 namespace foliolab {
 
@@ -44,7 +45,6 @@ struct ExecutorOptions {
   // record stream into a full disk looks like a torn guest record otherwise.
   uint64_t min_free_bytes = 64ull << 20;
   std::function<uint64_t(const std::filesystem::path&)> free_bytes;  // default: statvfs
-  std::function<void(const std::string&)> log;
 };
 
 // Free bytes for an unprivileged writer on the filesystem holding `path` (UINT64_MAX if unknown).
@@ -56,7 +56,7 @@ std::string results_write_failure(const std::string& error, const std::filesyste
 class RunExecutor {
  public:
   RunExecutor(const Experiment& exp, Backend& backend, const ResultStore& store, HostInfo host,
-              ExecutorOptions options);
+              ExecutorOptions options, RunStatus& status);
   RunOutcome execute(const PreparedRun& p) const;
 
  private:
@@ -66,6 +66,7 @@ class RunExecutor {
   const ResultStore& store_;
   HostInfo host_;
   ExecutorOptions opt_;
+  RunStatus& status_;
 };
 
 }  // namespace foliolab
