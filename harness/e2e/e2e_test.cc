@@ -20,6 +20,7 @@
 #include "model/matrix.h"
 #include "runner/experiment_runner.h"
 #include "util/fs.h"
+#include "util/test_dir.h"
 
 namespace foliolab {
 namespace {
@@ -210,12 +211,6 @@ std::vector<pid_t> children_named(pid_t parent, const std::string& prefix) {
   return out;
 }
 
-bool alive(pid_t pid) {
-  auto text = read_file(fs::path("/proc") / std::to_string(pid) / "stat");
-  if (!text.ok()) return false;
-  const size_t paren = text->rfind(')');
-  return paren != std::string::npos && paren + 2 < text->size() && (*text)[paren + 2] != 'Z';
-}
 
 // Starts the real CLI with `args`, output to `log`; returns its pid.
 pid_t spawn_cli(const std::vector<std::string>& args, const fs::path& log) {
@@ -278,9 +273,9 @@ TEST(E2EHarnessKilled, SigkillMidGuestLeavesNoQemuAndResumeFinishesTheMatrix) {
   EXPECT_EQ(wait_exit(cli), 128 + SIGKILL);
   // Death follows at once; the bound only keeps a regression from hanging the test.
   for (pid_t qemu : qemus) {
-    for (int i = 0; i < 6000 && alive(qemu); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    EXPECT_FALSE(alive(qemu)) << "QEMU " << qemu << " outlived the SIGKILLed foliolab";
-    if (alive(qemu)) ::kill(qemu, SIGKILL);
+    for (int i = 0; i < 6000 && process_alive(qemu); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(process_alive(qemu)) << "QEMU " << qemu << " outlived the SIGKILLed foliolab";
+    if (process_alive(qemu)) ::kill(qemu, SIGKILL);
   }
   const size_t kept = count_records(results);
   ASSERT_GE(kept, 1u);

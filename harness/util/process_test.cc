@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "util/fs.h"
+#include "util/test_dir.h"
 
 namespace foliolab {
 namespace {
@@ -61,25 +62,12 @@ TEST(Process, AGrandchildHoldingThePipeDoesNotHoldTheRunOpen) {
   ASSERT_TRUE(pid.ok());
   // The process group is cleaned up: the sleeper is gone (or a zombie waiting for whoever
   // adopted it to reap it).
-  const fs::path stat = fs::path("/proc") / std::to_string(std::stoi(*pid)) / "stat";
-  auto running = [&] {
-    auto text = read_file(stat);
-    if (!text.ok()) return false;
-    const size_t paren = text->rfind(')');
-    return paren != std::string::npos && paren + 2 < text->size() && (*text)[paren + 2] != 'Z';
-  };
-  for (int i = 0; i < 50 && running(); ++i) std::this_thread::sleep_for(20ms);
-  EXPECT_FALSE(running());
+  const pid_t sleeper = std::stoi(*pid);
+  for (int i = 0; i < 50 && process_alive(sleeper); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_FALSE(process_alive(sleeper));
   fs::remove(pidfile);
 }
 
-// True while `pid` exists and is not a zombie.
-bool alive(pid_t pid) {
-  auto text = read_file(fs::path("/proc") / std::to_string(pid) / "stat");
-  if (!text.ok()) return false;
-  const size_t paren = text->rfind(')');
-  return paren != std::string::npos && paren + 2 < text->size() && (*text)[paren + 2] != 'Z';
-}
 
 // SIGKILL of foliolab cannot be caught, yet its child (PR_SET_PDEATHSIG) and the child's own
 // children (the reaper kills the process group) must die with it.
@@ -102,17 +90,17 @@ TEST(Process, ChildAndGrandchildDieWhenTheHarnessIsKilled) {
   }
   ASSERT_GT(child, 0);
   ASSERT_GT(grandchild, 0);
-  EXPECT_TRUE(alive(child));
-  EXPECT_TRUE(alive(grandchild));
+  EXPECT_TRUE(process_alive(child));
+  EXPECT_TRUE(process_alive(grandchild));
   ASSERT_EQ(::kill(harness, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(harness, &status, 0), harness);
   // Death is immediate; the bound only keeps a broken build from hanging the test.
-  for (int i = 0; i < 3000 && (alive(child) || alive(grandchild)); ++i) std::this_thread::sleep_for(10ms);
-  EXPECT_FALSE(alive(child)) << "the harness's child outlived it";
-  EXPECT_FALSE(alive(grandchild)) << "the child's own child outlived the harness";
-  if (alive(grandchild)) ::kill(grandchild, SIGKILL);
-  if (alive(child)) ::kill(child, SIGKILL);
+  for (int i = 0; i < 3000 && (process_alive(child) || process_alive(grandchild)); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(process_alive(child)) << "the harness's child outlived it";
+  EXPECT_FALSE(process_alive(grandchild)) << "the child's own child outlived the harness";
+  if (process_alive(grandchild)) ::kill(grandchild, SIGKILL);
+  if (process_alive(child)) ::kill(child, SIGKILL);
   fs::remove(pidfile);
 }
 

@@ -1,9 +1,11 @@
-// Test helper: a fresh, empty directory per test (named after it), removed afterwards.
+// Test helpers: a fresh, empty directory per test (named after it); whether a process still runs.
 #pragma once
 
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -17,6 +19,17 @@ inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+// True while `pid` exists and is not a zombie (one left for whoever adopted it to reap).
+inline bool process_alive(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  if (!in) return false;
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string stat = text.str();
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
 }
 
 }  // namespace foliolab
