@@ -15,6 +15,7 @@
 #include "analysis/report.h"
 #include "cli/progress.h"
 #include "cli/cli_util.h"
+#include "cli/merge_command.h"
 #include "cli/results_commands.h"
 #include "cli/workload_commands.h"
 #include "guest/backend.h"
@@ -307,6 +308,7 @@ const std::vector<Command>& commands() {
       {"compare", "compare two sessions or index selections: statistics and verdicts per metric", setup_compare},
       {"gate", "judge a candidate session against a baseline with the experiment's gate: rules", setup_gate},
       {"history", "one metric across sessions, from the index", setup_history},
+      {"merge", "join result sessions of one plan (shards, hosts) into one new session", setup_merge},
       {"index", "manage <results>/index.sqlite (rebuild)", setup_index},
       {"baseline", "name sessions as baselines (tag)", setup_baseline},
       {"build-kernel", "build (or find in the cache) the kernels an experiment names", setup_build_kernel},
