@@ -54,7 +54,7 @@ TEST(HostWarnings, NoneWhenBothSidesRanOnOneHostAndAccel) {
   Sessions s = quickstart();
   const ComparisonModel m = compare_sides({"a", "", s.base}, {"b", "", s.cand}, {});
   EXPECT_TRUE(m.warnings.empty());
-  EXPECT_EQ(text_of(m).find("warning:"), std::string::npos);
+  EXPECT_EQ(text_of(m).find("ran on"), std::string::npos) << text_of(m);
 }
 
 TEST(HostWarnings, DifferentHostsAreNamedInTextJsonAndGate) {
@@ -115,7 +115,7 @@ TEST(ReportHosts, PooledVariantNamesEveryHost) {
   std::vector<RunRecord> base = s.base, cand = s.cand;
   for (RunRecord& r : cand) r.provenance.host.hostname = "node2";
   base.insert(base.end(), cand.begin(), cand.end());  // each group pools a run from each host
-  const ComparisonModel m = compare_sides({"a", "", base}, {"b", "", s.cand}, {});
+  const ComparisonModel m = compare_sides({"a", "", base}, {"b", "", cand}, {});
   ASSERT_FALSE(m.groups.empty());
   EXPECT_EQ(m.groups[0].variants[0].host, "node2+testhost");
   EXPECT_EQ(m.groups[0].variants[1].host, "node2");

@@ -285,7 +285,10 @@ TEST(E2ESlurm, ArrayJobOfFourShardsMergesIntoTheRunsOfOnePlainRun) {
                           .log_path = single_log, .timeout = 60min});
   ASSERT_TRUE(single.ok()) << single.describe() << "\n" << tail_lines(single_log, 30);
 
-  SlurmCluster slurm(dir / "slurm");
+  // A short directory: munged's socket path must fit a sockaddr_un (108 bytes).
+  const fs::path slurm_dir = fs::temp_directory_path() / fmt::format("fl-slurm-{}", ::getpid());
+  fs::remove_all(slurm_dir);
+  SlurmCluster slurm(slurm_dir);
   auto started = slurm.start();
   ASSERT_TRUE(started.ok()) << started.error().message;
   auto submit = slurm.client({(kRoot / "examples/slurm/submit.sh").string(), yaml.string(), "4",
@@ -298,9 +301,15 @@ TEST(E2ESlurm, ArrayJobOfFourShardsMergesIntoTheRunsOfOnePlainRun) {
 
   const std::string merge_state = slurm.wait_job(merge_job, 90min);
   const fs::path logs = dir / "sharded" / "logs";
-  ASSERT_EQ(merge_state, "COMPLETED") << tail_lines(logs / "merge.log", 40);
+  auto job_logs = [&] {
+    std::string out;
+    for (int k = 1; k <= 4; ++k) out += fmt::format("--- shard-{}.log\n{}", k, tail_lines(logs / fmt::format("shard-{}.log", k), 15));
+    out += "--- merge.log\n" + tail_lines(logs / "merge.log", 30);
+    return out + "--- slurmd.log\n" + tail_lines(slurm.dir() / "log" / "slurmd.log", 15);
+  };
+  ASSERT_EQ(merge_state, "COMPLETED") << job_logs();
   const auto task_states = slurm.job_states(shards_job);
-  EXPECT_EQ(task_states, std::vector<std::string>(4, "COMPLETED"));
+  EXPECT_EQ(task_states, std::vector<std::string>(4, "COMPLETED")) << job_logs();
 
   // The merged session: the same plan, from the four shards, all on this host.
   const Loaded merged = load_latest(dir / "sharded" / "merged", exp->name);
