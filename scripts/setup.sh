@@ -14,6 +14,8 @@ PKGS=(
   qemu-system-x86 qemu-system-arm
   # results index (libsqlite3, the sqlite3 shell for queries) and the HTML report test (headless) and the JUnit schema check (xmllint)
   libsqlite3-dev sqlite3 chromium libxml2-utils
+  # shards under a scheduler: the Slurm e2e test starts its own single-node Slurm (munged, slurmctld, slurmd)
+  slurm-wlm munge
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -74,20 +74,21 @@ std::vector<double> pooled(const VariantRuns& v, const std::string& metric) {
 VariantInfo variant_info(const VariantRuns& v) {
   VariantInfo info;
   info.label = v.label;
-  std::set<std::string> accels;
+  std::set<std::string> accels, hosts;
   for (const RunRecord* r : v.runs) {
     info.runs.push_back(v.session.empty() ? r->id.run_id : v.session + "/" + r->id.run_id);
     accels.insert(r->provenance.accel);
+    hosts.insert(r->provenance.host.hostname);
     info.emulated = info.emulated || r->provenance.timings_emulated;
   }
   for (const std::string& a : accels) info.accel += (info.accel.empty() ? "" : "+") + a;
+  for (const std::string& h : hosts) info.host += (info.host.empty() ? "" : "+") + h;
   if (!v.runs.empty()) {
     const RunRecord& r = *v.runs.front();
     info.knobs_set = r.knobs_set;
     info.kernel_build_id = r.provenance.kernel_build_id;
     info.kernel_version = r.provenance.kernel_version;
     info.emulator = r.provenance.emulator;
-    info.host = r.provenance.host.hostname;
     info.guest_release = r.provenance.guest.release;
   }
   return info;

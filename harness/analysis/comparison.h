@@ -62,7 +62,8 @@ struct VariantInfo {
   std::string accel;              // "tcg", "kvm", or "tcg+kvm" when pooled runs differ
   bool emulated = false;
   KeyValues knobs_set;  // THP knob state after setting (of the first run)
-  std::string kernel_build_id, kernel_version, emulator, host, guest_release;
+  std::string kernel_build_id, kernel_version, emulator, guest_release;
+  std::string host;  // "a", or "a+b" when pooled runs ran on several hosts
 };
 
 struct ComparisonGroup {
@@ -80,6 +81,9 @@ struct ComparisonModel {
   std::string base, candidate;  // what was compared (sessions or selections)
   std::vector<ComparisonGroup> groups;
   std::vector<std::string> notes;  // failed runs, unpaired runs, ...
+  // About the whole comparison, shown before the tables: BASE and CAND ran on different hosts
+  // or accelerators, ...
+  std::vector<std::string> warnings;
 };
 
 // Input of a group: the records of each variant (pooled when several).

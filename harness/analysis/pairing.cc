@@ -1,6 +1,7 @@
 #include "analysis/pairing.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <map>
@@ -17,15 +18,43 @@ std::array<std::string, kFields> fields_of(const RunRecord& r) {
   return {r.id.experiment, r.id.kernel.name, r.id.arch, r.id.knob_set.name, r.id.workload.label};
 }
 
-std::set<std::string> values(const Side& s, size_t f) {
+// One field of the ok runs of a side.
+template <class Get>
+std::set<std::string> values_of(const Side& s, Get get) {
   std::set<std::string> out;
   for (const RunRecord& r : s.records) {
-    if (r.ok()) out.insert(fields_of(r)[f]);
+    if (r.ok()) out.insert(get(r));
   }
   return out;
 }
 
+std::set<std::string> values(const Side& s, size_t f) {
+  return values_of(s, [f](const RunRecord& r) { return fields_of(r)[f]; });
+}
+
 }  // namespace
+
+std::vector<std::string> provenance_warnings(const Side& base, const Side& cand) {
+  std::vector<std::string> out;
+  auto list = [](const std::set<std::string>& v) { return fmt::format("{}", fmt::join(v, ", ")); };
+  auto host = [](const RunRecord& r) { return r.provenance.host.hostname; };
+  auto accel = [](const RunRecord& r) { return r.provenance.accel; };
+  const auto hb = values_of(base, host), hc = values_of(cand, host);
+  if (!hb.empty() && !hc.empty() && hb != hc) {
+    out.push_back(fmt::format("BASE ran on {}, CAND on {}: timings of different hosts do not compare",
+                              list(hb), list(hc)));
+  }
+  for (const auto& [name, hosts] : {std::pair{"BASE", hb}, std::pair{"CAND", hc}}) {
+    if (hosts.size() > 1) out.push_back(fmt::format("{}'s runs span {} hosts ({})", name, hosts.size(), list(hosts)));
+  }
+  const auto ab = values_of(base, accel), ac = values_of(cand, accel);
+  if (!ab.empty() && !ac.empty() && ab != ac) {
+    out.push_back(fmt::format("BASE ran under {}, CAND under {}: timings of different accelerators do "
+                              "not compare",
+                              list(ab), list(ac)));
+  }
+  return out;
+}
 
 ComparisonModel compare_sides(const Side& base, const Side& cand, const CompareOptions& options) {
   ComparisonModel m;
@@ -33,6 +62,7 @@ ComparisonModel compare_sides(const Side& base, const Side& cand, const CompareO
   m.base = base.label;
   m.candidate = cand.label;
   m.title = fmt::format("{} → {}", base.label, cand.label);
+  m.warnings = provenance_warnings(base, cand);
   std::array<bool, kFields> differs{};
   std::string base_name, cand_name;
   for (size_t f = 0; f < kFields; ++f) {

@@ -20,6 +20,10 @@ struct Side {
 // different values is "what differs": it leaves the pairing key and names the variants. Runs
 // with equal keys pair (several runs on one side pool their repetitions). Failed and unpaired
 // runs become notes.
+// Warnings when the ok runs of BASE and CAND ran on different hosts or accelerators (their
+// timings are then not comparable), or one side's runs span several hosts.
+std::vector<std::string> provenance_warnings(const Side& base, const Side& cand);
+
 ComparisonModel compare_sides(const Side& base, const Side& cand, const CompareOptions& options);
 
 }  // namespace foliolab

@@ -178,6 +178,7 @@ std::string delta_text(const Delta& d) {
 Document layout_comparison(const ComparisonModel& model, bool full) {
   Document doc;
   if (!model.title.empty()) doc.preamble.push_back(model.title);
+  for (const std::string& w : model.warnings) doc.preamble.push_back("warning: " + w);
   for (const ComparisonGroup& g : model.groups) {
     doc.tables.push_back(full ? full_table(g) : compact_table(g));
   }
@@ -227,7 +228,8 @@ json comparison_json(const ComparisonModel& model) {
   }
   return {{"schema", kComparisonSchema}, {"kind", model.kind},   {"title", model.title},
           {"base", model.base},          {"candidate", model.candidate},
-          {"groups", groups},            {"notes", model.notes}};
+          {"groups", groups},            {"notes", model.notes},
+          {"warnings", model.warnings}};
 }
 
 void comparison_csv(const ComparisonModel& model, std::ostream& out) {

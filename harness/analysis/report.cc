@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -29,6 +30,14 @@ std::vector<std::string> SessionReport::extra_lines() const {
   if (!failures.empty()) {
     lines.push_back("failed runs:");
     for (const auto& f : failures) lines.push_back("  " + f);
+  }
+  if (!runs_by_host.empty()) {
+    lines.push_back("runs per host:");
+    for (const auto& [host, ids] : runs_by_host) {
+      lines.push_back(fmt::format("  {} ({} run{}):", host.empty() ? "(unknown)" : host, ids.size(),
+                                  ids.size() == 1 ? "" : "s"));
+      for (const auto& id : ids) lines.push_back("    " + id);
+    }
   }
   if (ignored > 0) {
     lines.push_back(fmt::format("({} stored run(s) not in the current plan were left out)", ignored));
@@ -62,6 +71,8 @@ SessionReport build_session_report(const Experiment& exp, const std::vector<RunR
       ++out.ignored;
     }
   }
+  for (const RunRecord& r : records) out.runs_by_host[r.provenance.host.hostname].push_back(r.id.run_id);
+  if (out.runs_by_host.size() < 2) out.runs_by_host.clear();
   for (const RunRecord& r : records) {
     if (r.ok()) continue;
     ++out.runs_failed;

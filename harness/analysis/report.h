@@ -4,6 +4,7 @@
 // runs that failed.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct SessionReport {
   ComparisonModel model;
   std::vector<ExpectationResult> expectations;
   std::vector<std::string> failures;  // "<run id>: <status> (<class>): <reason>"
+  // Hostname -> its run ids, when the runs ran on more than one host (a merged or multi-host
+  // session); empty otherwise.
+  std::map<std::string, std::vector<std::string>> runs_by_host;
   size_t ignored = 0;                 // stored runs the current plan does not have
   int runs_failed = 0;
   int expectations_failed = 0;

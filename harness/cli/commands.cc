@@ -15,6 +15,7 @@
 #include "analysis/report.h"
 #include "cli/progress.h"
 #include "cli/cli_util.h"
+#include "cli/merge_command.h"
 #include "cli/results_commands.h"
 #include "cli/workload_commands.h"
 #include "guest/backend.h"
@@ -22,6 +23,7 @@
 #include "kernel/builder.h"
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "model/shard.h"
 #include "model/validate.h"
 #include "results/index.h"
 #include "results/store.h"
@@ -85,13 +87,22 @@ std::function<int()> setup_plan(CLI::App& app) {
   auto file = std::make_shared<std::string>();
   auto common = std::make_shared<Common>();
   auto archs = std::make_shared<std::vector<std::string>>();
+  auto shard_text = std::make_shared<std::string>();
   app.add_option("experiment", *file, "experiment YAML file")->required();
   app.add_option("--arch", *archs, "only these architectures");
+  app.add_option("--shard", *shard_text, "only the runs of slice K of N (as `run --shard K/N` would run them)");
   common->add(app);
   return [=] {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
-    const auto runs = expand(*exp);
+    auto runs = expand(*exp);
+    fmt::print("plan {}\n", plan_hash(runs));
+    if (!shard_text->empty()) {
+      auto shard = parse_shard(*shard_text);
+      if (!shard.ok()) return fail(shard.error());
+      runs = shard_runs(runs, *shard);
+      fmt::print("shard {}: {} run(s)\n", shard->text(), runs.size());
+    }
     fmt::print("{}{}", format_plan(*exp, runs), format_time_estimate(*exp, runs));
     return kExitOk;
   };
@@ -108,8 +119,10 @@ std::function<int()> setup_run(CLI::App& app) {
   auto jobs = std::make_shared<int>(0);
   auto guests = std::make_shared<int>(0);
   auto accel = std::make_shared<std::string>();
+  auto shard_text = std::make_shared<std::string>();
   app.add_option("experiment", *file, "experiment YAML file")->required();
   app.add_option("--arch", *archs, "only these architectures");
+  app.add_option("--shard", *shard_text, "run only slice K of N of the plan (K/N, 1-based; `foliolab merge` joins them)");
   app.add_option("--accel", *accel, "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
   app.add_option("--results", *results, "results root (default: <root>/results)");
@@ -131,6 +144,15 @@ std::function<int()> setup_run(CLI::App& app) {
     if (!accel->empty()) exp->machine.accel = *parse_accel_choice(*accel);
     const int parallel = *guests > 0 ? *guests : default_guest_jobs(exp->machine.memory_mb);
     auto runs = expand(*exp);
+    std::optional<RunnerOptions::ShardOf> shard;
+    if (!shard_text->empty()) {
+      auto parsed = parse_shard(*shard_text);
+      if (!parsed.ok()) return fail(parsed.error());
+      shard = RunnerOptions::ShardOf{*parsed, plan_hash(runs), static_cast<int>(runs.size())};
+      runs = shard_runs(runs, *parsed);
+      fmt::print(stderr, "shard {}: {} of the plan's {} runs (plan {})\n", parsed->text(), runs.size(),
+                 shard->plan_runs, shard->plan_hash);
+    }
     const Verbosity verbosity = *quiet ? Verbosity::kQuiet : *verbose ? Verbosity::kVerbose : Verbosity::kNormal;
     if (verbosity != Verbosity::kQuiet) fmt::print(stderr, "{}", format_plan(*exp, runs));
     // A status block redrawn in place on a terminal, plain lines in CI logs.
@@ -142,7 +164,7 @@ std::function<int()> setup_run(CLI::App& app) {
     if (!index.ok()) fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
     RunnerOptions opt{.project_root = common->root, .results_root = *results,
                       .resume_latest = *resume_latest, .retry_failed = *retry,
-                      .index = index.ok() ? &*index : nullptr, .jobs = parallel, .status = shown};
+                      .index = index.ok() ? &*index : nullptr, .shard = shard, .jobs = parallel, .status = shown};
     if (!resume->empty()) opt.resume_dir = fs::path(*resume);
     if (parallel > 1) shown->note(fmt::format("{} guests at once (-j)", parallel));
     BuildingArtifactProvider artifacts(
@@ -286,6 +308,7 @@ const std::vector<Command>& commands() {
       {"compare", "compare two sessions or index selections: statistics and verdicts per metric", setup_compare},
       {"gate", "judge a candidate session against a baseline with the experiment's gate: rules", setup_gate},
       {"history", "one metric across sessions, from the index", setup_history},
+      {"merge", "join result sessions of one plan (shards, hosts) into one new session", setup_merge},
       {"index", "manage <results>/index.sqlite (rebuild)", setup_index},
       {"baseline", "name sessions as baselines (tag)", setup_baseline},
       {"build-kernel", "build (or find in the cache) the kernels an experiment names", setup_build_kernel},

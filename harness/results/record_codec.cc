@@ -375,6 +375,16 @@ Result<RunRecord> decode_record(const json& j, std::string_view where) {
                                 version, kRunRecordSchema));
 }
 
+json encode_identity(const RunIdentity& id) { return identity_to_json(id); }
+
+Result<RunIdentity> decode_identity(const json& j, std::string_view where) {
+  try {
+    return identity_from_json(j, "kernel");
+  } catch (const std::exception& e) {
+    return make_error(fmt::format("{}: run identity is damaged: {}", where, e.what()));
+  }
+}
+
 Result<RunRecord> parse_record(std::string_view text, std::string_view where) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return make_error(fmt::format("{}: not valid JSON", where));

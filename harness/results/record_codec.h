@@ -19,6 +19,10 @@ nlohmann::json encode_record(const RunRecord& record);
 Result<RunRecord> decode_record(const nlohmann::json& j, std::string_view where = "run record");
 Result<RunRecord> parse_record(std::string_view text, std::string_view where = "run record");
 
+// A run's identity alone (as plan.json lists them), in the record's "identity" form.
+nlohmann::json encode_identity(const RunIdentity& id);
+Result<RunIdentity> decode_identity(const nlohmann::json& j, std::string_view where);
+
 // Key/value lists as JSON arrays of [key, value] pairs, order kept.
 nlohmann::json kv_to_json(const KeyValues& kv);
 KeyValues kv_from_json(const nlohmann::json& a);  // throws nlohmann exceptions on bad input

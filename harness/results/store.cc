@@ -33,12 +33,15 @@ Result<ResultStore> ResultStore::open(const fs::path& session_dir) {
 }
 
 std::optional<fs::path> ResultStore::latest(const fs::path& results_root,
-                                            const std::string& experiment) {
+                                            const std::string& experiment,
+                                            const std::function<bool(const fs::path&)>& accept) {
   const fs::path base = results_root / experiment;
   std::error_code ec;
   std::vector<fs::path> sessions;
   for (const auto& e : fs::directory_iterator(base, ec)) {
-    if (fs::is_directory(e.path() / "runs", ec)) sessions.push_back(e.path());
+    if (fs::is_directory(e.path() / "runs", ec) && (!accept || accept(e.path()))) {
+      sessions.push_back(e.path());
+    }
   }
   if (sessions.empty()) return std::nullopt;
   return *std::max_element(sessions.begin(), sessions.end());
@@ -66,29 +69,73 @@ Status ResultStore::save_text(const std::string& name, const std::string& text) 
   return write_file_atomic(dir_ / name, text);
 }
 
-Status ResultStore::save_plan(const std::vector<RunIdentity>& plan) const {
+Status ResultStore::save_plan(const StoredPlan& plan) const {
   json runs = json::array();
-  for (const RunIdentity& id : plan) {
-    RunRecord r;
-    r.id = id;
-    runs.push_back(encode_record(r).at("identity"));
+  for (const RunIdentity& id : plan.runs) runs.push_back(encode_identity(id));
+  json j = {{"schema", kPlanSchema},
+            {"experiment", plan.experiment},
+            {"plan_hash", plan.hash},
+            {"plan_runs", plan.plan_runs}};
+  if (plan.shard) j["shard"] = plan.shard->text();
+  if (!plan.merged_from.empty()) {
+    json sources = json::array();
+    for (const MergedSource& m : plan.merged_from) {
+      sources.push_back({{"session", m.session}, {"shard", m.shard}, {"hosts", m.hosts}, {"runs", m.runs}});
+    }
+    j["merged_from"] = std::move(sources);
   }
-  return save_text("plan.json", json{{"schema", kPlanSchema}, {"runs", runs}}.dump(2) + "\n");
+  j["runs"] = std::move(runs);
+  return save_text("plan.json", j.dump(2) + "\n");
 }
 
-std::vector<std::string> ResultStore::planned_archs() const {
-  std::vector<std::string> archs;
-  auto text = read_file(dir_ / "plan.json");
-  if (!text.ok()) return archs;
+Result<StoredPlan> ResultStore::load_plan() const {
+  const fs::path file = dir_ / "plan.json";
+  auto text = read_file(file);
+  if (!text.ok()) return text.error();
   const json j = json::parse(*text, nullptr, false);
   // Schema 1 (no version) was a bare array of identities.
   const json* runs = j.is_array() ? &j : nullptr;
   if (j.is_object() && j.contains("runs") && j["runs"].is_array()) runs = &j["runs"];
-  if (!runs) return archs;
-  for (const json& run : *runs) {
-    if (!run.is_object() || !run.contains("arch") || !run["arch"].is_string()) continue;
-    const std::string arch = run["arch"].get<std::string>();
-    if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);
+  if (!runs) return make_error(fmt::format("{}: not a foliolab plan", file.string()));
+  StoredPlan plan;
+  std::vector<std::string> ids;
+  for (const json& r : *runs) {
+    auto id = decode_identity(r, file.string());
+    if (!id.ok()) return id.error();
+    ids.push_back(id->run_id);
+    plan.runs.push_back(std::move(*id));
+  }
+  try {
+    if (j.is_object() && j.value("schema", 0) >= 3) {
+      plan.experiment = j.at("experiment").get<std::string>();
+      plan.hash = j.at("plan_hash").get<std::string>();
+      plan.plan_runs = j.at("plan_runs").get<int>();
+      if (j.contains("shard")) {
+        auto shard = parse_shard(j["shard"].get<std::string>());
+        if (!shard.ok()) return make_error(fmt::format("{}: {}", file.string(), shard.error().message));
+        plan.shard = *shard;
+      }
+      for (const json& m : j.value("merged_from", json::array())) {
+        plan.merged_from.push_back({m.at("session").get<std::string>(), m.at("shard").get<std::string>(),
+                                    m.at("hosts").get<std::vector<std::string>>(), m.at("runs").get<int>()});
+      }
+      return plan;
+    }
+  } catch (const std::exception& e) {
+    return make_error(fmt::format("{}: damaged plan: {}", file.string(), e.what()));
+  }
+  plan.experiment = plan.runs.empty() ? dir_.parent_path().filename().string() : plan.runs.front().experiment;
+  plan.hash = plan_hash(ids);
+  plan.plan_runs = static_cast<int>(ids.size());
+  return plan;
+}
+
+std::vector<std::string> ResultStore::planned_archs() const {
+  std::vector<std::string> archs;
+  auto plan = load_plan();
+  if (!plan.ok()) return archs;
+  for (const RunIdentity& run : plan->runs) {
+    if (std::find(archs.begin(), archs.end(), run.arch) == archs.end()) archs.push_back(run.arch);
   }
   return archs;
 }

@@ -114,12 +114,32 @@ ExperimentRunner::ExperimentRunner(ArtifactProvider& artifacts, Backend& backend
 
 Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::vector<Run>& runs) {
   std::optional<ResultStore> store;
+  StoredPlan plan{.experiment = exp.name,
+                  .hash = opt_.shard ? opt_.shard->plan_hash : plan_hash(runs),
+                  .plan_runs = opt_.shard ? opt_.shard->plan_runs : static_cast<int>(runs.size()),
+                  .shard = opt_.shard ? std::optional(opt_.shard->shard) : std::nullopt};
+  for (const auto& r : runs) plan.runs.push_back(record_identity(exp, r));
   std::optional<fs::path> resume = opt_.resume_dir;
-  if (!resume && opt_.resume_latest) resume = ResultStore::latest(opt_.results_root, exp.name);
+  if (!resume && opt_.resume_latest) {
+    resume = ResultStore::latest(opt_.results_root, exp.name, [&](const fs::path& dir) {
+      auto s = ResultStore::open(dir);
+      if (!s.ok()) return false;
+      auto old = s->load_plan();
+      return old.ok() && old->shard == plan.shard && (!plan.shard || old->hash == plan.hash);
+    });
+  }
   if (resume) {
     auto s = ResultStore::open(*resume);
     if (!s.ok()) return s.error();
     store.emplace(std::move(*s));
+    if (auto old = store->load_plan(); old.ok() && (old->shard || plan.shard) &&
+                                       (old->shard != plan.shard || old->hash != plan.hash)) {
+      auto what = [](const StoredPlan& p) {
+        return fmt::format("{} of plan {}", p.shard ? "shard " + p.shard->text() : "the whole", p.hash);
+      };
+      return make_error(fmt::format("cannot resume {}: it ran {}, this is {}", store->dir().string(),
+                                    what(*old), what(plan)));
+    }
     status_->note(fmt::format("resuming {}", store->dir().string()));
   } else {
     auto s = ResultStore::create(opt_.results_root, exp.name);
@@ -131,8 +151,6 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
   if (auto yaml = read_file(exp.file); yaml.ok()) {
     if (auto st = store->save_text("experiment.yaml", *yaml); !st.ok()) return st.error();
   }
-  std::vector<RunIdentity> plan;
-  for (const auto& r : runs) plan.push_back(record_identity(exp, r));
   if (auto st = store->save_plan(plan); !st.ok()) return st.error();
 
   SessionSummary summary{store->dir(), static_cast<int>(runs.size()), 0, 0, 0};

@@ -16,6 +16,7 @@
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
+#include "model/shard.h"
 #include "results/index.h"
 #include "results/store.h"
 #include "runner/status.h"
@@ -31,6 +32,14 @@ struct RunnerOptions {
   bool resume_latest = false;                        // continue the newest session
   bool retry_failed = false;                         // with resume: rerun runs that failed
   ResultIndex* index = nullptr;                      // also index each run here, if given
+  // Set when the runs given to run() are one shard of a bigger plan (`run --shard K/N`): the
+  // session records it, and --resume continues only a session of the same shard and plan.
+  struct ShardOf {
+    Shard shard;
+    std::string plan_hash;
+    int plan_runs = 0;
+  };
+  std::optional<ShardOf> shard;
   int jobs = 1;  // guests at once (`run -j`); run ids, records and report order do not depend on it
   uint64_t min_free_bytes = 64ull << 20;  // a run needs this much free space on the results disk
   std::function<uint64_t(const std::filesystem::path&)> free_bytes;  // default: statvfs (tests: a fake)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fmt/format.h>
 
 #include <functional>
 #include <map>
@@ -10,6 +11,7 @@
 #include "guest/stream_builder.h"
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "model/shard.h"
 #include "util/fs.h"
 #include "results/record_codec.h"
 #include "util/test_dir.h"
@@ -435,6 +437,60 @@ TEST(FindPanic, ExtractsThePanicLine) {
   EXPECT_EQ(find_panic("a\n[ 1.0] Kernel panic - not syncing: VFS: Unable to mount root\r\nb"),
             "Kernel panic - not syncing: VFS: Unable to mount root");
   EXPECT_EQ(find_panic("all good"), "");
+}
+
+// `run --shard K/N`: the session holds only its slice, builds only the kernels that slice
+// needs, and records the shard and the whole plan's hash; --resume stays within the shard.
+TEST_F(RunnerTest, AShardRunsItsSliceBuildsOnlyItsKernelsAndRecordsItsPlace) {
+  // Sorted run ids: the four x86_64.broken.* runs, then the four x86_64.good.* runs.
+  const Shard second{2, 2};
+  const auto slice = shard_runs(runs_, second);
+  ASSERT_EQ(slice.size(), 4u);
+  FakeBackend backend;
+  RunnerOptions opt = options();
+  opt.shard = RunnerOptions::ShardOf{second, plan_hash(runs_), static_cast<int>(runs_.size())};
+  auto summary = ExperimentRunner(artifacts_, backend, opt).run(exp_, slice);
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->total, 4);
+  EXPECT_EQ(artifacts_.kernel_builds, 1);  // "good" only
+  auto store = ResultStore::open(summary->dir);
+  auto all = store->load_all();
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 4u);
+  for (const RunRecord& r : *all) EXPECT_EQ(r.id.kernel.name, "good");
+  auto plan = store->load_plan();
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->shard, second);
+  EXPECT_EQ(plan->hash, plan_hash(runs_));
+  EXPECT_EQ(plan->plan_runs, 8);
+  EXPECT_EQ(plan->runs.size(), 4u);
+  EXPECT_EQ(plan->experiment, "fake");
+
+  // Another shard cannot continue this session.
+  const auto first = shard_runs(runs_, {1, 2});
+  RunnerOptions other = options();
+  other.shard = RunnerOptions::ShardOf{{1, 2}, plan_hash(runs_), 8};
+  other.resume_dir = summary->dir;
+  auto refused = ExperimentRunner(artifacts_, backend, other).run(exp_, first);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, fmt::format("cannot resume {}: it ran shard 2/2 of plan {}, this is shard 1/2 "
+                                                 "of plan {}",
+                                                 summary->dir.string(), plan_hash(runs_), plan_hash(runs_)));
+  // --resume (the newest session) skips sessions of other shards: shard 1 starts afresh, and
+  // shard 2 resumes its own session with nothing left to do.
+  other.resume_dir.reset();
+  other.resume_latest = true;
+  auto fresh = ExperimentRunner(artifacts_, backend, other).run(exp_, first);
+  ASSERT_TRUE(fresh.ok()) << fresh.error().message;
+  EXPECT_NE(fresh->dir, summary->dir);
+  EXPECT_EQ(fresh->skipped, 0);
+  opt.resume_latest = true;
+  const int boots = backend.boots;
+  auto again = ExperimentRunner(artifacts_, backend, opt).run(exp_, slice);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->dir, summary->dir);
+  EXPECT_EQ(again->skipped, 4);
+  EXPECT_EQ(backend.boots, boots);
 }
 
 }  // namespace
