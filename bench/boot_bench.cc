@@ -1,0 +1,208 @@
+// Boot benchmarks on real guests, printing ratios measured in one invocation (absolute times on
+// a shared 2-core TCG machine are noise; run it on an idle machine):
+//   hello [--reps N]: QEMU start -> the agent's hello record, per arch (x86_64 q35, arm64 virt),
+//     with the newest cached kernel of each arch and its base image, via the QemuLaunch the
+//     executor uses. Ratio x86_64 / arm64.
+//   overhead EXPERIMENT.yaml: `foliolab run -j 1` wall time against raw QEMU boots of the same
+//     kernels, initrds (base image + each run's job.txt) and command lines (the guest's
+//     /proc/cmdline from the record). Goal: <= 1.05x. The experiment's kernels must be cached.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "guest/qemu_args.h"
+#include "image/image_builder.h"
+#include "model/loader.h"
+#include "results/store.h"
+#include "util/fs.h"
+#include "util/process.h"
+
+extern char** environ;
+
+namespace foliolab {
+namespace {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Timed {
+  double hello = -1;  // seconds from spawn to the hello record (-1: never)
+  double exit = -1;   // seconds from spawn to the process's exit
+  int status = -1;
+};
+
+// Spawns argv; when `records` is given, notes when a hello record appears in it.
+Timed spawn_timed(const std::vector<std::string>& argv, const fs::path& records, const fs::path& log) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  Timed t;
+  pid_t pid;
+  const auto t0 = Clock::now();
+  if (posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ) != 0) {
+    posix_spawn_file_actions_destroy(&fa);
+    return t;
+  }
+  posix_spawn_file_actions_destroy(&fa);
+  for (;;) {
+    if (t.hello < 0 && !records.empty()) {
+      if (auto bytes = read_file(records); bytes.ok() && bytes->find("@FL1 hello ") != std::string::npos) {
+        t.hello = std::chrono::duration<double>(Clock::now() - t0).count();
+      }
+    }
+    if (::waitpid(pid, &t.status, WNOHANG) == pid) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(records.empty() ? 20 : 2));
+  }
+  t.exit = std::chrono::duration<double>(Clock::now() - t0).count();
+  return t;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The newest cached kernel image of `arch` (by kernel.json's mtime), or nothing.
+std::optional<fs::path> newest_kernel(const fs::path& cache, Arch arch) {
+  std::optional<fs::path> best;
+  fs::file_time_type when{};
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator(cache / "kernels", ec)) {
+    auto meta = read_file(d.path() / "kernel.json");
+    if (!meta.ok()) continue;
+    auto j = nlohmann::json::parse(*meta, nullptr, false);
+    if (!j.is_object() || j.value("arch", "") != arch_info(arch).name) continue;
+    const fs::path image = d.path() / fs::path(std::string(arch_info(arch).image_path)).filename();
+    if (!fs::exists(image) || (best && fs::last_write_time(d.path() / "kernel.json") < when)) continue;
+    best = image;
+    when = fs::last_write_time(d.path() / "kernel.json");
+  }
+  return best;
+}
+
+int hello_bench(int reps) {
+  const fs::path cache = cache_root();
+  const fs::path tmp = fs::temp_directory_path() / fmt::format("foliolab-boot-bench-{}", ::getpid());
+  fs::create_directories(tmp);
+  RealProcessRunner proc;
+  ImageBuilder images(proc, FOLIOLAB_SOURCE_DIR, cache);
+  std::vector<std::pair<std::string, double>> medians;
+  for (Arch arch : {Arch::kX86_64, Arch::kArm64}) {
+    const std::string name(arch_info(arch).name);
+    auto kernel = newest_kernel(cache, arch);
+    auto image = images.build(arch);
+    if (!kernel || !image.ok()) {
+      fmt::print("{}: skipped (no cached kernel or image)\n", name);
+      continue;
+    }
+    const fs::path initrd = tmp / (name + ".cpio");
+    if (!write_run_initrd(image->cpio, "foliolab-job 1\nrun_id bench\n", initrd).ok()) return 1;
+    QemuLaunch l{.arch = arch, .accel = Accel::kTcg, .machine = MachineSpec{.cpus = 1, .memory_mb = 1024},
+                 .kernel = *kernel, .initrd = initrd, .cmdline = kernel_cmdline(arch, ""),
+                 .console_log = tmp / (name + ".console"), .results_file = tmp / (name + ".records")};
+    std::vector<double> hello, total;
+    for (int i = 0; i < reps; ++i) {
+      fs::remove(l.results_file);
+      Timed t = spawn_timed(qemu_argv(l), l.results_file, tmp / (name + ".qemu.log"));
+      if (t.hello < 0) {
+        fmt::print("{}: no hello record (see {})\n", name, l.console_log.string());
+        return 1;
+      }
+      hello.push_back(t.hello);
+      total.push_back(t.exit);
+    }
+    fmt::print("{} ({}, {}): QEMU start -> hello {:.2f}s, -> QEMU exit {:.2f}s (median of {}; kernel {})\n", name,
+               arch_info(arch).qemu_machine, "tcg", median(hello), median(total), reps, kernel->string());
+    medians.emplace_back(name, median(hello));
+  }
+  if (medians.size() == 2) {
+    fmt::print("hello latency x86_64 / arm64 = {:.2f}x\n", medians[0].second / medians[1].second);
+  }
+  fs::remove_all(tmp);
+  return 0;
+}
+
+int overhead_bench(const std::string& yaml) {
+  auto exp = load_experiment(yaml);
+  if (!exp.ok()) {
+    fmt::print(stderr, "error: {}\n", exp.error().message);
+    return 2;
+  }
+  const fs::path tmp = fs::temp_directory_path() / fmt::format("foliolab-overhead-bench-{}", ::getpid());
+  fs::create_directories(tmp);
+  const Timed run = spawn_timed({FOLIOLAB_CLI, "run", yaml, "-j", "1", "--results", (tmp / "results").string()}, {},
+                                tmp / "foliolab.log");
+  auto session = ResultStore::latest(tmp / "results", exp->name);
+  if (!session) {
+    fmt::print(stderr, "error: foliolab run made no session; see {}\n", (tmp / "foliolab.log").string());
+    return 1;
+  }
+  auto store = ResultStore::open(*session);
+  auto records = store->load_all();
+  if (!records.ok()) return 1;
+  double raw = 0, recorded = 0;
+  int n = 0;
+  for (const auto& r : *records) {
+    if (!r.ok()) continue;
+    const Arch arch = *parse_arch(r.id.arch);
+    const fs::path image =
+        cache_root() / "images" / fmt::format("{}-{}", r.id.arch, r.provenance.image_id) / "initramfs.cpio";
+    auto job = read_file(store->run_dir(r.id.run_id) / r.artifacts.job);
+    const fs::path initrd = tmp / "initrd.cpio";
+    if (!job.ok() || !write_run_initrd(image, *job, initrd).ok()) {
+      fmt::print(stderr, "error: cannot rebuild the initrd of {}\n", r.id.run_id);
+      return 1;
+    }
+    QemuLaunch l{.arch = arch, .accel = Accel::kTcg, .machine = exp->machine, .kernel = r.provenance.kernel_image,
+                 .initrd = initrd, .cmdline = r.provenance.guest.cmdline, .console_log = tmp / "console.log",
+                 .results_file = tmp / "records.bin"};
+    fs::remove(l.results_file);
+    const Timed t = spawn_timed(qemu_argv(l), {}, tmp / "qemu.log");
+    raw += t.exit;
+    recorded += r.provenance.boot_seconds;
+    ++n;
+  }
+  if (n == 0 || n != static_cast<int>(records->size())) {
+    fmt::print(stderr, "error: {} of {} runs ok; see {}\n", n, records->size(), session->string());
+    return 1;
+  }
+  fmt::print("foliolab run -j 1: {:.2f}s for {} runs (its QEMU processes: {:.2f}s); raw QEMU boots of the same "
+             "kernel+initrd+cmdline: {:.2f}s\n", run.exit, n, recorded, raw);
+  fmt::print("overhead: foliolab / raw QEMU = {:.3f}x ({:+.2f}s per run); foliolab / its own QEMU time = {:.3f}x\n",
+             run.exit / raw, (run.exit - raw) / n, run.exit / recorded);
+  fs::remove_all(tmp);
+  return 0;
+}
+
+}  // namespace
+}  // namespace foliolab
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "hello") {
+    int reps = 3;
+    if (args.size() == 3 && args[1] == "--reps") reps = std::max(1, std::stoi(args[2]));
+    return foliolab::hello_bench(reps);
+  }
+  if (args.size() == 2 && args[0] == "overhead") return foliolab::overhead_bench(args[1]);
+  std::fprintf(stderr, "usage: foliolab_boot_bench hello [--reps N] | overhead EXPERIMENT.yaml\n");
+  return 2;
+}
