@@ -459,7 +459,7 @@ TEST(E2EHostBackend, FaultRunsOnTheHostAndEveryThpKnobReadsAsBefore) {
   if (!host_backend_possible(&why)) GTEST_SKIP() << why;
   HostKnobGuard guard;
   const fs::path yaml = e2e_dir() / "host.yaml";
-  ASSERT_TRUE(write_file_atomic(yaml, host_yaml("64M", 1)).ok());
+  ASSERT_TRUE(write_file_atomic(yaml, host_yaml("64M", 2)).ok());
   const fs::path results = e2e_dir() / "host-results";
   fs::remove_all(results);
   const fs::path log = e2e_dir() / "host.log";
@@ -468,7 +468,9 @@ TEST(E2EHostBackend, FaultRunsOnTheHostAndEveryThpKnobReadsAsBefore) {
   EXPECT_EQ(host_knob_differences(guard.before), std::vector<std::string>{});
   EXPECT_FALSE(fs::exists(cache_root() / "host" / "knob-journal.json"));
 
-  auto store = ResultStore::open(*ResultStore::latest(results, "e2e-host"));
+  const auto session = ResultStore::latest(results, "e2e-host");
+  ASSERT_TRUE(session.has_value());
+  auto store = ResultStore::open(*session);
   ASSERT_TRUE(store.ok());
   const std::vector<RunRecord> records = *store->load_all();
   ASSERT_EQ(records.size(), 2u) << *read_file(log);

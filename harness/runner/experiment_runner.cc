@@ -297,7 +297,7 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
                                   "then continue with --resume-dir {}", host_error, summary.ok + summary.failed,
                                   summary.total, store->dir().string(), store->dir().string()));
   }
-  if (cancel_requested()) return make_error(fmt::format("interrupted; resume with --resume {}", store->dir().string()));
+  if (cancel_requested()) return make_error(fmt::format("interrupted; resume with --resume-dir {}", store->dir().string()));
   return summary;
 }
 
