@@ -2,7 +2,8 @@
 // a shared 2-core TCG machine are noise; run it on an idle machine):
 //   hello [--reps N]: QEMU start -> the agent's hello record, per arch (x86_64 q35, arm64 virt),
 //     with the newest cached kernel of each arch and its base image, via the QemuLaunch the
-//     executor uses. Ratio x86_64 / arm64.
+//     executor uses (x86_64: its boot image, vmlinux by PVH when kept; --x86-kernel PATH to
+//     compare another, e.g. the bzImage). Ratio x86_64 / arm64.
 //   overhead EXPERIMENT.yaml: `foliolab run -j 1` wall time against raw QEMU boots of the same
 //     kernels, initrds (base image + each run's job.txt) and command lines (the guest's
 //     /proc/cmdline from the record). Goal: <= 1.05x. The experiment's kernels must be cached.
@@ -90,7 +91,8 @@ std::optional<fs::path> newest_kernel(const fs::path& cache, Arch arch) {
     if (!meta.ok()) continue;
     auto j = nlohmann::json::parse(*meta, nullptr, false);
     if (!j.is_object() || j.value("arch", "") != arch_info(arch).name) continue;
-    const fs::path image = d.path() / fs::path(std::string(arch_info(arch).image_path)).filename();
+    fs::path image = d.path() / fs::path(std::string(arch_info(arch).image_path)).filename();
+    if (arch == Arch::kX86_64 && fs::exists(d.path() / "vmlinux")) image = d.path() / "vmlinux";  // PVH
     if (!fs::exists(image) || (best && fs::last_write_time(d.path() / "kernel.json") < when)) continue;
     best = image;
     when = fs::last_write_time(d.path() / "kernel.json");
@@ -98,7 +100,7 @@ std::optional<fs::path> newest_kernel(const fs::path& cache, Arch arch) {
   return best;
 }
 
-int hello_bench(int reps) {
+int hello_bench(int reps, const std::optional<fs::path>& x86_kernel) {
   const fs::path cache = cache_root();
   const fs::path tmp = fs::temp_directory_path() / fmt::format("foliolab-boot-bench-{}", ::getpid());
   fs::create_directories(tmp);
@@ -107,7 +109,7 @@ int hello_bench(int reps) {
   std::vector<std::pair<std::string, double>> medians;
   for (Arch arch : {Arch::kX86_64, Arch::kArm64}) {
     const std::string name(arch_info(arch).name);
-    auto kernel = newest_kernel(cache, arch);
+    auto kernel = arch == Arch::kX86_64 && x86_kernel ? x86_kernel : newest_kernel(cache, arch);
     auto image = images.build(arch);
     if (!kernel || !image.ok()) {
       fmt::print("{}: skipped (no cached kernel or image)\n", name);
@@ -199,10 +201,14 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "hello") {
     int reps = 3;
-    if (args.size() == 3 && args[1] == "--reps") reps = std::max(1, std::stoi(args[2]));
-    return foliolab::hello_bench(reps);
+    std::optional<std::filesystem::path> x86_kernel;  // e.g. a vmlinux (PVH) against the bzImage
+    for (size_t i = 1; i + 1 < args.size(); i += 2) {
+      if (args[i] == "--reps") reps = std::max(1, std::stoi(args[i + 1]));
+      if (args[i] == "--x86-kernel") x86_kernel = args[i + 1];
+    }
+    return foliolab::hello_bench(reps, x86_kernel);
   }
   if (args.size() == 2 && args[0] == "overhead") return foliolab::overhead_bench(args[1]);
-  std::fprintf(stderr, "usage: foliolab_boot_bench hello [--reps N] | overhead EXPERIMENT.yaml\n");
+  std::fprintf(stderr, "usage: foliolab_boot_bench hello [--reps N] [--x86-kernel PATH] | overhead EXPERIMENT.yaml\n");
   return 2;
 }

@@ -90,7 +90,8 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
   std::string extra = exp_.kernels[run.kernel].cmdline;
   const std::string& ks_cmdline = exp_.knob_sets[run.knob_set].cmdline;
   if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
-  BootRequest req{.arch = run.arch, .accel = p.accel.accel, .machine = exp_.machine, .kernel = kernel.image,
+  BootRequest req{.arch = run.arch, .accel = p.accel.accel, .machine = exp_.machine,
+                  .kernel = kernel.boot_image.empty() ? kernel.image : kernel.boot_image,
                   .initrd = initrd, .base_image = p.image->cpio, .job_text = *job, .job_files = p.job_files,
                   .cmdline = kernel_cmdline(run.arch, extra), .run_dir = dir,
                   .timeout = std::chrono::seconds(exp_.timeout_s)};
