@@ -3,7 +3,8 @@
 //   hello [--reps N]: QEMU start -> the agent's hello record, per arch (x86_64 q35, arm64 virt),
 //     with the newest cached kernel of each arch and its base image, via the QemuLaunch the
 //     executor uses (x86_64: its boot image, vmlinux by PVH when kept; --x86-kernel PATH to
-//     compare another, e.g. the bzImage). Ratio x86_64 / arm64.
+//     compare another in turn with it, e.g. a vmlinux against the bzImage). Ratios x86_64 / arm64
+//     and between the two x86_64 kernels.
 //   overhead EXPERIMENT.yaml: `foliolab run -j 1` wall time against raw QEMU boots of the same
 //     kernels, initrds (base image + each run's job.txt) and command lines (the guest's
 //     /proc/cmdline from the record). Goal: <= 1.05x. The experiment's kernels must be cached.
@@ -106,37 +107,59 @@ int hello_bench(int reps, const std::optional<fs::path>& x86_kernel) {
   fs::create_directories(tmp);
   RealProcessRunner proc;
   ImageBuilder images(proc, FOLIOLAB_SOURCE_DIR, cache);
-  std::vector<std::pair<std::string, double>> medians;
+  struct Subject {
+    std::string label;
+    QemuLaunch launch;
+    std::vector<double> hello, total;
+  };
+  std::vector<Subject> subjects;  // booted in turn, rep after rep, so load drifts hit all alike
   for (Arch arch : {Arch::kX86_64, Arch::kArm64}) {
     const std::string name(arch_info(arch).name);
-    auto kernel = arch == Arch::kX86_64 && x86_kernel ? x86_kernel : newest_kernel(cache, arch);
+    std::vector<fs::path> kernels;
+    if (auto k = newest_kernel(cache, arch)) kernels.push_back(*k);
+    if (arch == Arch::kX86_64 && x86_kernel) kernels.push_back(*x86_kernel);
     auto image = images.build(arch);
-    if (!kernel || !image.ok()) {
+    if (kernels.empty() || !image.ok()) {
       fmt::print("{}: skipped (no cached kernel or image)\n", name);
       continue;
     }
     const fs::path initrd = tmp / (name + ".cpio");
     if (!write_run_initrd(image->cpio, "foliolab-job 1\nrun_id bench\n", initrd).ok()) return 1;
-    QemuLaunch l{.arch = arch, .accel = Accel::kTcg, .machine = MachineSpec{.cpus = 1, .memory_mb = 1024},
-                 .kernel = *kernel, .initrd = initrd, .cmdline = kernel_cmdline(arch, ""),
-                 .console_log = tmp / (name + ".console"), .results_file = tmp / (name + ".records")};
-    std::vector<double> hello, total;
-    for (int i = 0; i < reps; ++i) {
-      fs::remove(l.results_file);
-      Timed t = spawn_timed(qemu_argv(l), l.results_file, tmp / (name + ".qemu.log"));
+    for (const auto& kernel : kernels) {
+      const std::string label = fmt::format("{} ({}, {})", name, arch_info(arch).qemu_machine, kernel.filename().string());
+      subjects.push_back({label, QemuLaunch{.arch = arch, .accel = Accel::kTcg,
+                                            .machine = MachineSpec{.cpus = 1, .memory_mb = 1024}, .kernel = kernel,
+                                            .initrd = initrd, .cmdline = kernel_cmdline(arch, ""),
+                                            .console_log = tmp / (name + ".console"),
+                                            .results_file = tmp / (name + ".records")}});
+    }
+  }
+  for (int i = 0; i < reps; ++i) {
+    for (auto& s : subjects) {
+      fs::remove(s.launch.results_file);
+      Timed t = spawn_timed(qemu_argv(s.launch), s.launch.results_file, tmp / "qemu.log");
       if (t.hello < 0) {
-        fmt::print("{}: no hello record (see {})\n", name, l.console_log.string());
+        fmt::print("{}: no hello record (see {})\n", s.label, s.launch.console_log.string());
         return 1;
       }
-      hello.push_back(t.hello);
-      total.push_back(t.exit);
+      s.hello.push_back(t.hello);
+      s.total.push_back(t.exit);
     }
-    fmt::print("{} ({}, {}): QEMU start -> hello {:.2f}s, -> QEMU exit {:.2f}s (median of {}; kernel {})\n", name,
-               arch_info(arch).qemu_machine, "tcg", median(hello), median(total), reps, kernel->string());
-    medians.emplace_back(name, median(hello));
   }
-  if (medians.size() == 2) {
-    fmt::print("hello latency x86_64 / arm64 = {:.2f}x\n", medians[0].second / medians[1].second);
+  for (const auto& s : subjects) {
+    fmt::print("{}: QEMU start -> hello {:.2f}s, -> QEMU exit {:.2f}s (median of {}, tcg; {})\n", s.label,
+               median(s.hello), median(s.total), reps, s.launch.kernel.string());
+  }
+  const Subject* arm = nullptr;
+  for (const auto& s : subjects) if (s.launch.arch == Arch::kArm64) arm = &s;
+  for (const auto& s : subjects) {
+    if (arm && s.launch.arch == Arch::kX86_64) {
+      fmt::print("hello latency {} / arm64 = {:.2f}x\n", s.label, median(s.hello) / median(arm->hello));
+    }
+  }
+  if (subjects.size() >= 2 && subjects[1].launch.arch == Arch::kX86_64) {
+    fmt::print("hello latency {} / {} = {:.2f}x\n", subjects[0].label, subjects[1].label,
+               median(subjects[0].hello) / median(subjects[1].hello));
   }
   fs::remove_all(tmp);
   return 0;
