@@ -196,7 +196,13 @@ int overhead_bench(const std::string& yaml) {
       fmt::print(stderr, "error: cannot rebuild the initrd of {}\n", r.id.run_id);
       return 1;
     }
-    QemuLaunch l{.arch = arch, .accel = Accel::kTcg, .machine = exp->machine, .kernel = r.provenance.kernel_image,
+    // The file QEMU booted (vmlinux by PVH, or the bzImage/Image), from the recorded command.
+    fs::path kernel = r.provenance.kernel_image;
+    if (auto k = r.provenance.command.find(" -kernel "); k != std::string::npos) {
+      const size_t from = k + 9;
+      kernel = r.provenance.command.substr(from, r.provenance.command.find(' ', from) - from);
+    }
+    QemuLaunch l{.arch = arch, .accel = Accel::kTcg, .machine = exp->machine, .kernel = kernel,
                  .initrd = initrd, .cmdline = r.provenance.guest.cmdline, .console_log = tmp / "console.log",
                  .results_file = tmp / "records.bin"};
     fs::remove(l.results_file);
@@ -209,6 +215,8 @@ int overhead_bench(const std::string& yaml) {
     fmt::print(stderr, "error: {} of {} runs ok; see {}\n", n, records->size(), session->string());
     return 1;
   }
+  fmt::print("kernel booted: {}\n", records->front().provenance.command.find("vmlinux") != std::string::npos
+                                         ? "vmlinux (PVH)" : "bzImage/Image");
   fmt::print("foliolab run -j 1: {:.2f}s for {} runs (its QEMU processes: {:.2f}s); raw QEMU boots of the same "
              "kernel+initrd+cmdline: {:.2f}s\n", run.exit, n, recorded, raw);
   fmt::print("overhead: foliolab / raw QEMU = {:.3f}x ({:+.2f}s per run); foliolab / its own QEMU time = {:.3f}x\n",
