@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include <fmt/format.h>
@@ -541,6 +543,56 @@ TEST(E2EHostBackend, KilledMidRunTheNextStartRestoresAndTerminatedRestoresItself
     EXPECT_FALSE(fs::exists(journal));
     EXPECT_EQ(count_records(results), 2u);
   }
+}
+
+// A real small tmpfs as the results root, filled up after the first run: the matrix stops with a
+// host failure naming the full disk and keeps the finished run; once space is freed,
+// --resume-dir completes it.
+TEST(E2EHostFailures, ResultsDiskFilledMidMatrixStopsAndResumeCompletes) {
+  if (::geteuid() != 0) GTEST_SKIP() << "not root: cannot mount a tmpfs";
+  const fs::path yaml = e2e_dir() / "disk-full.yaml";
+  ASSERT_TRUE(write_file_atomic(yaml, small_x86_yaml("  a:\n    enabled: never\n  b:\n    enabled: always\n"
+                                                     "  c:\n    enabled: madvise\n", 600,
+                                                     "  - name: fault\n    params: {size: 16M}\n")).ok());
+  const fs::path results = e2e_dir() / "disk-full-results";
+  fs::create_directories(results);
+  ASSERT_EQ(::mount("tmpfs", results.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=200m"), 0) << std::strerror(errno);
+  struct Unmount {
+    fs::path dir;
+    ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
+  } unmount{results};
+  const fs::path log = e2e_dir() / "disk-full.log";
+  fs::remove(log);
+  const pid_t cli = spawn_cli({"run", yaml.string(), "--results", results.string(), "-j", "1"}, log);
+  int status = 0;
+  while (count_records(results) < 1) {
+    if (::waitpid(cli, &status, WNOHANG) == cli) FAIL() << "foliolab ended before the disk filled: " << *read_file(log);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const fs::path filler = results / "filler";
+  {
+    std::FILE* f = std::fopen(filler.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    const std::string mib(1 << 20, 'x');
+    while (std::fwrite(mib.data(), 1, mib.size(), f) == mib.size()) {
+    }
+    std::fclose(f);
+  }
+  EXPECT_EQ(wait_exit(cli), 1) << *read_file(log);
+  const std::string out = *read_file(log);
+  EXPECT_NE(out.find("error: host failure, matrix stopped: results disk full"), std::string::npos) << out;
+  EXPECT_NE(out.find("--resume-dir"), std::string::npos) << out;
+  const size_t kept = count_records(results);
+  EXPECT_GE(kept, 1u);
+  EXPECT_LT(kept, 3u);
+  auto session = ResultStore::latest(results, "e2e-failures");
+  ASSERT_TRUE(session.has_value());
+  fs::remove(filler);
+  const pid_t resumed = spawn_cli({"run", yaml.string(), "--results", results.string(), "--resume-dir",
+                                   session->string()}, log);
+  EXPECT_EQ(wait_exit(resumed), 0) << *read_file(log);
+  EXPECT_EQ(count_records(results), 3u);
+  EXPECT_NE(read_file(log)->find(fmt::format("({} kept from before)", kept)), std::string::npos) << *read_file(log);
 }
 
 }  // namespace
