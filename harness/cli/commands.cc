@@ -19,6 +19,8 @@
 #include "cli/results_commands.h"
 #include "cli/workload_commands.h"
 #include "guest/backend.h"
+#include "guest/backend_table.h"
+#include "guest/knob_journal.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/loader.h"
@@ -65,6 +67,10 @@ std::optional<Experiment> load(const std::string& file, const Common& c, const s
     return std::nullopt;
   }
   if (auto st = validate_project(*exp, c.root, read_host_facts()); !st.ok()) {
+    fmt::print(stderr, "error: {}\n", st.error().message);
+    return std::nullopt;
+  }
+  if (auto st = validate_backend(*exp); !st.ok()) {
     fmt::print(stderr, "error: {}\n", st.error().message);
     return std::nullopt;
   }
@@ -123,6 +129,10 @@ std::function<int()> setup_run(CLI::App& app) {
   app.add_option("experiment", *file, "experiment YAML file")->required();
   app.add_option("--arch", *archs, "only these architectures");
   app.add_option("--shard", *shard_text, "run only slice K of N of the plan (K/N, 1-based; `foliolab merge` joins them)");
+  auto backend_name = std::make_shared<std::string>();
+  std::string backends_doc = "backend (overrides machine.backend):";
+  for (const auto& e : backend_table()) backends_doc += fmt::format("\n  {}: {}", e.name, e.doc);
+  app.add_option("--backend", *backend_name, backends_doc)->check(CLI::IsMember(backend_names()));
   app.add_option("--accel", *accel, "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
   app.add_option("--results", *results, "results root (default: <root>/results)");
@@ -142,7 +152,16 @@ std::function<int()> setup_run(CLI::App& app) {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
     if (!accel->empty()) exp->machine.accel = *parse_accel_choice(*accel);
-    const int parallel = *guests > 0 ? *guests : default_guest_jobs(exp->machine.memory_mb);
+    if (!backend_name->empty()) exp->machine.backend = *backend_name;
+    const BackendEntry& entry = *find_backend(exp->machine.backend);  // validated by load() or the flag
+    // A host run SIGKILLed before restoring the host's knobs left a journal: restore it first.
+    if (auto restored = recover_host_journal(host_state_dir(common->cache)); !restored.ok()) {
+      fmt::print(stderr, "error: {}\n", restored.error().message);
+      return kExitFailed;
+    } else if (!restored->empty()) {
+      fmt::print(stderr, "{}\n", *restored);
+    }
+    const int parallel = !entry.needs.parallel ? 1 : *guests > 0 ? *guests : default_guest_jobs(exp->machine.memory_mb);
     auto runs = expand(*exp);
     std::optional<RunnerOptions::ShardOf> shard;
     if (!shard_text->empty()) {
@@ -159,21 +178,25 @@ std::function<int()> setup_run(CLI::App& app) {
     std::unique_ptr<RunStatus> status = make_status(stderr, verbosity);
     RunStatus* shown = status.get();
     RealProcessRunner proc;
-    QemuBackend backend(proc, {.cache_dir = common->cache});
+    std::unique_ptr<Backend> backend = entry.factory({.runner = proc, .cache = common->cache});
     auto index = ResultIndex::open(*results);
     if (!index.ok()) fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
     RunnerOptions opt{.project_root = common->root, .results_root = *results,
                       .resume_latest = *resume_latest, .retry_failed = *retry,
-                      .index = index.ok() ? &*index : nullptr, .shard = shard, .jobs = parallel, .status = shown};
+                      .index = index.ok() ? &*index : nullptr, .shard = shard, .needs = entry.needs,
+                      .jobs = parallel, .status = shown};
     if (!resume->empty()) opt.resume_dir = fs::path(*resume);
     if (parallel > 1) shown->note(fmt::format("{} guests at once (-j)", parallel));
+    if (*guests > 1 && !entry.needs.parallel) {
+      shown->note(fmt::format("backend {} runs one run at a time (-j {} ignored)", entry.name, *guests));
+    }
     BuildingArtifactProvider artifacts(
         proc, {.project_root = common->root, .spec_dir = fs::path(exp->file).parent_path(), .cache = common->cache,
                .jobs = *jobs, .log = [shown](const std::string& line) { shown->note(line); },
                .progress = [shown](const std::string& what, double s, const std::string& last) {
                  shown->build_progress(what, s, last);
                }});
-    ExperimentRunner runner(artifacts, backend, opt);
+    ExperimentRunner runner(artifacts, *backend, opt);
     auto summary = runner.run(*exp, runs);
     status.reset();  // the block goes before the report is printed
     if (!summary.ok()) {

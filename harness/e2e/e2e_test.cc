@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include <fmt/format.h>
@@ -373,6 +375,225 @@ TEST(E2ESeeds, S001AnonMthpSizeSweepCountsFolios) { expect_seed_holds("001-anon-
 TEST(E2ESeeds, S002PrctlThpDisable) { expect_seed_holds("002-prctl-thp-disable.yaml"); }
 TEST(E2ESeeds, S003ThpShrinkerSplitsUnderusedThps) { expect_seed_holds("003-thp-shrinker.yaml"); }
 TEST(E2ESeeds, S004HugeZeroPageKeepsRssSmall) { expect_seed_holds("004-huge-zero-page.yaml"); }
+
+// ---- backend: host (bare metal on this machine's real /sys/kernel/mm/transparent_hugepage) ----
+
+const fs::path kThp = "/sys/kernel/mm/transparent_hugepage";
+const fs::path kSysctl = "/proc/sys/vm/compaction_proactiveness";
+
+// Every writable file under the THP tree (enabled, defrag, shmem_enabled, use_zero_page,
+// shrink_underused, khugepaged/*, hugepages-*kB/{enabled,shmem_enabled}, ...) and the sysctl
+// the tests set, with its contents. Counters are read-only and left out.
+std::map<std::string, std::string> host_knobs() {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(kThp, ec); it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (ec) break;
+    if (!it->is_regular_file() || (it->status().permissions() & fs::perms::owner_write) == fs::perms::none) continue;
+    if (auto v = read_file(it->path()); v.ok()) out[it->path().string()] = *v;
+  }
+  if (auto v = read_file(kSysctl); v.ok()) out[kSysctl.string()] = *v;
+  return out;
+}
+
+// Puts the host back as the test found it whatever happened (a failing test, a foliolab bug).
+struct HostKnobGuard {
+  std::map<std::string, std::string> before = host_knobs();
+  ~HostKnobGuard() {
+    for (const auto& [path, text] : host_knobs()) {
+      if (before.count(path) && before.at(path) != text) {
+        const std::string raw = before.at(path);
+        const size_t l = raw.find('['), r = raw.find(']');
+        const std::string value = l != std::string::npos && r != std::string::npos ? raw.substr(l + 1, r - l - 1) : raw;
+        ADD_FAILURE() << "the test restores " << path << " to " << value;
+        if (FILE* f = std::fopen(path.c_str(), "w")) {
+          std::fputs(value.c_str(), f);
+          std::fclose(f);
+        }
+      }
+    }
+  }
+};
+
+std::vector<std::string> host_knob_differences(const std::map<std::string, std::string>& before) {
+  std::vector<std::string> diff;
+  for (const auto& [path, text] : host_knobs()) {
+    if (!before.count(path) || before.at(path) != text) diff.push_back(path + ": " + text);
+  }
+  return diff;
+}
+
+bool host_backend_possible(std::string* why) {
+  if (::geteuid() != 0) *why = "not root: the host backend writes the host's THP knobs";
+  else if (!fs::exists(kThp / "hugepages-64kB/enabled")) *why = "no THP sysfs with 64kB mTHP on this host";
+  return why->empty();
+}
+
+// THP never vs always (with the 64kB size and a sysctl): each knob set changes the host.
+std::string host_yaml(const std::string& size, int repeat) {
+  return fmt::format(R"(name: e2e-host
+kernels:
+  - name: host
+archs: [x86_64]
+machine: {{backend: host}}
+knobs:
+  never:
+    enabled: never
+    hugepages-64kB/enabled: never
+    sysctl: {{vm/compaction_proactiveness: 0}}
+  always:
+    enabled: always
+    hugepages-64kB/enabled: always
+    khugepaged/defrag: 0
+workloads:
+  - name: fault
+    params: {{size: {}}}
+repeat: {}
+timeout: 600
+)", size, repeat);
+}
+
+// The same agent and workload on bare metal: both runs ok with the knobs they asked for, THP
+// always faulting far less than never, and every knob of the host reading as before.
+TEST(E2EHostBackend, FaultRunsOnTheHostAndEveryThpKnobReadsAsBefore) {
+  std::string why;
+  if (!host_backend_possible(&why)) GTEST_SKIP() << why;
+  HostKnobGuard guard;
+  const fs::path yaml = e2e_dir() / "host.yaml";
+  ASSERT_TRUE(write_file_atomic(yaml, host_yaml("64M", 2)).ok());
+  const fs::path results = e2e_dir() / "host-results";
+  fs::remove_all(results);
+  const fs::path log = e2e_dir() / "host.log";
+  const pid_t cli = spawn_cli({"run", yaml.string(), "--results", results.string(), "-j", "2"}, log);
+  EXPECT_EQ(wait_exit(cli), 0) << *read_file(log);
+  EXPECT_EQ(host_knob_differences(guard.before), std::vector<std::string>{});
+  EXPECT_FALSE(fs::exists(cache_root() / "host" / "knob-journal.json"));
+
+  const auto session = ResultStore::latest(results, "e2e-host");
+  ASSERT_TRUE(session.has_value());
+  auto store = ResultStore::open(*session);
+  ASSERT_TRUE(store.ok());
+  const std::vector<RunRecord> records = *store->load_all();
+  ASSERT_EQ(records.size(), 2u) << *read_file(log);
+  std::map<std::string, double> faults;
+  for (const auto& r : records) {
+    EXPECT_TRUE(r.ok()) << r.reason;
+    EXPECT_EQ(r.provenance.backend, "host");
+    EXPECT_EQ(r.provenance.accel, "none");
+    EXPECT_EQ(r.provenance.guests_beside, 0);  // -j 2 asked, but the host backend runs alone
+    EXPECT_EQ(r.provenance.guest.release + " x86_64", r.provenance.host.kernel);  // the host's own kernel
+    KeyValues set = r.knobs_set;
+    auto value = [&](const std::string& k) {
+      for (const auto& [path, v] : set) if (path == k) return v;
+      return std::string("<absent>");
+    };
+    const std::string want = r.id.knob_set.name;
+    EXPECT_NE(value("enabled").find("[" + want + "]"), std::string::npos) << value("enabled");
+    EXPECT_NE(value("hugepages-64kB/enabled").find("[" + want + "]"), std::string::npos);
+    EXPECT_FALSE(r.knobs_found.empty());  // the host's THP state as found, in the record
+    ASSERT_FALSE(r.samples("faults").empty());
+    faults[want] = r.samples("faults")[0];
+  }
+  // 64 MiB of base pages is 16384 faults; PMD THPs take a few dozen (fallbacks aside).
+  EXPECT_GT(faults["never"], 16000);
+  EXPECT_LT(faults["always"] * 4, faults["never"]);
+}
+
+// A foliolab SIGKILLed with the host's knobs changed cannot restore them itself: the next run
+// does, says so, and finishes the matrix; a SIGTERMed one restores before it exits.
+TEST(E2EHostBackend, KilledMidRunTheNextStartRestoresAndTerminatedRestoresItself) {
+  std::string why;
+  if (!host_backend_possible(&why)) GTEST_SKIP() << why;
+  HostKnobGuard guard;
+  const fs::path yaml = e2e_dir() / "host-killed.yaml";
+  ASSERT_TRUE(write_file_atomic(yaml, host_yaml("512M", 10)).ok());
+  const fs::path journal = cache_root() / "host" / "knob-journal.json";
+  for (int sig : {SIGTERM, SIGKILL}) {
+    SCOPED_TRACE(strsignal(sig));
+    const fs::path results = e2e_dir() / fmt::format("host-killed-{}", sig);
+    fs::remove_all(results);
+    const fs::path log = e2e_dir() / fmt::format("host-killed-{}.log", sig);
+    fs::remove(log);
+    const pid_t cli = spawn_cli({"run", yaml.string(), "--results", results.string()}, log);
+    int status = 0;
+    // Until the agent changed a knob (no deadline: the image may be built first).
+    while (host_knob_differences(guard.before).empty()) {
+      if (::waitpid(cli, &status, WNOHANG) == cli) FAIL() << "foliolab ended before the kill: " << *read_file(log);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_TRUE(fs::exists(journal));
+    ASSERT_EQ(::kill(cli, sig), 0);
+    const int rc = wait_exit(cli);
+    if (sig == SIGTERM) {
+      EXPECT_EQ(rc, 1) << *read_file(log);  // interrupted
+      EXPECT_EQ(host_knob_differences(guard.before), std::vector<std::string>{}) << *read_file(log);
+      EXPECT_FALSE(fs::exists(journal));
+      continue;
+    }
+    EXPECT_EQ(rc, 128 + SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // PDEATHSIG ends the agent
+    EXPECT_FALSE(host_knob_differences(guard.before).empty());   // nobody restored them yet
+    ASSERT_TRUE(fs::exists(journal));
+    const pid_t next = spawn_cli({"run", yaml.string(), "--results", results.string(), "--resume"}, log);
+    EXPECT_EQ(wait_exit(next), 0) << *read_file(log);
+    EXPECT_NE(read_file(log)->find("restored"), std::string::npos) << *read_file(log);
+    EXPECT_NE(read_file(log)->find("host knob(s) from the journal"), std::string::npos);
+    EXPECT_EQ(host_knob_differences(guard.before), std::vector<std::string>{});
+    EXPECT_FALSE(fs::exists(journal));
+    EXPECT_EQ(count_records(results), 2u);
+  }
+}
+
+// A real small tmpfs as the results root, filled up after the first run: the matrix stops with a
+// host failure naming the full disk and keeps the finished run; once space is freed,
+// --resume-dir completes it.
+TEST(E2EHostFailures, ResultsDiskFilledMidMatrixStopsAndResumeCompletes) {
+  if (::geteuid() != 0) GTEST_SKIP() << "not root: cannot mount a tmpfs";
+  const fs::path yaml = e2e_dir() / "disk-full.yaml";
+  ASSERT_TRUE(write_file_atomic(yaml, small_x86_yaml("  a:\n    enabled: never\n  b:\n    enabled: always\n"
+                                                     "  c:\n    enabled: madvise\n", 600,
+                                                     "  - name: fault\n    params: {size: 16M}\n")).ok());
+  const fs::path results = e2e_dir() / "disk-full-results";
+  fs::create_directories(results);
+  ASSERT_EQ(::mount("tmpfs", results.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=200m"), 0) << std::strerror(errno);
+  struct Unmount {
+    fs::path dir;
+    ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
+  } unmount{results};
+  const fs::path log = e2e_dir() / "disk-full.log";
+  fs::remove(log);
+  const pid_t cli = spawn_cli({"run", yaml.string(), "--results", results.string(), "-j", "1"}, log);
+  int status = 0;
+  while (count_records(results) < 1) {
+    if (::waitpid(cli, &status, WNOHANG) == cli) FAIL() << "foliolab ended before the disk filled: " << *read_file(log);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const fs::path filler = results / "filler";
+  {
+    std::FILE* f = std::fopen(filler.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    const std::string mib(1 << 20, 'x');
+    while (std::fwrite(mib.data(), 1, mib.size(), f) == mib.size()) {
+    }
+    std::fclose(f);
+  }
+  EXPECT_EQ(wait_exit(cli), 1) << *read_file(log);
+  const std::string out = *read_file(log);
+  EXPECT_NE(out.find("error: host failure, matrix stopped: results disk full"), std::string::npos) << out;
+  EXPECT_NE(out.find("--resume-dir"), std::string::npos) << out;
+  const size_t kept = count_records(results);
+  EXPECT_GE(kept, 1u);
+  EXPECT_LT(kept, 3u);
+  auto session = ResultStore::latest(results, "e2e-failures");
+  ASSERT_TRUE(session.has_value());
+  fs::remove(filler);
+  const pid_t resumed = spawn_cli({"run", yaml.string(), "--results", results.string(), "--resume-dir",
+                                   session->string()}, log);
+  EXPECT_EQ(wait_exit(resumed), 0) << *read_file(log);
+  EXPECT_EQ(count_records(results), 3u);
+  EXPECT_NE(read_file(log)->find(fmt::format("({} kept from before)", kept)), std::string::npos) << *read_file(log);
+}
 
 }  // namespace
 }  // namespace foliolab

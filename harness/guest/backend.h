@@ -1,5 +1,6 @@
-// How a guest gets booted. QemuBackend runs QEMU directly; LibvirtBackend goes through libvirtd.
-// Both only boot and collect: deciding whether the run succeeded is the record stream's job
+// How a guest gets booted. QemuBackend runs QEMU directly; HostBackend (host_backend.h) runs the
+// agent on this machine. Backends are listed, with what they need, in backend_table.h. They only
+// boot and collect: deciding whether the run succeeded is the record stream's job
 // (QEMU exits 0 after a kernel panic too).
 #pragma once
 
@@ -8,8 +9,10 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "guest/accel_probe.h"
+#include "image/cpio.h"
 #include "guest/qemu_args.h"
 #include "model/arch.h"
 #include "model/experiment.h"
@@ -23,7 +26,11 @@ struct BootRequest {
   Accel accel = Accel::kTcg;  // as resolved by Backend::resolve_accel
   MachineSpec machine;
   std::filesystem::path kernel;
-  std::filesystem::path initrd;
+  std::filesystem::path initrd;   // per-run initrd (base image + job); empty when not needed
+  // The same parts unpacked, for a backend that needs no initrd (BackendNeeds::initrd false).
+  std::filesystem::path base_image;  // the arch's cached base initramfs (agent and workloads)
+  std::string job_text;              // job/job.txt
+  std::vector<CpioEntry> job_files;  // more files for job/ (a custom program)
   std::string cmdline;            // complete
   std::filesystem::path run_dir;  // console.log and records.bin go here
   std::chrono::seconds timeout{600};
@@ -42,10 +49,20 @@ struct BootOutcome {
   double seconds = 0;
 };
 
+// What a backend needs from the planner and the executor (declared per backend in the table).
+struct BackendNeeds {
+  bool kernel = true;    // a built kernel per (kernel, arch); false: the host's own kernel runs
+  bool initrd = true;    // a per-run initrd archive; false: BootRequest's unpacked parts instead
+  bool parallel = true;  // may run beside other runs (-j); false: every run goes alone
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // Refuses a plan this backend cannot run, before any session or run exists (e.g. the host
+  // backend without root, or on a host kernel lacking a knob the experiment sets).
+  virtual Status preflight(const Experiment& /*exp*/, const std::vector<Run>& /*runs*/) { return {}; }
   // Decides the accelerator for one guest arch, once, before any run of that arch.
   virtual Result<AccelVerdict> resolve_accel(const AccelRequest& req) = 0;
   virtual Result<BootOutcome> boot(const BootRequest& req) = 0;

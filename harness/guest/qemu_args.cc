@@ -16,7 +16,14 @@ std::string qemu_escape(const std::string& v) {
 }
 }  // namespace
 
-std::string accel_name(Accel a) { return a == Accel::kKvm ? "kvm" : "tcg"; }
+std::string accel_name(Accel a) {
+  switch (a) {
+    case Accel::kKvm: return "kvm";
+    case Accel::kTcg: return "tcg";
+    case Accel::kNone: return "none";
+  }
+  return "tcg";
+}
 
 std::string kernel_cmdline(Arch arch, const std::string& extra) {
   std::string c = fmt::format("console={} panic=-1 rdinit=/init loglevel=6", arch_info(arch).console);

@@ -11,7 +11,7 @@
 
 namespace foliolab {
 
-enum class Accel { kKvm, kTcg };
+enum class Accel { kKvm, kTcg, kNone };  // kNone: no emulator (the host backend)
 std::string accel_name(Accel a);
 
 inline constexpr const char* kResultsPortName = "org.foliolab.results";

@@ -109,14 +109,18 @@ Result<ImageArtifact> ImageBuilder::build(Arch arch) {
   return art;
 }
 
+std::vector<CpioEntry> job_entries(const std::string& job_text, const std::vector<CpioEntry>& extra) {
+  std::vector<CpioEntry> entries = {{"job", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
+                                    {"job/job.txt", CpioEntry::Kind::kFile, 0644, job_text, 0, 0}};
+  entries.insert(entries.end(), extra.begin(), extra.end());
+  return entries;
+}
+
 Status write_run_initrd(const fs::path& base_cpio, const std::string& job_text, const fs::path& out,
                         const std::vector<CpioEntry>& extra) {
   auto base = read_file(base_cpio);
   if (!base.ok()) return base.error();
-  std::vector<CpioEntry> entries = {{"job", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
-                                    {"job/job.txt", CpioEntry::Kind::kFile, 0644, job_text, 0, 0}};
-  entries.insert(entries.end(), extra.begin(), extra.end());
-  auto job = write_cpio(entries);
+  auto job = write_cpio(job_entries(job_text, extra));
   if (!job.ok()) return job.error();
   std::string bytes = std::move(*base);
   bytes.resize((bytes.size() + 3) / 4 * 4, '\0');  // each archive starts 4-byte aligned

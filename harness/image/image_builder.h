@@ -34,6 +34,9 @@ class ImageBuilder {
   std::filesystem::path cache_;
 };
 
+// The job archive's entries: /job, /job/job.txt and `extra` (a custom program under job/).
+std::vector<CpioEntry> job_entries(const std::string& job_text, const std::vector<CpioEntry>& extra = {});
+
 // The run's initrd: base archive followed by a job archive holding /job/job.txt.
 // `extra` entries (e.g. a custom workload binary under job/) go into the job archive too.
 Status write_run_initrd(const std::filesystem::path& base_cpio, const std::string& job_text,

@@ -159,6 +159,10 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   art.dir = opt_.cache / "kernels" / art.build_id;
   art.image = art.dir / fs::path(ai.image_path).filename();
   art.dotconfig = art.dir / "config";
+  art.boot_image = art.image;
+  // x86_64 kernels with a PVH entry point boot from vmlinux directly.
+  const fs::path pvh_image = arch == Arch::kX86_64 ? art.dir / "vmlinux" : fs::path();
+  if (!pvh_image.empty() && fs::exists(pvh_image)) art.boot_image = pvh_image;
   art.kernel_name = spec.name;
   art.arch = arch;
   const fs::path meta_file = art.dir / "kernel.json";
@@ -172,6 +176,7 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
     // (an empty EXTRAVERSION ran on into the NAME line).
     if (auto bad = art.version.find("NAME ="); bad != std::string::npos) art.version.resize(bad);
     art.build_seconds = j.value("build_seconds", 0.0);
+    art.boot_image = !pvh_image.empty() && fs::exists(pvh_image) ? pvh_image : art.image;
     art.cache_hit = true;
     return true;
   };
@@ -257,6 +262,11 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   fs::copy_file(obj / ai.image_path, staging / art.image.filename(), fs::copy_options::overwrite_existing, ec);
   if (ec) return make_error(fmt::format("cannot copy the kernel image: {}", ec.message()));
   fs::copy_file(obj / ".config", staging / "config", fs::copy_options::overwrite_existing, ec);
+  if (!pvh_image.empty() && ("\n" + *final_config).find("\nCONFIG_PVH=y\n") != std::string::npos) {
+    fs::copy_file(obj / "vmlinux", staging / "vmlinux", fs::copy_options::overwrite_existing, ec);
+    if (ec) return make_error(fmt::format("cannot copy vmlinux (PVH boot image): {}", ec.message()));
+    art.boot_image = pvh_image;
+  }
   json meta = {
       {"schema", 1},
       {"build_id", art.build_id},

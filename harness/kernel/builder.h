@@ -27,6 +27,10 @@ struct KernelArtifact {
   std::string build_id;            // first 16 hex digits of the cache key
   std::filesystem::path dir;       // <cache>/kernels/<build_id>
   std::filesystem::path image;     // bzImage / Image
+  // What QEMU boots: on x86_64 with CONFIG_PVH=y the kept vmlinux (PVH direct boot: no
+  // decompressor, no real-mode setup; about half the time to the agent's hello under TCG),
+  // else `image`. Kernels cached before vmlinux was kept boot their bzImage.
+  std::filesystem::path boot_image;
   std::filesystem::path dotconfig;
   std::string version;             // "6.12.117"
   std::string kernel_name;         // KernelSpec::name

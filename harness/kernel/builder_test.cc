@@ -45,6 +45,7 @@ class FakeMake : public ProcessRunner {
       (void)write_file_atomic(obj / ".config", out);
     } else {
       (void)write_file_atomic(obj / "arch/x86/boot/bzImage", "kernel");
+      (void)write_file_atomic(obj / "vmlinux", "elf with a PVH note");
     }
     return r;
   }
@@ -115,6 +116,26 @@ TEST_F(BuilderTest, SecondBuildWithNothingChangedDoesNotRunMake) {
   auto third = b.build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(third.ok()) << third.error().message;
   EXPECT_NE(third->build_id, first->build_id);
+}
+
+// An x86_64 kernel with a PVH entry point keeps vmlinux and boots it directly; without PVH (or
+// cached before vmlinux was kept) it boots its bzImage.
+TEST_F(BuilderTest, PvhKernelKeepsVmlinuxAsItsBootImage) {
+  auto plain = builder().build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->boot_image, plain->image);
+  EXPECT_FALSE(fs::exists(plain->dir / "vmlinux"));
+  put("project/kernel-config/x86_64.config", "CONFIG_NUMA=y\nCONFIG_PVH=y\n");
+  auto pvh = builder().build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(pvh.ok()) << pvh.error().message;
+  EXPECT_NE(pvh->build_id, plain->build_id);
+  EXPECT_EQ(pvh->boot_image, pvh->dir / "vmlinux");
+  EXPECT_EQ(*read_file(pvh->boot_image), "elf with a PVH note");
+  EXPECT_EQ(pvh->image.filename(), "bzImage");  // the kernel's identity stays its bzImage
+  auto hit = builder().build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(hit.ok());
+  EXPECT_TRUE(hit->cache_hit);
+  EXPECT_EQ(hit->boot_image, pvh->boot_image);
 }
 
 TEST_F(BuilderTest, DroppedConfigOptionIsAnErrorNamingIt) {

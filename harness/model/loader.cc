@@ -34,7 +34,7 @@ const Keys kTopKeys = {"name",      "description", "kernels", "archs",   "machin
                        "workloads", "repeat",      "timeout", "exclude", "expect",  "gate",
                        "exclusive"};
 const Keys kKernelKeys = {"name", "source", "config", "options", "patches", "cmdline", "archs"};
-const Keys kMachineKeys = {"accel", "cpus", "memory", "numa"};
+const Keys kMachineKeys = {"accel", "backend", "cpus", "memory", "numa"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
 const Keys kWorkloadKeys = {"name", "label", "params", "metrics", "exclusive"};
@@ -445,6 +445,12 @@ class Parser {
         return error(*a, message + " (valid: " + join(valid) + ")");
       }
       m->accel = *choice;
+    }
+    if (const Field* b = fields->find("backend")) {  // checked against the backend table by the CLI
+      auto name = read_scalar(*b);
+      FL_TRY(name);
+      m->backend = *name;
+      m->backend_loc = loc(*b);
     }
     if (const Field* c = fields->find("cpus")) {
       auto n = read_int(*c);

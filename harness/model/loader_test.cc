@@ -211,7 +211,7 @@ TEST(LoaderTest, UnknownTopLevelKeySuggestsClosest) {
 
 TEST(LoaderTest, UnknownKeyFarFromAnyListsValidKeys) {
   EXPECT_EQ(error_of("name: q\nmachine:\n  frobnicate: 1\n"),
-            "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: accel, cpus, memory, numa");
+            "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: accel, backend, cpus, memory, numa");
 }
 
 TEST(LoaderTest, MachineAccelIsAutoKvmOrTcg) {

@@ -1,5 +1,7 @@
 #include "runner/experiment_runner.h"
 
+#include <sys/utsname.h>
+
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
@@ -112,7 +114,19 @@ ExperimentRunner::ExperimentRunner(ArtifactProvider& artifacts, Backend& backend
   }
 }
 
+KernelArtifact host_kernel_artifact(const KernelSpec& spec, Arch arch) {
+  KernelArtifact k;
+  utsname u{};
+  if (::uname(&u) == 0) k.version = u.release;
+  k.kernel_name = spec.name;
+  k.arch = arch;
+  k.cache_hit = true;
+  return k;
+}
+
 Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::vector<Run>& runs) {
+  // A plan the backend cannot run is refused before a session exists.
+  if (auto st = backend_.preflight(exp, runs); !st.ok()) return st.error();
   std::optional<ResultStore> store;
   StoredPlan plan{.experiment = exp.name,
                   .hash = opt_.shard ? opt_.shard->plan_hash : plan_hash(runs),
@@ -171,7 +185,11 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
   std::map<Arch, Result<ImageArtifact>> image_cache;
   auto kernel_for = [&](const Run& run) -> const Result<KernelArtifact>& {
     auto key = std::make_pair(run.kernel, run.arch);
-    if (!kernel_cache.count(key)) kernel_cache.emplace(key, artifacts_.kernel(exp.kernels[run.kernel], run.arch));
+    if (!kernel_cache.count(key)) {
+      const KernelSpec& spec = exp.kernels[run.kernel];
+      kernel_cache.emplace(key, opt_.needs.kernel ? artifacts_.kernel(spec, run.arch)
+                                                  : Result<KernelArtifact>(host_kernel_artifact(spec, run.arch)));
+    }
     return kernel_cache.at(key);
   };
   auto image_for = [&](Arch arch) -> const Result<ImageArtifact>& {
@@ -258,10 +276,13 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
   // Scheduler and executor: up to opt_.jobs guests at once; each run's record is saved as it
   // ends. A host failure stops the launch of further runs, keeping every finished one.
   RunExecutor executor(exp, backend_, *store, host,
-                       {.min_free_bytes = opt_.min_free_bytes, .free_bytes = opt_.free_bytes}, *status_);
+                       {.min_free_bytes = opt_.min_free_bytes, .free_bytes = opt_.free_bytes, .needs = opt_.needs},
+                       *status_);
   std::mutex mu;  // summary, the store's index connection
   std::string host_error;
-  auto exclusive = [&](size_t i) { return exp.exclusive || exp.workloads[todo[i].run->workload].exclusive; };
+  auto exclusive = [&](size_t i) {
+    return !opt_.needs.parallel || exp.exclusive || exp.workloads[todo[i].run->workload].exclusive;
+  };
   Scheduler(opt_.jobs).run(
       todo.size(), exclusive,
       [&](size_t i, const TaskSlot& slot) {
@@ -294,7 +315,7 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
                                   "then continue with --resume-dir {}", host_error, summary.ok + summary.failed,
                                   summary.total, store->dir().string(), store->dir().string()));
   }
-  if (cancel_requested()) return make_error(fmt::format("interrupted; resume with --resume {}", store->dir().string()));
+  if (cancel_requested()) return make_error(fmt::format("interrupted; resume with --resume-dir {}", store->dir().string()));
   return summary;
 }
 

@@ -40,6 +40,7 @@ struct RunnerOptions {
     int plan_runs = 0;
   };
   std::optional<ShardOf> shard;
+  BackendNeeds needs;  // what the backend needs (guest/backend_table.h); default: QEMU's
   int jobs = 1;  // guests at once (`run -j`); run ids, records and report order do not depend on it
   uint64_t min_free_bytes = 64ull << 20;  // a run needs this much free space on the results disk
   std::function<uint64_t(const std::filesystem::path&)> free_bytes;  // default: statvfs (tests: a fake)
@@ -90,6 +91,10 @@ class ExperimentRunner {
   std::unique_ptr<RunStatus> own_status_;  // lines to opt_.log when no status was given
   RunStatus* status_ = nullptr;
 };
+
+// The kernel a backend that builds none runs: the host's own (its release as the version, no
+// build id and no image).
+KernelArtifact host_kernel_artifact(const KernelSpec& spec, Arch arch);
 
 // Guests to run at once by default: the host's cores, bounded by the memory available (from
 // /proc/meminfo) over each guest's RAM plus QEMU's own (about 256 MiB). At least 1.

@@ -77,9 +77,11 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return host_failure(results_write_failure(ec.message(), dir));
-  const fs::path initrd = dir / "initrd.cpio";
-  if (auto st = write_run_initrd(p.image->cpio, *job, initrd, p.job_files); !st.ok()) {
-    return host_failure(results_write_failure(st.error().message, dir));
+  const fs::path initrd = opt_.needs.initrd ? dir / "initrd.cpio" : fs::path();
+  if (!initrd.empty()) {
+    if (auto st = write_run_initrd(p.image->cpio, *job, initrd, p.job_files); !st.ok()) {
+      return host_failure(results_write_failure(st.error().message, dir));
+    }
   }
   if (auto st = write_file_atomic(dir / "job.txt", *job); !st.ok()) {
     return host_failure(results_write_failure(st.error().message, dir));
@@ -88,12 +90,14 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
   std::string extra = exp_.kernels[run.kernel].cmdline;
   const std::string& ks_cmdline = exp_.knob_sets[run.knob_set].cmdline;
   if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
-  BootRequest req{.arch = run.arch, .accel = p.accel.accel, .machine = exp_.machine, .kernel = kernel.image,
-                  .initrd = initrd, .cmdline = kernel_cmdline(run.arch, extra), .run_dir = dir,
+  BootRequest req{.arch = run.arch, .accel = p.accel.accel, .machine = exp_.machine,
+                  .kernel = kernel.boot_image.empty() ? kernel.image : kernel.boot_image,
+                  .initrd = initrd, .base_image = p.image->cpio, .job_text = *job, .job_files = p.job_files,
+                  .cmdline = kernel_cmdline(run.arch, extra), .run_dir = dir,
                   .timeout = std::chrono::seconds(exp_.timeout_s)};
   status_.run_started(run.id);
   auto boot = backend_.boot(req);
-  fs::remove(initrd, ec);  // the base image is cached and job.txt is kept: nothing is lost
+  if (!initrd.empty()) fs::remove(initrd, ec);  // the base image is cached and job.txt is kept: nothing is lost
   if (!boot.ok()) return host_failure(boot.error().message);  // e.g. the emulator is missing
   if (cancel_requested()) {
     out.end = RunOutcome::End::kCancelled;  // an interrupted run leaves no record: resume reruns it

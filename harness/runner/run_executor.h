@@ -45,6 +45,7 @@ struct ExecutorOptions {
   // record stream into a full disk looks like a torn guest record otherwise.
   uint64_t min_free_bytes = 64ull << 20;
   std::function<uint64_t(const std::filesystem::path&)> free_bytes;  // default: statvfs
+  BackendNeeds needs;  // from the backend table: whether to write a per-run initrd
 };
 
 // Free bytes for an unprivileged writer on the filesystem holding `path` (UINT64_MAX if unknown).

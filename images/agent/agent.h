@@ -47,6 +47,13 @@ void record_emit_sb(const char *type, const struct sb *b);
 void emit_verror(const char *stage, const char *fmt, va_list ap);
 void emit_error(const char *stage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- host mode ----
+ * With FOLIOLAB_RESULTS_FD=<n> in the environment the agent runs on a host, not as a guest's
+ * PID 1 (foliolab's host backend: PID 1 of a private PID and mount namespace, chrooted into the
+ * run's root): records go to that inherited descriptor instead of the virtio port, fds 0-2 stay
+ * as given (not /dev/console, which is the host's), and the end is exit(), never reboot(). */
+int host_results_fd(void); /* the descriptor, or -1 when running as a guest */
+
 /* ---- PID-1 plumbing (agent.c) ---- */
 void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void power_off(void);
