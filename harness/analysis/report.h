@@ -1,7 +1,7 @@
 // The session report printed after `foliolab run` and by `foliolab report`: the comparison
 // model of one session (a group per kernel × arch × workload, its knob sets as variants, the
-// first knob set the baseline), the expectations (held / NOT HELD, a line per run) and the
-// runs that failed.
+// first knob set the baseline), the per-test results of test-suite workloads, the expectations
+// (held / NOT HELD, a line per run) and the runs that failed.
 #pragma once
 
 #include <string>
@@ -9,6 +9,7 @@
 
 #include "analysis/comparison.h"
 #include "analysis/expectations.h"
+#include "analysis/test_results.h"
 #include "model/experiment.h"
 #include "results/run_record.h"
 
@@ -18,6 +19,7 @@ struct SessionReport {
   ComparisonModel model;
   std::vector<ExpectationResult> expectations;
   std::vector<std::string> failures;  // "<run id>: <status> (<class>): <reason>"
+  std::vector<RunTestResults> tests;  // runs of test-suite workloads (TAP, kselftest-mm)
   size_t ignored = 0;                 // stored runs the current plan does not have
   int runs_failed = 0;
   int expectations_failed = 0;
