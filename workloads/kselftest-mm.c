@@ -141,6 +141,7 @@ static void run_program(const char *name, long timeout_s)
 	if (pipe2(pfd, O_CLOEXEC))
 		wl_fail("pipe: %s", strerror(errno));
 	fflush(stdout);
+	fprintf(stderr, "kselftest-mm: %s: started (timeout %ld s)\n", name, timeout_s);
 	pid_t pid = fork();
 	if (pid < 0)
 		wl_fail("fork: %s", strerror(errno));
@@ -149,6 +150,10 @@ static void run_program(const char *name, long timeout_s)
 	close(pfd[1]);
 	collect(pid, pfd[0], (int64_t)timeout_s * 1000, &o);
 	close(pfd[0]);
+	/* Progress on the console (the agent hands stdout to the host only when the rep ends). */
+	fprintf(stderr, "kselftest-mm: %s: exit=%d signal=%d timeout=%d after %lld ms\n", name,
+		WIFEXITED(o.status) ? WEXITSTATUS(o.status) : -1,
+		WIFSIGNALED(o.status) ? WTERMSIG(o.status) : 0, o.timed_out, (long long)o.wall_ms);
 
 	printf("@kselftest begin %s\n", name);
 	for (size_t at = 0; at < o.len;) {
