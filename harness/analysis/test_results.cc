@@ -10,15 +10,20 @@ std::vector<RunTestResults> collect_test_results(const std::vector<RunRecord>& r
   std::vector<RunTestResults> out;
   for (const RunRecord& r : records) {
     RunTestResults run{.run_id = r.id.run_id};
-    std::map<std::string, size_t> row_of;  // test name -> index in rows
+    // A name may repeat within a rep (a program's generic "ok 4 # SKIP ..." lines): the k-th
+    // test of a name in one rep is the k-th of that name in the others, shown as "name (k)".
+    std::map<std::string, size_t> row_of;  // name + occurrence -> index in rows
     std::vector<std::vector<std::string>> statuses;
     for (const Repetition& rep : r.reps) {
       if (rep.tests.empty()) continue;
       ++run.reps;
+      std::map<std::string, int> seen;
       for (const TestOutcome& t : rep.tests) {
-        auto [it, fresh] = row_of.try_emplace(t.name, run.rows.size());
+        const int k = ++seen[t.name];
+        const std::string name = k == 1 ? t.name : fmt::format("{} ({})", t.name, k);
+        auto [it, fresh] = row_of.try_emplace(name, run.rows.size());
         if (fresh) {
-          run.rows.push_back({t.name, t.status, t.reason});
+          run.rows.push_back({name, t.status, t.reason});
           statuses.emplace_back();
         }
         statuses[it->second].push_back(t.status);

@@ -112,6 +112,33 @@ TEST(KselftestOutput, ProgramLevelOutcomes) {
   EXPECT_EQ(workload_failure(OutputFormat::kKselftest, out, 0, 0), "");
 }
 
+TEST(KselftestOutput, RunAnnouncementsNameCasesAndEarlyExitsNameTheirTest) {
+  const WorkloadOutput out = kselftest(
+      "@kselftest env swap_kb=0\n"
+      "@kselftest begin cow\n"
+      "| 1..2\n"
+      "| # [RUN] Basic COW after fork() ... with base page\n"
+      "| ok 1 No leak from parent into child\n"
+      "| # [RUN] Basic COW after fork() ... with swapped out base page\n"
+      "| ok 2 # SKIP MADV_PAGEOUT did not work, is swap enabled?\n"
+      "@kselftest end cow exit=0 signal=0 timeout=0 wall_ms=10 truncated=0\n"
+      "@kselftest begin khugepaged\n"
+      "| Run test: collapse_compound_extreme (khugepaged:anon)\n"
+      "| \rConstruct 1/512...\rConstruct 2/512...Failed to allocate huge page\n"
+      "| Restore THP and khugepaged settings... \x1b[32mOK\x1b[0m\n"
+      "@kselftest end khugepaged exit=1 signal=0 timeout=0 wall_ms=10 truncated=0\n"
+      "FOLIOLAB-WORKLOAD-OK\n");
+  EXPECT_EQ(statuses(out),
+            (std::vector<std::string>{
+                "pass cow: Basic COW after fork() ... with base page: No leak from parent into child",
+                "skip cow: Basic COW after fork() ... with swapped out base page / MADV_PAGEOUT did not work, is "
+                "swap enabled?",
+                "pass khugepaged: collapse_compound_extreme (khugepaged:anon): Restore THP and khugepaged settings",
+                "fail khugepaged: collapse_compound_extreme (khugepaged:anon) / exit status 1: Construct "
+                "2/512...Failed to allocate huge page",
+            }));
+}
+
 TEST(KselftestOutput, BrokenFramingFailsTheRep) {
   const WorkloadOutput torn = kselftest("@kselftest begin cow\n| ok 1 a\n");
   EXPECT_EQ(torn.violation, "output ends inside cow's block");

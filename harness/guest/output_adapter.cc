@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -247,8 +248,9 @@ void end_fields(std::string_view rest, KselftestBlock& b) {
 }
 
 // khugepaged (6.12) speaks no TAP: "Run test: <name> (<context>:<memory>)" headers, then lines
-// "<step>... \e[32mOK\e[0m" (31m Fail, 33m skip). Each colored word is one result.
-void colored_results(std::string_view body, std::vector<TestOutcome>& tests) {
+// "<step>... \e[32mOK\e[0m" (31m Fail, 33m skip). Each colored word is one result. Returns the
+// last "Run test:" header (the test a program that exits early was in).
+std::string colored_results(std::string_view body, std::vector<TestOutcome>& tests) {
   std::string test, last_text;
   for_each_line(body, [&](std::string_view line) {
     if (const size_t cr = line.rfind('\r'); cr != std::string_view::npos) line.remove_prefix(cr + 1);
@@ -274,11 +276,41 @@ void colored_results(std::string_view body, std::vector<TestOutcome>& tests) {
     if (tests.size() < kMaxTests) tests.push_back(std::move(t));
     return true;
   });
+  return test;
 }
 
+// kselftest programs announce a case with "# [RUN] <what>" (cow) and then print a generic
+// result ("ok 3 No leak from parent into child", "ok 4 # SKIP ..."): the announcement goes
+// into the result's name, so each case is told apart.
+std::string name_cases(std::string_view body) {
+  std::string out, pending;
+  for_each_line(body, [&](std::string_view line) {
+    if (line.starts_with("# [RUN] ")) {
+      pending = bounded(trim(line.substr(8)), 160);
+    } else if (!pending.empty() && (line.starts_with("ok ") || line.starts_with("not ok "))) {
+      size_t at = line.starts_with("ok ") ? 3 : 7;
+      while (at < line.size() && std::isdigit(static_cast<unsigned char>(line[at]))) ++at;
+      std::string_view rest = trim(line.substr(at));
+      if (rest.starts_with("- ")) rest.remove_prefix(2);
+      out.append(line.substr(0, at)).append(" ").append(pending);
+      if (!rest.empty()) out.append(rest.starts_with("#") ? " " : ": ").append(rest);
+      out.append("\n");
+      pending.clear();
+      return true;
+    }
+    out.append(line).append("\n");
+    return true;
+  });
+  return out;
+}
+
+// The program's last words: the last line that is not a TAP plan, a total or a colored status,
+// its last carriage-return segment (progress counters redraw with \r).
 std::string last_line(std::string_view body) {
   std::string last;
   for_each_line(body, [&](std::string_view line) {
+    if (line.find("\x1b[") != std::string_view::npos) return true;
+    if (const size_t cr = line.rfind('\r'); cr != std::string_view::npos) line.remove_prefix(cr + 1);
     line = trim(line);
     if (line.starts_with("# ")) line.remove_prefix(2);
     if (!line.empty() && !line.starts_with("Totals:") && !line.starts_with("1..")) last = bounded(line, kMaxNameLen);
@@ -292,9 +324,10 @@ std::string last_line(std::string_view body) {
 // whole-program skip (exit 4, KSFT_SKIP) with no test lines is one skipped result.
 std::vector<TestOutcome> block_results(const KselftestBlock& b, bool no_swap) {
   WorkloadOutput tap;
-  parse_tap(b.body, tap);
+  parse_tap(name_cases(b.body), tap);
   std::vector<TestOutcome> tests = std::move(tap.tests);
-  if (tests.empty()) colored_results(b.body, tests);
+  std::string in_test;  // colored programs: the test it was in when it ended
+  if (tests.empty()) in_test = colored_results(b.body, tests);
   bool any_fail = false;
   for (auto& t : tests) {
     if (t.status == "fail") {
@@ -309,8 +342,9 @@ std::vector<TestOutcome> block_results(const KselftestBlock& b, bool no_swap) {
     any_fail = any_fail || t.status == "fail";
     t.name = bounded(t.name.empty() ? b.program : b.program + ": " + t.name, kMaxNameLen);
   }
+  const std::string own_name = in_test.empty() ? b.program : bounded(b.program + ": " + in_test, kMaxNameLen);
   auto own = [&](std::string status, std::string reason) {
-    tests.push_back({0, b.program, std::move(status), bounded(reason, kMaxNameLen)});
+    tests.push_back({0, own_name, std::move(status), bounded(reason, kMaxNameLen)});
   };
   const std::string last = last_line(b.body);
   if (b.timed_out) {
