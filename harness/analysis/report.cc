@@ -18,7 +18,7 @@ MetricDecls declared_metrics(const Experiment& exp) {
 }
 
 std::vector<std::string> SessionReport::extra_lines() const {
-  std::vector<std::string> lines;
+  std::vector<std::string> lines = test_result_lines(tests);
   if (!expectations.empty()) {
     lines.push_back("expectations:");
     for (const ExpectationResult& r : expectations) {
@@ -79,6 +79,7 @@ SessionReport build_session_report(const Experiment& exp, const std::vector<RunR
     out.failures.push_back(fmt::format("{}: {} ({}): {}", r.id.run_id, r.status,
                                        failure_class_name(r.failure), r.reason));
   }
+  out.tests = collect_test_results(records);
   // Groups in experiment order: kernels × archs × workloads; variants in knob-set order.
   for (const auto& k : exp.kernels) {
     for (Arch a : exp.archs) {

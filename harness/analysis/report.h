@@ -1,7 +1,7 @@
 // The session report printed after `foliolab run` and by `foliolab report`: the comparison
 // model of one session (a group per kernel × arch × workload, its knob sets as variants, the
-// first knob set the baseline), the expectations (held / NOT HELD, a line per run) and the
-// runs that failed.
+// first knob set the baseline), the per-test results of test-suite workloads, the expectations
+// (held / NOT HELD, a line per run) and the runs that failed.
 #pragma once
 
 #include <map>
@@ -10,6 +10,7 @@
 
 #include "analysis/comparison.h"
 #include "analysis/expectations.h"
+#include "analysis/test_results.h"
 #include "model/experiment.h"
 #include "results/run_record.h"
 
@@ -22,6 +23,7 @@ struct SessionReport {
   // Hostname -> its run ids, when the runs ran on more than one host (a merged or multi-host
   // session); empty otherwise.
   std::map<std::string, std::vector<std::string>> runs_by_host;
+  std::vector<RunTestResults> tests;  // runs of test-suite workloads (TAP, kselftest-mm)
   size_t ignored = 0;                 // stored runs the current plan does not have
   int runs_failed = 0;
   int expectations_failed = 0;

@@ -597,3 +597,76 @@ TEST(E2EHostFailures, ResultsDiskFilledMidMatrixStopsAndResumeCompletes) {
 
 }  // namespace
 }  // namespace foliolab
+
+namespace foliolab {
+namespace {
+
+// Every `expect:` of `exp` holds and no run failed.
+void expect_all_held(const Experiment& exp, const Session& s) {
+  EXPECT_EQ(s.summary.failed, 0);
+  for (const auto& r : s.records) EXPECT_TRUE(r.ok()) << r.id.run_id << ": " << r.reason;
+  auto results = evaluate_expectations(exp, s.records);
+  ASSERT_EQ(results.size(), exp.expectations.size());
+  for (const auto& r : results) {
+    std::string details;
+    for (const auto& d : r.details) details += "\n  " + d;
+    EXPECT_TRUE(r.held) << r.name << details;
+  }
+}
+
+// A TAP-speaking and a regex-read custom program (experiments/examples/*.c) on both arches,
+// through the real agent: TAP failures under THP never are results, patterns give metrics.
+TEST(E2EAdapters, TapAndRegexProgramsOnBothArches) {
+  auto exp = load_experiment((kRoot / "experiments/examples/adapters.yaml").string());
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  Session s = run_experiment(*exp);
+  ASSERT_EQ(s.records.size(), 8u);
+  expect_all_held(*exp, s);
+  for (const auto& r : s.records) {
+    if (r.id.workload.label != "tap-probe") continue;
+    ASSERT_FALSE(r.reps.empty());
+    EXPECT_EQ(r.reps[0].tests.size(), 3u) << r.id.run_id;  // each TAP line is a result
+  }
+}
+
+// A cut-down kselftest-mm on both arches (cow's ~650 cases and transhuge-stress, about a
+// minute of TCG time a rep): the programs are built from the run's tree for each arch, run
+// under the agent, and every case passes or is skipped with a reason.
+TEST(E2EKselftest, CowAndTransHugeStressOnBothArches) {
+  Experiment exp = load_yaml(R"(name: e2e-kselftest
+kernels:
+  - name: 6.12-mthp-vmstat
+    patches: mthp-vmstat
+archs: [x86_64, arm64]
+machine: {cpus: 1, memory: 1G}
+knobs:
+  madvise:
+    enabled: madvise
+    sysctl: {vm/nr_hugepages: 8}
+workloads:
+  - name: kselftest-mm
+    params: {tests: cow transhuge-stress, timeout: 600}
+repeat: 2
+timeout: 2600
+expect:
+  - {name: no failures, metric: tap.fail, "==": 0}
+  - {name: cow ran its cases, metric: tap.pass, ">": 100}
+)", "kselftest.yaml");
+  Session s = run_experiment(exp);
+  ASSERT_EQ(s.records.size(), 2u);
+  expect_all_held(exp, s);
+  for (const auto& r : s.records) {
+    ASSERT_EQ(r.reps.size(), 2u);
+    bool stress = false;
+    for (const auto& t : r.reps[0].tests) {
+      stress = stress || t.name.starts_with("transhuge-stress");
+      if (t.status == "skip") {
+        EXPECT_FALSE(t.reason.empty()) << r.id.run_id << " " << t.name;
+      }
+    }
+    EXPECT_TRUE(stress) << r.id.run_id;
+  }
+}
+
+}  // namespace
+}  // namespace foliolab

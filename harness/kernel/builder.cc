@@ -8,8 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "kernel/series.h"
-#include "kernel/source.h"
+#include "kernel/tree.h"
 #include "util/fs.h"
 #include "util/hash.h"
 
@@ -23,73 +22,13 @@ namespace {
 constexpr const char* kRecipeVersion = "foliolab-kbuild-1";
 
 struct Plan {
-  SourceInfo source;
-  std::optional<Series> series;
+  KernelTree tree;
   std::vector<ConfigRequest> requests;
   std::string compiler;
   std::string compiler_version;
   std::string key;       // full cache key
-  std::string tree_key;  // what the working tree must hold (source + series bytes)
   std::string config_key;  // source + arch + requests: names the O= directory
 };
-
-std::string series_digest(const std::optional<Series>& series) {
-  Hasher h;
-  if (series) {
-    for (const auto& p : series->patches) h.add(p.name).add(p.text);
-  }
-  return h.hex();
-}
-
-// Restores the working tree to pristine + `series`. Files the previous series touched are
-// restored and get a fresh mtime so that make rebuilds them in a reused O= directory.
-Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::path& work,
-                  const std::optional<Series>& series, const std::string& tree_key,
-                  const std::string& source_label) {
-  const fs::path tree = work / "tree";
-  const fs::path state_file = work / "applied.json";
-  json state;
-  if (auto s = read_file(state_file); s.ok()) state = json::parse(*s, nullptr, false);
-  const bool have_tree = fs::exists(tree / "Makefile") && state.is_object();
-  if (have_tree && state.value("tree_key", "") == tree_key) return {};
-
-  std::error_code ec;
-  std::set<std::string> previously;
-  if (have_tree) {
-    for (const auto& f : state.value("files", std::vector<std::string>{})) previously.insert(f);
-  } else {
-    fs::remove_all(tree, ec);
-    // Hard links are instant and patch replaces (never edits) the files it changes; a tree on
-    // another filesystem gets a real copy.
-    ProcessResult r = runner.run({.argv = {"cp", "-al", pristine.string(), tree.string()}, .capture = true});
-    if (!r.ok()) {
-      fs::remove_all(tree, ec);
-      r = runner.run({.argv = {"cp", "-a", "--reflink=auto", pristine.string(), tree.string()}, .capture = true});
-    }
-    if (!r.ok()) return make_error("cannot copy the source tree: " + r.describe() + "\n" + r.output);
-  }
-  // Mark the tree unknown until the new series is fully applied.
-  fs::remove(state_file, ec);
-  for (const auto& rel : previously) {
-    fs::remove(tree / rel, ec);
-    if (fs::exists(pristine / rel)) {
-      // A real copy (not a link): its mtime is now, and the pristine inode stays untouched.
-      fs::copy_file(pristine / rel, tree / rel, ec);
-      if (ec) return make_error(fmt::format("cannot restore {}: {}", rel, ec.message()));
-    }
-  }
-  std::vector<std::string> touched(previously.begin(), previously.end());
-  if (series) {
-    if (auto st = apply_series(runner, tree, *series, source_label); !st.ok()) return st;
-    for (const auto& p : series->patches) {
-      for (auto& f : files_touched(p.text)) touched.push_back(f);
-    }
-  }
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  state = json{{"tree_key", tree_key}, {"files", touched}};
-  return write_file_atomic(state_file, state.dump(2));
-}
 
 std::string fmt_duration(double s) {
   int t = static_cast<int>(s);
@@ -131,14 +70,9 @@ Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSp
 Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   const ArchInfo& ai = arch_info(arch);
   Plan plan;
-  auto source = identify_source(spec.source, opt_.spec_dir, opt_.cache);
-  if (!source.ok()) return source.error();
-  plan.source = *source;
-  if (!spec.patches.empty()) {
-    auto series = load_series(opt_.project_root / "patches" / spec.patches);
-    if (!series.ok()) return series.error();
-    plan.series = std::move(*series);
-  }
+  auto tree_spec = resolve_kernel_tree(spec, opt_.project_root, opt_.spec_dir, opt_.cache);
+  if (!tree_spec.ok()) return tree_spec.error();
+  plan.tree = std::move(*tree_spec);
   auto requests = config_requests(spec, arch);
   if (!requests.ok()) return requests.error();
   plan.requests = std::move(*requests);
@@ -148,11 +82,10 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   plan.compiler_version = *cv;
 
   Hasher config_h;
-  config_h.add(kRecipeVersion).add(plan.source.id).add(ai.name).add(plan.compiler_version);
+  config_h.add(kRecipeVersion).add(plan.tree.source.id).add(ai.name).add(plan.compiler_version);
   for (const auto& r : plan.requests) config_h.add(r.option).add(r.value);
   plan.config_key = config_h.hex();
-  plan.tree_key = Hasher().add(plan.source.id).add(series_digest(plan.series)).hex();
-  plan.key = Hasher().add(plan.config_key).add(plan.tree_key).hex();
+  plan.key = Hasher().add(plan.config_key).add(plan.tree.tree_key).hex();
 
   KernelArtifact art;
   art.build_id = plan.key.substr(0, 16);
@@ -182,17 +115,17 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   };
   if (load_hit()) return art;
 
-  auto pristine = prepare_pristine(runner_, plan.source, opt_.cache);
+  auto pristine = prepare_pristine(runner_, plan.tree.source, opt_.cache);
   if (!pristine.ok()) return pristine.error();
-  const fs::path work = opt_.cache / "work" / plan.source.id;
+  const fs::path work = opt_.cache / "work" / plan.tree.source.id;
   FileLock lock(work.string() + ".lock");
   if (load_hit()) return art;  // built by another foliolab while we waited
   fs::create_directories(work);
-  if (auto st = reset_tree(runner_, *pristine, work, plan.series, plan.tree_key, plan.source.label); !st.ok()) {
+  if (auto st = checkout_kernel_tree(runner_, plan.tree, *pristine, work); !st.ok()) {
     return make_error(fmt::format("kernel {} ({}): {}", spec.name, ai.name, st.error().message));
   }
   const fs::path tree = work / "tree";
-  const fs::path obj = opt_.cache / "build" / fmt::format("{}-{}-{}", plan.source.id, ai.name, plan.config_key.substr(0, 12));
+  const fs::path obj = opt_.cache / "build" / fmt::format("{}-{}-{}", plan.tree.source.id, ai.name, plan.config_key.substr(0, 12));
   fs::create_directories(obj);
   fs::create_directories(art.dir.parent_path());
   const fs::path staging = art.dir.string() + ".tmp";
@@ -274,8 +207,8 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
       {"kernel", spec.name},
       {"arch", ai.name},
       {"version", art.version},
-      {"source", {{"id", plan.source.id}, {"location", plan.source.location.string()}}},
-      {"series", plan.series ? plan.series->name : ""},
+      {"source", {{"id", plan.tree.source.id}, {"location", plan.tree.source.location.string()}}},
+      {"series", plan.tree.series ? plan.tree.series->name : ""},
       {"patches", json::array()},
       {"config_requests", json::array()},
       {"compiler", plan.compiler_version},
@@ -283,8 +216,8 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
       {"build_seconds", art.build_seconds},
       {"reproduce", fmt::format("cd {} && {} {} -j{} {}", tree.string(), "make", fmt::join(std::vector<std::string>(make_base.begin() + 3, make_base.end()), " "), opt_.jobs, ai.image_target)},
   };
-  if (plan.series) {
-    for (const auto& p : plan.series->patches) meta["patches"].push_back({{"name", p.name}, {"sha256", sha256_hex(p.text)}});
+  if (plan.tree.series) {
+    for (const auto& p : plan.tree.series->patches) meta["patches"].push_back({{"name", p.name}, {"sha256", sha256_hex(p.text)}});
   }
   for (const auto& r : plan.requests) meta["config_requests"].push_back(r.option + "=" + r.value + " (" + r.origin + ")");
   if (auto st = write_file_atomic(staging / "kernel.json", meta.dump(2)); !st.ok()) return st.error();

@@ -9,7 +9,9 @@ struct TestOutcome {
   int number = 0;      // TAP test number (1-based)
   std::string name;    // description, bounded
   std::string status;  // "pass", "fail", "skip" (a TODO counts as skip, reason "TODO ...")
-  std::string reason;  // directive text of SKIP / TODO, "" otherwise
+  // Directive text of SKIP / TODO; for kselftest-mm also why a program failed or was skipped
+  // as a whole ("timed out after 900 s and was killed", "needs swap ...") ; "" otherwise.
+  std::string reason;
   bool operator==(const TestOutcome&) const = default;
 };
 

@@ -75,6 +75,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #include "../../workloads/thp-util.def"
 #include "../../workloads/numa-thp.def"
 #include "../../workloads/tlb.def"
+#include "../../workloads/kselftest-mm.def"
 #include "../../workloads/custom.def"
 #undef FL_WORKLOAD
 #undef FL_PARAM
@@ -82,7 +83,7 @@ std::vector<WorkloadInfo> build_catalog() {
   for (WorkloadInfo& w : all) {
     for (ParamInfo& p : common_params()) w.params.push_back(std::move(p));
   }
-  all.back().open_metrics = true;  // custom
+  all.back().open_metrics = true;  // custom (last)
   return all;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "model/kselftest_catalog.h"
 #include "model/problems.h"
 #include "model/text.h"
 #include "model/workload_catalog.h"
@@ -194,12 +195,38 @@ void check_workload(const WorkloadSpec& w, size_t index, Problems* out) {
       out->add(w.param_locs.at(i), at, st.error().message);
     }
   }
+  if (is_kselftest(w)) {
+    if (auto sel = kselftest_selection(w); !sel.ok()) {
+      SourceLoc at = w.loc;
+      for (size_t i = 0; i < w.params.size(); ++i) {
+        if (w.params[i].first == "tests") at = w.param_locs.at(i);
+      }
+      out->add(at, path + ".params.tests", sel.error().message);
+    }
+  }
   if (info->open_metrics) {
     check_custom(w, path, out);
   } else if (!w.metric_patterns.empty() || !w.metrics.empty()) {
     out->add(w.loc, path + ".metrics",
              "workload '" + w.name + "' declares its own metrics (see foliolab workloads " +
                  w.name + "); metrics: is for custom");
+  }
+}
+
+// The per-program deadlines of kselftest-mm must fit in the run's: otherwise a hung program
+// ends the whole run (the host kills the guest) instead of failing one result.
+void check_kselftest_time(const Experiment& exp, size_t index, Problems* out) {
+  const WorkloadSpec& w = exp.workloads[index];
+  if (!is_kselftest(w)) return;
+  auto tests = kselftest_selection(w);
+  const auto timeout = parse_int(param_value(w, "timeout", find_workload(w.name)->param("timeout")->def));
+  if (!tests.ok() || !timeout) return;
+  const int64_t need = static_cast<int64_t>(tests->size()) * *timeout * exp.repeat;
+  if (need + 120 > exp.timeout_s) {
+    out->add(exp.timeout_loc.line ? exp.timeout_loc : w.loc, "timeout",
+             fmt::format("run timeout {} s is shorter than workloads[{}]'s {} program(s) × {} s × {} "
+                         "rep(s) + 120 s to boot = {} s; a hung selftest would end the whole run",
+                         exp.timeout_s, index, tests->size(), *timeout, exp.repeat, need + 120));
   }
 }
 
@@ -228,7 +255,10 @@ Status check_metric(const Experiment& exp, const RunSelector& sel, const std::st
 
 Status validate_workloads(const Experiment& exp) {
   Problems out;
-  for (size_t i = 0; i < exp.workloads.size(); ++i) check_workload(exp.workloads[i], i, &out);
+  for (size_t i = 0; i < exp.workloads.size(); ++i) {
+    check_workload(exp.workloads[i], i, &out);
+    check_kselftest_time(exp, i, &out);
+  }
   for (size_t i = 0; i < exp.expectations.size(); ++i) {
     const Expectation& e = exp.expectations[i];
     if (Status st = check_metric(exp, e.runs, e.metric); !st.ok()) {

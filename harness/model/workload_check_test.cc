@@ -24,7 +24,7 @@ TEST(WorkloadCheck, UnknownWorkloadName) {
   EXPECT_EQ(check("workloads: [{name: faults}]\n"),
             "x.yaml:5:20: workloads[0].name: unknown workload 'faults'; did you mean 'fault'?");
   EXPECT_THAT(check("workloads: [{name: stream}]\n"),
-              HasSubstr("(workloads: fault, zero-page, thp-util, numa-thp, tlb, custom)"));
+              HasSubstr("(workloads: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm, custom)"));
 }
 
 TEST(WorkloadCheck, UnknownParameterName) {
@@ -48,6 +48,23 @@ TEST(WorkloadCheck, BadEnumValue) {
 TEST(WorkloadCheck, IntOutOfRange) {
   EXPECT_EQ(check("workloads: [{name: fault, params: {threads: 100000000}}]\n"),
             "x.yaml:5:45: workloads[0].params.threads: 100000000 out of range (1..1024)");
+}
+
+TEST(WorkloadCheck, KselftestNames) {
+  EXPECT_EQ(check("workloads: [{name: kselftest-mm, params: {tests: cow khugepaged, timeout: 60}}]\n"), "ok");
+  EXPECT_EQ(check("workloads: [{name: kselftest-mm, params: {tests: 'cow,khugepage'}}]\n"),
+            "x.yaml:5:50: workloads[0].params.tests: unknown mm selftest 'khugepage'; did you mean "
+            "'khugepaged'?");
+  EXPECT_THAT(check("workloads: [{name: kselftest-mm, params: {tests: hmm-tests}}]\n"),
+              HasSubstr("(known: split_huge_page_test, khugepaged, cow, transhuge-stress, uffd-wp-mremap)"));
+  EXPECT_EQ(check("workloads: [{name: kselftest-mm, params: {timeout: 30}}]\n",
+                  "expect: [{metric: tap.fail, \"==\": 0}]\n"),
+            "ok");
+  // Four programs at the default 900 s each, 3 reps (the default) do not fit in the default
+  // 600 s run timeout.
+  EXPECT_EQ(check("workloads: [{name: kselftest-mm}]\n"),
+            "x.yaml:5:13: timeout: run timeout 600 s is shorter than workloads[0]'s 4 program(s) × 900 s × 3 "
+            "rep(s) + 120 s to boot = 10920 s; a hung selftest would end the whole run");
 }
 
 TEST(WorkloadCheck, AllProblemsAtOnce) {

@@ -9,11 +9,13 @@
 #include <mutex>
 #include <regex>
 #include <thread>
+#include <tuple>
 
 #include "guest/job.h"
 #include "guest/protocol.h"
 #include "guest/run_report.h"
 #include "image/custom_workload.h"
+#include "model/kselftest_catalog.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/matrix.h"
@@ -67,9 +69,14 @@ BuildingArtifactProvider::BuildingArtifactProvider(ProcessRunner& runner, Kernel
     : runner_(runner),
       kopt_(kernel_options),
       kernels_(runner, kernel_options),
-      images_(runner, kernel_options.project_root, kernel_options.cache) {}
+      images_(runner, kernel_options.project_root, kernel_options.cache),
+      kselftests_(runner, {.project_root = kernel_options.project_root,
+                           .spec_dir = kernel_options.spec_dir,
+                           .cache = kernel_options.cache}) {}
 
-Result<std::vector<CpioEntry>> BuildingArtifactProvider::workload_files(const WorkloadSpec& w, Arch arch) {
+Result<std::vector<CpioEntry>> BuildingArtifactProvider::workload_files(const WorkloadSpec& w,
+                                                                        const KernelSpec& kernel, Arch arch) {
+  if (is_kselftest(w)) return kselftests_.job_files(w, kernel, arch);
   return custom_workload_files(runner_, w, arch, kopt_.spec_dir, kopt_.cache);
 }
 
@@ -229,7 +236,7 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
                    static_cast<int>(std::count_if(runs.begin(), runs.end(), [&](const Run& r) { return kept(r).has_value(); })));
   // Planner: every run to do gets its kernel, image and job files now, once per (kernel, arch),
   // arch and (workload, arch); a run whose kernel or image failed is recorded as failed here.
-  std::map<std::pair<size_t, Arch>, Result<std::vector<CpioEntry>>> files_cache;
+  std::map<std::tuple<size_t, size_t, Arch>, Result<std::vector<CpioEntry>>> files_cache;
   std::vector<PreparedRun> todo;
   for (const Run& run : runs) {
     if (auto was_ok = kept(run)) {
@@ -260,9 +267,9 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
       if (auto st = pre_failure("image-failed", image.error().message); !st.ok()) return st.error();
       continue;
     }
-    auto fkey = std::make_pair(run.workload, run.arch);
+    auto fkey = std::make_tuple(run.workload, run.kernel, run.arch);
     if (!files_cache.count(fkey)) {
-      files_cache.emplace(fkey, artifacts_.workload_files(exp.workloads[run.workload], run.arch));
+      files_cache.emplace(fkey, artifacts_.workload_files(exp.workloads[run.workload], exp.kernels[run.kernel], run.arch));
     }
     const auto& files = files_cache.at(fkey);
     if (!files.ok()) {

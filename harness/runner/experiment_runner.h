@@ -14,6 +14,7 @@
 #include "guest/backend.h"
 #include "guest/run_report.h"
 #include "image/image_builder.h"
+#include "image/kselftest_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
 #include "model/shard.h"
@@ -56,8 +57,10 @@ class ArtifactProvider {
   virtual ~ArtifactProvider() = default;
   virtual Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) = 0;
   virtual Result<ImageArtifact> image(Arch arch) = 0;
-  // Files a workload needs in the run's job archive (a custom program); usually none.
-  virtual Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w, Arch arch) = 0;
+  // Files a workload needs in the run's job archive (a custom program, the mm selftests built
+  // from `kernel`'s tree); usually none.
+  virtual Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w, const KernelSpec& kernel,
+                                                        Arch arch) = 0;
 };
 
 class BuildingArtifactProvider : public ArtifactProvider {
@@ -65,13 +68,15 @@ class BuildingArtifactProvider : public ArtifactProvider {
   BuildingArtifactProvider(ProcessRunner& runner, KernelBuildOptions kernel_options);
   Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override;
   Result<ImageArtifact> image(Arch arch) override;
-  Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w, Arch arch) override;
+  Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w, const KernelSpec& kernel,
+                                                Arch arch) override;
 
  private:
   ProcessRunner& runner_;
   KernelBuildOptions kopt_;
   KernelBuilder kernels_;
   ImageBuilder images_;
+  KselftestBuilder kselftests_;
 };
 
 struct SessionSummary {

@@ -39,7 +39,7 @@ class FakeArtifacts : public ArtifactProvider {
     i.cpio = base_cpio;
     return i;
   }
-  Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec&, Arch) override {
+  Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec&, const KernelSpec&, Arch) override {
     return std::vector<CpioEntry>{};
   }
   int kernel_builds = 0;

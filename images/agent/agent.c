@@ -1,8 +1,9 @@
 /* foliolab guest agent: /init (PID 1) of the guest initramfs.
  *
- * Flow (docs/guest-protocol.md): mount pseudo filesystems, open the results port, read the
- * job, emit hello, knobs(initial), one knob-set per knob/sysctl line, knobs(final), then per
- * rep counters(before), run the workload, counters(after), workload, stdout; finally done,
+ * Flow (docs/guest-protocol.md): mount pseudo filesystems (debugfs too, when the kernel has
+ * it), open the results port, read the job, emit hello, knobs(initial), one knob-set per
+ * knob/sysctl line, knobs(final), then per rep counters(before), run the workload,
+ * counters(after), workload, stdout; finally done,
  * sync and power off. Any fatal problem: error, done status=failed, power off.
  *
  * PID 1 must never exit (the kernel panics): every path ends in power_off(), which only
@@ -133,6 +134,10 @@ static void setup(void)
 		setup_console();
 	mount_fs("proc", "/proc", NULL);
 	mount_fs("sysfs", "/sys", NULL);
+	/* The mm selftests (kselftest-mm) use debugfs: split_huge_pages, gup_test. sysfs has the
+	 * mount point only when the kernel has CONFIG_DEBUG_FS. */
+	if (access("/sys/kernel/debug", F_OK) == 0)
+		mount_fs("debugfs", "/sys/kernel/debug", NULL);
 	mount_fs("tmpfs", "/tmp", "mode=1777");
 	struct utsname u;
 	if (uname(&u) == 0)

@@ -1,0 +1,178 @@
+#include "image/kselftest_builder.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "image/custom_workload.h"
+#include "kernel/builder.h"
+#include "kernel/tree.h"
+#include "model/kselftest_catalog.h"
+#include "util/fs.h"
+#include "util/hash.h"
+
+namespace foliolab {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// Bump when the way the programs are built changes what they are.
+constexpr const char* kRecipe = "foliolab-kselftest-1";
+const std::vector<std::string> kCflags = {"-static", "-Wall", "-O2", "-U_FORTIFY_SOURCE"};
+const std::vector<std::string> kLibs = {"-lrt", "-lpthread", "-lm"};
+constexpr const char* kMmDir = "tools/testing/selftests/mm";
+
+std::string first_lines(const std::string& text, size_t n) {
+  size_t at = 0;
+  for (size_t i = 0; i < n && at != std::string::npos; ++i) {
+    at = text.find('\n', at);
+    if (at != std::string::npos) ++at;
+  }
+  return text.substr(0, at == std::string::npos ? text.size() : at);
+}
+
+}  // namespace
+
+std::vector<std::string> kselftest_compile_argv(const std::string& cc, const fs::path& tree, const fs::path& uapi,
+                                                const fs::path& gen, const std::string& program,
+                                                const std::vector<std::string>& helpers, const fs::path& out) {
+  const fs::path mm = tree / kMmDir;
+  std::vector<std::string> argv = {cc};
+  argv.insert(argv.end(), kCflags.begin(), kCflags.end());
+  argv.insert(argv.end(), {"-I", gen.string(), "-I", tree.string(), "-isystem", (uapi / "include").string(),
+                           "-isystem", (tree / "tools/include/uapi").string()});
+  argv.push_back((mm / (program + ".c")).string());
+  for (const auto& h : helpers) argv.push_back((mm / h).string());
+  argv.insert(argv.end(), kLibs.begin(), kLibs.end());
+  argv.insert(argv.end(), {"-o", out.string()});
+  return argv;
+}
+
+KselftestBuilder::KselftestBuilder(ProcessRunner& runner, KselftestBuildOptions options)
+    : runner_(runner), opt_(std::move(options)) {}
+
+Status KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::path& out, KselftestBuild& build) {
+  const ArchInfo& ai = arch_info(arch);
+  const fs::path log = out / "build.log";
+  // `make headers` (what headers_install copies, with rsync, which Debian lacks by default)
+  // leaves the UAPI headers in <O=>/usr/include; it needs no .config, and O= keeps the tree clean.
+  const fs::path uapi = out / "obj" / "usr";
+  std::vector<std::string> make = {"make", "-C", tree.string(), "O=" + (out / "obj").string(),
+                                   "ARCH=" + std::string(ai.kernel_arch)};
+  if (!ai.cross_prefix.empty()) make.push_back("CROSS_COMPILE=" + std::string(ai.cross_prefix));
+  make.push_back("headers");
+  ProcessResult r = runner_.run({.argv = make, .log_path = log, .capture = true});
+  if (!r.ok()) {
+    return make_error(fmt::format("kselftest-mm ({}): `{}` failed ({}):\n{}", ai.name, format_argv(make),
+                                  r.describe(), first_lines(r.output, 30)));
+  }
+  std::error_code ec;
+  const fs::path gen = out / "gen";
+  fs::create_directories(gen);
+  // The Makefile's check_config.sh writes this; foliolab links no liburing (cow's io_uring
+  // tests are then compiled out, as on a host without liburing).
+  if (auto st = write_file_atomic(gen / "local_config.h", "// No liburing support found\n"); !st.ok()) return st;
+  for (const auto& p : kselftest_programs()) {
+    const std::string name(p.name);
+    if (!fs::exists(tree / kMmDir / (name + ".c"))) {
+      auto version = tree_kernel_version(tree);
+      build.missing[name] = fmt::format("{}/{}.c is not in this tree (Linux {})", kMmDir, name,
+                                        version.ok() ? *version : "?");
+      continue;
+    }
+    std::vector<std::string> helpers(p.helpers.begin(), p.helpers.end());
+    auto argv = kselftest_compile_argv(std::string(ai.guest_cc), tree, uapi, gen, name, helpers, out / name);
+    argv.insert(argv.begin() + 1, p.cflags.begin(), p.cflags.end());
+    r = runner_.run({.argv = argv, .log_path = log, .capture = true});
+    if (!r.ok()) {
+      build.missing[name] = fmt::format("does not build for {} ({}): {}", ai.name, r.describe(),
+                                        first_lines(r.output, 12));
+    }
+  }
+  fs::remove_all(gen, ec);
+  fs::remove_all(out / "obj", ec);
+  return {};
+}
+
+Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch arch) {
+  const ArchInfo& ai = arch_info(arch);
+  auto tree = resolve_kernel_tree(kernel, opt_.project_root, opt_.spec_dir, opt_.cache);
+  if (!tree.ok()) return tree.error();
+  auto cc_version = compiler_version(runner_, std::string(ai.guest_cc));
+  if (!cc_version.ok()) return cc_version.error();
+  Hasher h;
+  h.add(kRecipe).add(tree->tree_key).add(ai.name).add(*cc_version);
+  for (const auto& f : kCflags) h.add(f);
+  for (const auto& f : kLibs) h.add(f);
+  for (const auto& p : kselftest_programs()) {
+    h.add(p.name);
+    for (const auto& helper : p.helpers) h.add(helper);
+    for (const auto& flag : p.cflags) h.add(flag);
+  }
+  KselftestBuild build;
+  build.dir = opt_.cache / "kselftest" / h.hex().substr(0, 16) / ai.name;
+  const fs::path manifest = build.dir / "manifest.json";
+  auto load_hit = [&]() -> bool {
+    auto text = read_file(manifest);
+    if (!text.ok()) return false;
+    const json j = json::parse(*text, nullptr, false);
+    if (!j.is_object() || !j.contains("missing") || !j["missing"].is_object()) return false;
+    for (const auto& [name, why] : j["missing"].items()) build.missing[name] = why.is_string() ? why.get<std::string>() : "";
+    build.cache_hit = true;
+    return true;
+  };
+  if (load_hit()) return build;
+  fs::create_directories(build.dir.parent_path());
+  FileLock out_lock(build.dir.string() + ".lock");
+  if (load_hit()) return build;
+
+  auto pristine = prepare_pristine(runner_, tree->source, opt_.cache);
+  if (!pristine.ok()) return pristine.error();
+  // Our own checkout: the kernel builder's holds its lock for a whole kernel build.
+  const fs::path work = opt_.cache / "work" / (tree->source.id + "-selftests");
+  FileLock tree_lock(work.string() + ".lock");
+  if (auto st = checkout_kernel_tree(runner_, *tree, *pristine, work); !st.ok()) {
+    return make_error(fmt::format("kselftest-mm ({}): {}", ai.name, st.error().message));
+  }
+  const fs::path staging = build.dir.string() + ".tmp";
+  std::error_code ec;
+  fs::remove_all(staging, ec);
+  fs::create_directories(staging);
+  if (auto st = compile_all(work / "tree", arch, staging, build); !st.ok()) return st.error();
+  json missing = json::object();
+  for (const auto& [name, why] : build.missing) missing[name] = why;
+  const json j = {{"schema", 1}, {"tree_key", tree->tree_key}, {"arch", ai.name},
+                  {"compiler", *cc_version}, {"missing", missing}};
+  if (auto st = write_file_atomic(staging / "manifest.json", j.dump(2)); !st.ok()) return st.error();
+  fs::remove_all(build.dir, ec);
+  fs::rename(staging, build.dir, ec);
+  if (ec) return make_error(fmt::format("cannot publish {}: {}", build.dir.string(), ec.message()));
+  return build;
+}
+
+Result<std::vector<CpioEntry>> KselftestBuilder::job_files(const WorkloadSpec& w, const KernelSpec& kernel,
+                                                           Arch arch) {
+  if (!is_kselftest(w)) return std::vector<CpioEntry>{};
+  auto selection = kselftest_selection(w);
+  if (!selection.ok()) return make_error(fmt::format("workload {}: {}", w.label, selection.error().message));
+  auto build = this->build(kernel, arch);
+  if (!build.ok()) return build.error();
+  std::vector<CpioEntry> out = {{"job/kselftest", CpioEntry::Kind::kDir, 0755, {}, 0, 0}};
+  for (const auto& name : *selection) {
+    if (auto it = build->missing.find(name); it != build->missing.end()) {
+      return make_error(fmt::format("workload {}: mm selftest {} is not available from kernel {}'s tree for {}: {}",
+                                    w.label, name, kernel.name, arch_info(arch).name, it->second));
+    }
+    auto bytes = read_file(build->dir / name);
+    if (!bytes.ok()) return bytes.error();
+    if (auto st = check_elf_arch(*bytes, arch, (build->dir / name).string()); !st.ok()) return st.error();
+    std::string args;
+    for (const auto& a : find_kselftest_program(name)->args) args += std::string(a) + "\n";
+    out.push_back({"job/kselftest/" + name, CpioEntry::Kind::kFile, 0755, std::move(*bytes), 0, 0});
+    out.push_back({"job/kselftest/" + name + ".args", CpioEntry::Kind::kFile, 0644, std::move(args), 0, 0});
+  }
+  return out;
+}
+
+}  // namespace foliolab

@@ -1,0 +1,48 @@
+// The `kselftest-mm` workload's programs: THP-related tests of the kernel's own
+// tools/testing/selftests/mm, built from the tree the run boots (image/kselftest_builder.h), run
+// in the guest by workloads/kselftest-mm.c and read by the `kselftest` output adapter
+// (guest/output_adapter.h). Facts only: which helper sources each program links, the arguments
+// it runs with, and which of its tests need what foliolab's guests do not have.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/experiment.h"
+#include "util/result.h"
+
+namespace foliolab {
+
+inline constexpr std::string_view kKselftestWorkload = "kselftest-mm";
+
+struct KselftestProgram {
+  std::string_view name;                  // tools/testing/selftests/mm/<name>.c
+  std::vector<std::string_view> helpers;  // other .c files of that folder it links
+  std::vector<std::string_view> cflags;   // besides the Makefile's (quirks of a tree)
+  std::vector<std::string_view> args;     // its argv after argv[0] in the guest
+  std::string_view doc;
+};
+
+std::span<const KselftestProgram> kselftest_programs();
+const KselftestProgram* find_kselftest_program(std::string_view name);
+
+// A test whose failure in a foliolab guest says nothing about the kernel: the guest lacks
+// what it needs. Matched by program and a prefix of the test's name; `when` names the guest
+// fact the runner reports ("no-swap": SwapTotal is 0).
+struct KselftestNeed {
+  std::string_view program;
+  std::string_view test_prefix;
+  std::string_view when;
+  std::string_view reason;
+};
+std::span<const KselftestNeed> kselftest_needs();
+
+bool is_kselftest(const WorkloadSpec& w);
+
+// The programs `params.tests` names (blank- or comma-separated; the catalog default when
+// absent), in order, without repeats; an unknown name is an error with a "did you mean".
+Result<std::vector<std::string>> kselftest_selection(const WorkloadSpec& w);
+
+}  // namespace foliolab
