@@ -18,6 +18,7 @@
 #include "cli/results_commands.h"
 #include "cli/workload_commands.h"
 #include "guest/backend.h"
+#include "guest/libvirt_backend.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/loader.h"
@@ -81,6 +82,16 @@ std::optional<Experiment> load(const std::string& file, const Common& c, const s
   return std::move(*exp);
 }
 
+// The backend a run boots through (machine.backend, after --backend). The one place that knows
+// both kinds.
+Result<std::unique_ptr<Backend>> make_backend(ProcessRunner& proc, const MachineSpec& m, const fs::path& cache) {
+  const AccelProbeOptions probe{.cache_dir = cache};
+  if (m.backend == "libvirt") {
+    return make_libvirt_backend(proc, {.uri = m.connect.empty() ? kDefaultLibvirtUri : m.connect, .probe = probe});
+  }
+  return std::unique_ptr<Backend>(std::make_unique<QemuBackend>(proc, probe));
+}
+
 std::function<int()> setup_plan(CLI::App& app) {
   auto file = std::make_shared<std::string>();
   auto common = std::make_shared<Common>();
@@ -108,10 +119,16 @@ std::function<int()> setup_run(CLI::App& app) {
   auto jobs = std::make_shared<int>(0);
   auto guests = std::make_shared<int>(0);
   auto accel = std::make_shared<std::string>();
+  auto backend_name = std::make_shared<std::string>();
+  auto connect = std::make_shared<std::string>();
   app.add_option("experiment", *file, "experiment YAML file")->required();
   app.add_option("--arch", *archs, "only these architectures");
   app.add_option("--accel", *accel, "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+  app.add_option("--backend", *backend_name, "qemu | libvirt (overrides machine.backend; default qemu)")
+      ->check(CLI::IsMember({"qemu", "libvirt"}));
+  app.add_option("--connect", *connect,
+                 fmt::format("libvirt URI (overrides machine.connect; default {})", kDefaultLibvirtUri));
   app.add_option("--results", *results, "results root (default: <root>/results)");
   app.add_option("--resume-dir", *resume, "continue this results session (skips runs it has)");
   app.add_flag("--resume", *resume_latest, "continue the newest results session of this experiment");
@@ -129,6 +146,11 @@ std::function<int()> setup_run(CLI::App& app) {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
     if (!accel->empty()) exp->machine.accel = *parse_accel_choice(*accel);
+    if (!backend_name->empty()) exp->machine.backend = *backend_name;
+    if (!connect->empty()) exp->machine.connect = *connect;
+    if (!exp->machine.connect.empty() && exp->machine.backend != "libvirt") {
+      return fail(make_error("--connect " + exp->machine.connect + ": a libvirt URI needs --backend libvirt"));
+    }
     const int parallel = *guests > 0 ? *guests : default_guest_jobs(exp->machine.memory_mb);
     auto runs = expand(*exp);
     const Verbosity verbosity = *quiet ? Verbosity::kQuiet : *verbose ? Verbosity::kVerbose : Verbosity::kNormal;
@@ -137,7 +159,9 @@ std::function<int()> setup_run(CLI::App& app) {
     std::unique_ptr<RunStatus> status = make_status(stderr, verbosity);
     RunStatus* shown = status.get();
     RealProcessRunner proc;
-    QemuBackend backend(proc, {.cache_dir = common->cache});
+    auto made = make_backend(proc, exp->machine, common->cache);
+    if (!made.ok()) return fail(made.error());
+    Backend& backend = **made;
     auto index = ResultIndex::open(*results);
     if (!index.ok()) fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
     RunnerOptions opt{.project_root = common->root, .results_root = *results,

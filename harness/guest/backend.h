@@ -33,6 +33,8 @@ struct BootOutcome {
   Accel accel = Accel::kTcg;
   std::string emulator;          // "QEMU emulator version 7.2.19 (Debian ...)"
   std::string backend;           // "qemu", "libvirt"
+  // libvirt: the connection URI, the host's name as libvirt reports it, libvirt's version.
+  std::string hypervisor_uri, hypervisor_host, libvirt_version;
   bool timed_out = false;
   bool abnormal_exit = false;    // the emulator died of a signal or exited non-zero
   std::string exit;              // how the emulator ended, with its own last words when abnormal
@@ -41,6 +43,10 @@ struct BootOutcome {
   std::string command;           // reproduction command line
   double seconds = 0;
 };
+
+// Sets out's console and record paths (in the run directory, which it creates) and removes
+// what an earlier boot left there.
+void prepare_boot_files(const BootRequest& req, BootOutcome& out);
 
 class Backend {
  public:

@@ -58,6 +58,10 @@ std::optional<AccelChoice> parse_accel_choice(std::string_view name);
 
 struct MachineSpec {
   AccelChoice accel = AccelChoice::kAuto;
+  // How guests are booted, like accel not part of run ids: "" (= qemu, QEMU directly) or
+  // "libvirt" (through libvirtd at `connect`, "" = qemu:///system).
+  std::string backend;
+  std::string connect;
   int cpus = 1;
   uint64_t memory_mb = 1024;
   std::vector<NumaNode> numa;                   // empty: no NUMA topology given
