@@ -13,6 +13,7 @@
 #pragma once
 
 #include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -47,6 +48,7 @@ class LibvirtDaemon {
                                                       const std::string& extra_conf = "",
                                                       const std::vector<std::string>& args = {}) {
     namespace fs = std::filesystem;
+    virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});  // "not listening yet" is expected below
     std::unique_ptr<LibvirtDaemon> d(new LibvirtDaemon(dir));
     std::error_code ec;
     fs::remove_all(dir, ec);
