@@ -12,6 +12,9 @@ PKGS=(
   linux-source-6.12 xz-utils flex bison bc libelf-dev cpio kmod ccache patch
   # guests
   qemu-system-x86 qemu-system-arm
+  # the libvirt backend: the C API, and the daemon the tests start themselves (-system creates
+  # the libvirt-qemu user that libvirtd's qemu driver resolves even when told to run QEMU as root)
+  libvirt-dev libvirt-daemon libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients
   # results index (libsqlite3, the sqlite3 shell for queries) and the HTML report test (headless) and the JUnit schema check (xmllint)
   libsqlite3-dev sqlite3 chromium libxml2-utils
   # shards under a scheduler: the Slurm e2e test starts its own single-node Slurm (munged, slurmctld, slurmd)

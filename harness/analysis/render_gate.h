@@ -7,13 +7,11 @@
 
 #include "analysis/gate.h"
 #include "analysis/render_comparison.h"
+#include "util/xml.h"  // xml_escape, for JUnit
 
 namespace foliolab {
 
 void render_gate(const GateReport& report, Format format, std::ostream& out);
 void render_junit(const GateReport& report, const std::string& suite, std::ostream& out);
-
-// XML text and attribute escaping (&, <, >, ", ' and control characters).
-std::string xml_escape(std::string_view s);
 
 }  // namespace foliolab

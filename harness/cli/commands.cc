@@ -126,6 +126,7 @@ std::function<int()> setup_run(CLI::App& app) {
   auto guests = std::make_shared<int>(0);
   auto accel = std::make_shared<std::string>();
   auto shard_text = std::make_shared<std::string>();
+  auto connect = std::make_shared<std::string>();
   app.add_option("experiment", *file, "experiment YAML file")->required();
   app.add_option("--arch", *archs, "only these architectures");
   app.add_option("--shard", *shard_text, "run only slice K of N of the plan (K/N, 1-based; `foliolab merge` joins them)");
@@ -135,6 +136,8 @@ std::function<int()> setup_run(CLI::App& app) {
   app.add_option("--backend", *backend_name, backends_doc)->check(CLI::IsMember(backend_names()));
   app.add_option("--accel", *accel, "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+  app.add_option("--connect", *connect,
+                 fmt::format("libvirt URI (overrides machine.connect; default {})", kDefaultLibvirtUri));
   app.add_option("--results", *results, "results root (default: <root>/results)");
   app.add_option("--resume-dir", *resume, "continue this results session (skips runs it has)");
   app.add_flag("--resume", *resume_latest, "continue the newest results session of this experiment");
@@ -153,6 +156,10 @@ std::function<int()> setup_run(CLI::App& app) {
     if (!exp) return kExitBadInput;
     if (!accel->empty()) exp->machine.accel = *parse_accel_choice(*accel);
     if (!backend_name->empty()) exp->machine.backend = *backend_name;
+    if (!connect->empty()) exp->machine.connect = *connect;
+    if (!exp->machine.connect.empty() && exp->machine.backend != "libvirt") {
+      return fail(make_error("--connect " + exp->machine.connect + ": a libvirt URI needs --backend libvirt"));
+    }
     const BackendEntry& entry = *find_backend(exp->machine.backend);  // validated by load() or the flag
     // A host run SIGKILLed before restoring the host's knobs left a journal: restore it first.
     if (auto restored = recover_host_journal(host_state_dir(common->cache)); !restored.ok()) {
@@ -178,7 +185,9 @@ std::function<int()> setup_run(CLI::App& app) {
     std::unique_ptr<RunStatus> status = make_status(stderr, verbosity);
     RunStatus* shown = status.get();
     RealProcessRunner proc;
-    std::unique_ptr<Backend> backend = entry.factory({.runner = proc, .cache = common->cache});
+    auto made = entry.factory({.runner = proc, .cache = common->cache, .connect = exp->machine.connect});
+    if (!made.ok()) return fail(made.error());
+    std::unique_ptr<Backend> backend = std::move(*made);
     auto index = ResultIndex::open(*results);
     if (!index.ok()) fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
     RunnerOptions opt{.project_root = common->root, .results_root = *results,

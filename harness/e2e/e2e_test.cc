@@ -23,6 +23,7 @@
 #include "runner/experiment_runner.h"
 #include "util/fs.h"
 #include "util/test_dir.h"
+#include "e2e/quickstart_checks.h"
 
 namespace foliolab {
 namespace {
@@ -57,54 +58,16 @@ Session run_experiment(const Experiment& exp, AccelProbeOptions probe = {.cache_
 }
 
 const RunRecord* find(const Session& s, const std::string& arch, const std::string& knob_set) {
-  for (const auto& r : s.records) {
-    if (r.id.arch == arch && r.id.knob_set.name == knob_set) return &r;
-  }
-  return nullptr;
+  return find_run(s.records, arch, knob_set);
 }
 
-// The quickstart on both arches: 64K mTHP shows in the per-size stats and in the counter the
-// patch series adds, with about 16x fewer minor faults; 4K allocates no 64K folios.
+// The quickstart on both arches (expect_quickstart_claims).
 TEST(E2EQuickstart, BothArchesShow64KmTHPCounters) {
   auto exp = load_experiment((kRoot / "experiments/quickstart.yaml").string());
   ASSERT_TRUE(exp.ok()) << exp.error().message;
   Session s = run_experiment(*exp);
   ASSERT_EQ(s.summary.failed, 0);
-  ASSERT_EQ(s.records.size(), 4u);
-  for (const char* arch : {"x86_64", "arm64"}) {
-    SCOPED_TRACE(arch);
-    const RunRecord* r4 = find(s, arch, "4K");
-    const RunRecord* r64 = find(s, arch, "64K mTHP");
-    ASSERT_TRUE(r4 && r64);
-    ASSERT_EQ(r4->status, "ok") << r4->reason;
-    ASSERT_EQ(r64->status, "ok") << r64->reason;
-    // The accelerator is the probe's verdict, with its reason; an arm64 guest here is TCG.
-    const std::string accel = r64->provenance.accel;
-    EXPECT_TRUE(accel == "kvm" || accel == "tcg") << accel;
-    EXPECT_FALSE(r64->provenance.accel_reason.empty());
-    if (*parse_arch(arch) != host_arch()) {
-      EXPECT_EQ(accel, "tcg");
-    }
-    EXPECT_EQ(r4->provenance.accel, accel);
-    ASSERT_EQ(r4->reps.size(), 3u);
-    ASSERT_EQ(r64->reps.size(), 3u);
-    EXPECT_EQ(r64->provenance.guest.release.substr(0, 5), "6.12.");
-    // The knob was read back as set.
-    ASSERT_EQ(r64->knob_results.size(), 1u);
-    EXPECT_EQ(r64->knob_results[0].readback, "always");
-    for (size_t i = 0; i < 3; ++i) {
-      const auto& a = r4->reps[i];
-      const auto& b = r64->reps[i];
-      EXPECT_EQ(a.deltas.at("mthp.64kB.anon_fault_alloc"), 0);
-      EXPECT_GE(b.deltas.at("mthp.64kB.anon_fault_alloc"), 1000);  // 64 MiB / 64 KiB = 1024
-      // The counter patches/mthp-vmstat adds agrees with the per-size stat.
-      EXPECT_EQ(b.deltas.at("vmstat.mthp_anon_fault_alloc"), b.deltas.at("mthp.64kB.anon_fault_alloc"));
-      EXPECT_EQ(a.deltas.at("vmstat.mthp_anon_fault_alloc"), 0);
-      const double ratio = a.metrics.at("faults") / b.metrics.at("faults");
-      EXPECT_GT(ratio, 14.0);
-      EXPECT_LT(ratio, 17.0);
-    }
-  }
+  expect_quickstart_claims(s.records);
   // Nothing changed: asking again must not invoke make.
   RealProcessRunner proc;
   KernelBuilder builder(proc, {.project_root = kRoot, .spec_dir = kRoot / "experiments", .cache = cache_root()});

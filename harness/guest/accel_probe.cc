@@ -86,24 +86,26 @@ std::string emulator_failure(const ProcessResult& r, const fs::path& qemu_log) {
 AccelProbe::AccelProbe(ProcessRunner& runner, AccelProbeOptions options)
     : runner_(runner), opt_(std::move(options)) {}
 
+Result<AccelVerdict> accel_without_kvm(const AccelRequest& req, const std::string& why) {
+  if (req.choice == AccelChoice::kKvm) {
+    return make_error(fmt::format("accel kvm was requested for {} guests, but {}", arch_info(req.arch).name, why));
+  }
+  return AccelVerdict{Accel::kTcg, "auto: " + why};
+}
+
 Result<AccelVerdict> AccelProbe::resolve(const AccelRequest& req) {
   const std::string arch(arch_info(req.arch).name);
   if (req.choice == AccelChoice::kTcg) return AccelVerdict{Accel::kTcg, "tcg requested"};
-  auto refuse = [&](const std::string& why) -> Result<AccelVerdict> {
-    if (req.choice == AccelChoice::kKvm) {
-      return make_error(fmt::format("accel kvm was requested for {} guests, but {}", arch, why));
-    }
-    return AccelVerdict{Accel::kTcg, "auto: " + why};
-  };
   if (req.arch != host_arch()) {
-    return refuse(fmt::format("an {} guest cannot use KVM on an {} host", arch, arch_info(host_arch()).name));
+    return accel_without_kvm(
+        req, fmt::format("an {} guest cannot use KVM on an {} host", arch, arch_info(host_arch()).name));
   }
   int fd = ::open(opt_.kvm_device.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) return refuse(fmt_errno(opt_.kvm_device.string()));
+  if (fd < 0) return accel_without_kvm(req, fmt_errno(opt_.kvm_device.string()));
   ::close(fd);
   auto verdict = probe(req.arch, req.images);
   if (!verdict.ok()) return verdict.error();
-  if (verdict->accel == Accel::kTcg) return refuse(verdict->reason);
+  if (verdict->accel == Accel::kTcg) return accel_without_kvm(req, verdict->reason);
   return verdict;
 }
 

@@ -59,6 +59,10 @@ class AccelProbe {
   AccelProbeOptions opt_;
 };
 
+// The verdict when KVM cannot serve `req` (auto or kvm) for reason `why`: TCG with the reason
+// for auto, an error naming it for kvm.
+Result<AccelVerdict> accel_without_kvm(const AccelRequest& req, const std::string& why);
+
 // Why a QEMU run went wrong, in QEMU's own words: the exit description and the last lines of its
 // log, folded onto one line ("killed by signal 6 (Aborted); qemu.log: ... | ...").
 std::string emulator_failure(const ProcessResult& r, const std::filesystem::path& qemu_log);

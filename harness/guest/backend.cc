@@ -5,6 +5,15 @@
 namespace foliolab {
 namespace fs = std::filesystem;
 
+void prepare_boot_files(const BootRequest& req, BootOutcome& out) {
+  out.console_log = req.run_dir / "console.log";
+  out.records_file = req.run_dir / "records.bin";
+  std::error_code ec;
+  fs::create_directories(req.run_dir, ec);
+  fs::remove(out.records_file, ec);
+  fs::remove(out.console_log, ec);
+}
+
 Result<std::string> QemuBackend::emulator_version(Arch arch) {
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = versions_.find(arch); it != versions_.end()) return it->second;
@@ -25,12 +34,8 @@ Result<BootOutcome> QemuBackend::boot(const BootRequest& req) {
   if (!version.ok()) return version.error();
   out.emulator = *version;
   out.accel = req.accel;
-  out.console_log = req.run_dir / "console.log";
-  out.records_file = req.run_dir / "records.bin";
+  prepare_boot_files(req, out);
   std::error_code ec;
-  fs::create_directories(req.run_dir, ec);
-  fs::remove(out.records_file, ec);
-  fs::remove(out.console_log, ec);
   QemuLaunch launch{.arch = req.arch, .accel = out.accel, .machine = req.machine, .kernel = req.kernel,
                     .initrd = req.initrd, .cmdline = req.cmdline, .console_log = out.console_log,
                     .results_file = out.records_file};

@@ -40,6 +40,8 @@ struct BootOutcome {
   Accel accel = Accel::kTcg;
   std::string emulator;          // "QEMU emulator version 7.2.19 (Debian ...)"
   std::string backend;           // "qemu", "libvirt"
+  // libvirt: the connection URI, the host's name as libvirt reports it, libvirt's version.
+  std::string hypervisor_uri, hypervisor_host, libvirt_version;
   bool timed_out = false;
   bool abnormal_exit = false;    // the emulator died of a signal or exited non-zero
   std::string exit;              // how the emulator ended, with its own last words when abnormal
@@ -55,6 +57,10 @@ struct BackendNeeds {
   bool initrd = true;    // a per-run initrd archive; false: BootRequest's unpacked parts instead
   bool parallel = true;  // may run beside other runs (-j); false: every run goes alone
 };
+
+// Sets out's console and record paths (in the run directory, which it creates) and removes
+// what an earlier boot left there.
+void prepare_boot_files(const BootRequest& req, BootOutcome& out);
 
 class Backend {
  public:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "guest/host_backend.h"
+#include "guest/libvirt_backend.h"
 #include "model/text.h"
 
 namespace foliolab {
@@ -12,6 +13,7 @@ std::string_view transport_name(ResultTransport t) {
   switch (t) {
     case ResultTransport::kVirtioSerialFile: return "virtio-serial port to a host file";
     case ResultTransport::kInheritedFd: return "inherited descriptor to a host file";
+    case ResultTransport::kLibvirtChannel: return "virtio-serial channel (a file locally, a libvirt stream remotely)";
   }
   return "?";
 }
@@ -22,13 +24,20 @@ const std::vector<BackendEntry>& backend_table() {
   static const std::vector<BackendEntry> kTable = {
       {"qemu", "a QEMU guest per run: the built kernel, the base image plus the run's job as initrd",
        {.kernel = true, .initrd = true, .parallel = true}, ResultTransport::kVirtioSerialFile,
-       [](const BackendContext& c) -> std::unique_ptr<Backend> {
-         return std::make_unique<QemuBackend>(c.runner, AccelProbeOptions{.cache_dir = c.cache});
+       [](const BackendContext& c) -> Result<std::unique_ptr<Backend>> {
+         return std::unique_ptr<Backend>(std::make_unique<QemuBackend>(c.runner, AccelProbeOptions{.cache_dir = c.cache}));
        }},
       {"host", "the agent and workloads on this machine (root; its own kernel and THP knobs, restored afterwards)",
        {.kernel = false, .initrd = false, .parallel = false}, ResultTransport::kInheritedFd,
-       [](const BackendContext& c) -> std::unique_ptr<Backend> {
-         return std::make_unique<HostBackend>(HostBackendOptions{.state_dir = host_state_dir(c.cache)});
+       [](const BackendContext& c) -> Result<std::unique_ptr<Backend>> {
+         return std::unique_ptr<Backend>(
+             std::make_unique<HostBackend>(HostBackendOptions{.state_dir = host_state_dir(c.cache)}));
+       }},
+      {"libvirt", "a transient libvirt domain per run at machine.connect / --connect (default qemu:///system)",
+       {.kernel = true, .initrd = true, .parallel = true}, ResultTransport::kLibvirtChannel,
+       [](const BackendContext& c) -> Result<std::unique_ptr<Backend>> {
+         return make_libvirt_backend(c.runner, {.uri = c.connect.empty() ? std::string(kDefaultLibvirtUri) : c.connect,
+                                                .probe = AccelProbeOptions{.cache_dir = c.cache}});
        }},
   };
   return kTable;

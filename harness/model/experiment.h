@@ -58,10 +58,11 @@ std::optional<AccelChoice> parse_accel_choice(std::string_view name);
 
 struct MachineSpec {
   AccelChoice accel = AccelChoice::kAuto;
-  // Which backend runs the guests (guest/backend_table.h): "qemu", "host". Like accel, how runs
-  // are done, not part of run ids (recorded as provenance.backend).
+  // Which backend runs the guests (guest/backend_table.h): "qemu", "host", "libvirt". Like accel,
+  // how runs are done, not part of run ids (recorded as provenance.boot.backend).
   std::string backend = "qemu";
   SourceLoc backend_loc;
+  std::string connect;  // libvirt: the connection URI ("" = qemu:///system)
   int cpus = 1;
   uint64_t memory_mb = 1024;
   std::vector<NumaNode> numa;                   // empty: no NUMA topology given

@@ -34,7 +34,7 @@ const Keys kTopKeys = {"name",      "description", "kernels", "archs",   "machin
                        "workloads", "repeat",      "timeout", "exclude", "expect",  "gate",
                        "exclusive"};
 const Keys kKernelKeys = {"name", "source", "config", "options", "patches", "cmdline", "archs"};
-const Keys kMachineKeys = {"accel", "backend", "cpus", "memory", "numa"};
+const Keys kMachineKeys = {"accel", "backend", "connect", "cpus", "memory", "numa"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
 const Keys kWorkloadKeys = {"name", "label", "params", "metrics", "exclusive"};
@@ -420,13 +420,25 @@ class Parser {
   Result<Arch> read_arch(const Field& f) const {
     auto name = read_scalar(f);
     FL_TRY(name);
-    const auto arch = parse_arch(*name);
-    if (arch) return *arch;
+    if (const auto arch = parse_arch(*name)) return *arch;  // names and aliases
     Keys valid;
     for (const auto& info : all_archs()) valid.emplace_back(info.name);
-    std::string message = "unknown arch '" + *name + "'";
-    if (auto near = closest_match(*name, valid)) message += "; did you mean '" + *near + "'?";
+    return unknown_choice(f, *name, valid, "arch");
+  }
+
+  // "unknown <what> 'x'; did you mean ...? (valid: ...)"
+  Error unknown_choice(const Field& f, const std::string& name, const Keys& valid, const std::string& what) const {
+    std::string message = "unknown " + what + " '" + name + "'";
+    if (auto near = closest_match(name, valid)) message += "; did you mean '" + *near + "'?";
     return error(f, message + " (valid: " + join(valid) + ")");
+  }
+
+  // A scalar that must be one of `valid`.
+  Result<std::string> read_choice(const Field& f, const Keys& valid, const std::string& what) const {
+    auto name = read_scalar(f);
+    FL_TRY(name);
+    if (std::find(valid.begin(), valid.end(), *name) != valid.end()) return *name;
+    return unknown_choice(f, *name, valid, what);
   }
 
   // ---- machine ----
@@ -435,22 +447,21 @@ class Parser {
     auto fields = read_map(f, &kMachineKeys);
     FL_TRY(fields);
     if (const Field* a = fields->find("accel")) {
-      auto name = read_scalar(*a);
+      auto name = read_choice(*a, {"auto", "kvm", "tcg"}, "accelerator");
       FL_TRY(name);
-      auto choice = parse_accel_choice(*name);
-      if (!choice) {
-        const Keys valid = {"auto", "kvm", "tcg"};
-        std::string message = "unknown accelerator '" + *name + "'";
-        if (auto near = closest_match(*name, valid)) message += "; did you mean '" + *near + "'?";
-        return error(*a, message + " (valid: " + join(valid) + ")");
-      }
-      m->accel = *choice;
+      m->accel = *parse_accel_choice(*name);
     }
     if (const Field* b = fields->find("backend")) {  // checked against the backend table by the CLI
       auto name = read_scalar(*b);
       FL_TRY(name);
       m->backend = *name;
       m->backend_loc = loc(*b);
+    }
+    if (const Field* c = fields->find("connect")) {
+      auto uri = read_scalar(*c);
+      FL_TRY(uri);
+      if (m->backend != "libvirt") return error(*c, "a libvirt connection URI; needs backend: libvirt");
+      m->connect = *uri;
     }
     if (const Field* c = fields->find("cpus")) {
       auto n = read_int(*c);

@@ -211,7 +211,8 @@ TEST(LoaderTest, UnknownTopLevelKeySuggestsClosest) {
 
 TEST(LoaderTest, UnknownKeyFarFromAnyListsValidKeys) {
   EXPECT_EQ(error_of("name: q\nmachine:\n  frobnicate: 1\n"),
-            "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: accel, backend, cpus, memory, numa");
+            "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: accel, backend, connect, cpus, memory, "
+            "numa");
 }
 
 TEST(LoaderTest, MachineAccelIsAutoKvmOrTcg) {
@@ -223,6 +224,20 @@ TEST(LoaderTest, MachineAccelIsAutoKvmOrTcg) {
   EXPECT_EQ(error_of("name: q\nmachine: {accel: kmv}\n"),
             "q.yaml:2:18: machine.accel: unknown accelerator 'kmv'; did you mean 'kvm'? "
             "(valid: auto, kvm, tcg)");
+}
+
+TEST(LoaderTest, MachineBackendIsQemuOrLibvirtWithAConnectionUri) {
+  auto exp = parse(std::string(kMinimal) + "machine: {backend: libvirt, connect: 'qemu+tcp://127.0.0.1/system'}\n");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_EQ(exp->machine.backend, "libvirt");
+  EXPECT_EQ(exp->machine.connect, "qemu+tcp://127.0.0.1/system");
+  auto plain = parse(std::string(kMinimal));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->machine.backend, "");
+  EXPECT_EQ(error_of("name: q\nmachine: {backend: libvrt}\n"),
+            "q.yaml:2:20: machine.backend: unknown backend 'libvrt'; did you mean 'libvirt'? (valid: qemu, libvirt)");
+  EXPECT_EQ(error_of("name: q\nmachine: {connect: 'qemu:///system'}\n"),
+            "q.yaml:2:20: machine.connect: a libvirt connection URI; needs backend: libvirt");
 }
 
 TEST(LoaderTest, UnknownWorkloadAndNumaKeys) {

@@ -137,7 +137,7 @@ GuestInfo guest_from_json(const json& g) {
 }
 
 json provenance_to_json(const Provenance& p) {
-  return {{"host", host_to_json(p.host)},
+  json j = {{"host", host_to_json(p.host)},
           {"kernel",
            {{"build_id", p.kernel_build_id},
             {"version", p.kernel_version},
@@ -157,6 +157,12 @@ json provenance_to_json(const Provenance& p) {
             {"seconds", p.boot_seconds},
             {"timings_emulated", p.timings_emulated}}},
           {"guest", p.has_guest ? guest_to_json(p.guest) : json()}};
+  // Only libvirt runs have it: the QEMU backend's records stay as they were.
+  if (!p.hypervisor_uri.empty()) {
+    j["boot"]["libvirt"] = {
+        {"uri", p.hypervisor_uri}, {"host", p.hypervisor_host}, {"version", p.libvirt_version}};
+  }
+  return j;
 }
 
 void kernel_from_json(const json& k, Provenance& p) {
@@ -183,6 +189,10 @@ void boot_from_json(const json& b, Provenance& p) {
   p.emulator_exit = opt<std::string>(b, "emulator_exit");
   p.boot_seconds = opt<double>(b, "seconds");
   p.timings_emulated = opt<bool>(b, "timings_emulated");
+  const json lv = opt<json>(b, "libvirt", json::object());
+  p.hypervisor_uri = opt<std::string>(lv, "uri");
+  p.hypervisor_host = opt<std::string>(lv, "host");
+  p.libvirt_version = opt<std::string>(lv, "version");
 }
 
 json knob_results_to_json(const std::vector<KnobResult>& ks) {

@@ -38,6 +38,23 @@ TEST(RecordCodec, Schema2RoundTrip) {
   EXPECT_EQ(back->id.machine.numa[1].cpus, std::vector<int>{1});
 }
 
+// A libvirt run keeps where it ran; a QEMU run's record has no libvirt section at all.
+TEST(RecordCodec, LibvirtProvenanceRoundTripsAndIsAbsentForQemuRuns) {
+  RunRecord r = sample();
+  EXPECT_FALSE(encode_record(r).at("provenance").at("boot").contains("libvirt"));
+  r.provenance.backend = "libvirt";
+  r.provenance.hypervisor_uri = "qemu+tcp://127.0.0.1:16509/system";
+  r.provenance.hypervisor_host = "vm";
+  r.provenance.libvirt_version = "9.0.0";
+  const json j = encode_record(r);
+  EXPECT_EQ(j.at("provenance").at("boot").at("libvirt").at("uri"), "qemu+tcp://127.0.0.1:16509/system");
+  auto back = decode_record(j);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->provenance.hypervisor_host, "vm");
+  EXPECT_EQ(back->provenance.libvirt_version, "9.0.0");
+  EXPECT_EQ(encode_record(*back), j);
+}
+
 TEST(RecordCodec, FailedRunKeepsItsClass) {
   RunRecord r = sample();
   r.status = "failed";

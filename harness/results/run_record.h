@@ -60,6 +60,8 @@ struct Provenance {
   // The boot; empty backend when the run never booted.
   std::string backend, accel, emulator, command, emulator_exit;
   std::string accel_requested;  // auto | kvm | tcg
+  // libvirt backend only: connection URI, the libvirt host's name, libvirt's version.
+  std::string hypervisor_uri, hypervisor_host, libvirt_version;
   std::string accel_reason;     // why `accel` (the probe's verdict)
   int guests_beside = 0;        // most other guests running at once during this run (`run -j`)
   double boot_seconds = 0;

@@ -66,6 +66,9 @@ void record_boot(RunRecord& r, const BootOutcome& boot) {
   p.backend = boot.backend;
   p.accel = accel_name(boot.accel);
   p.emulator = boot.emulator;
+  p.hypervisor_uri = boot.hypervisor_uri;
+  p.hypervisor_host = boot.hypervisor_host;
+  p.libvirt_version = boot.libvirt_version;
   p.command = boot.command;
   p.emulator_exit = boot.exit;
   p.boot_seconds = boot.seconds;
