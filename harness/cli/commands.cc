@@ -21,6 +21,7 @@
 #include "guest/backend.h"
 #include "guest/backend_table.h"
 #include "guest/knob_journal.h"
+#include "guest/libvirt_backend.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/loader.h"

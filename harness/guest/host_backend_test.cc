@@ -128,7 +128,7 @@ TEST(BackendTableTest, UnknownMachineBackendIsALocatedErrorWithASuggestion) {
   auto st = validate_backend(exp);
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(st.error().message, HasSubstr("h.yaml:6:12: machine.backend: unknown backend 'hots'; did you mean "
-                                            "'host'? (valid: qemu, host)"));
+                                            "'host'? (valid: qemu, host, libvirt)"));
   exp.machine.backend = "host";
   EXPECT_TRUE(validate_backend(exp).ok());
   EXPECT_EQ(parse(yaml_with("  a: {enabled: never}\n")).machine.backend, "host");
