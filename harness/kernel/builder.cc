@@ -8,7 +8,9 @@
 #include <set>
 #include <thread>
 
+#include "kernel/git.h"
 #include "kernel/series.h"
+#include "kernel/tree_sync.h"
 #include "kernel/source.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -30,7 +32,8 @@ struct Plan {
   std::string compiler_version;
   std::string key;       // full cache key
   std::string tree_key;  // what the working tree must hold (source + series bytes)
-  std::string config_key;  // source + arch + requests: names the O= directory
+  std::string config_key;  // source + arch + requests
+  std::string objdir_key;  // working tree + arch + requests: names the O= directory
 };
 
 std::string series_digest(const std::optional<Series>& series) {
@@ -91,12 +94,100 @@ Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::pat
   return write_file_atomic(state_file, state.dump(2));
 }
 
+// Directory sources: the working tree mirrors the user's tree (only changed files copied, with a
+// fresh mtime), then the series is applied. Patched files differ from the user's and are
+// restored by the next sync.
+Status sync_directory_tree(ProcessRunner& runner, const SourceInfo& src, const fs::path& work,
+                           const std::optional<Series>& series, const std::string& source_label) {
+  const fs::path tree = work / "tree";
+  const fs::path state = work / "tree.index";
+  fs::create_directories(tree);
+  auto dst = scan_tree(tree, load_tree_index(state));
+  if (!dst.ok()) return dst.error();
+  std::error_code ec;
+  fs::remove(state, ec);  // unknown until synced
+  auto stats = sync_tree(src.location, *src.index, tree, dst->index);
+  if (!stats.ok()) return stats.error();
+  TreeIndex after = std::move(dst->index);
+  for (const auto& rel : stats->changed) after.erase(rel);
+  if (series) {
+    if (auto st = apply_series(runner, tree, *series, source_label); !st.ok()) return st;
+    for (const auto& p : series->patches) {
+      for (const auto& f : files_touched(p.text)) after.erase(f);
+    }
+  }
+  return save_tree_index(state, after);
+}
+
+// Git sources: one working tree per repository. Switching commits rewrites the files that differ
+// between them plus those the previous series touched.
+Status checkout_git_tree(ProcessRunner& runner, const SourceInfo& src, const fs::path& work,
+                         const std::optional<Series>& series, const std::string& source_label) {
+  const fs::path tree = work / "tree";
+  const fs::path state_file = work / "checkout.json";
+  GitRepo repo(runner, src.location);
+  json state;
+  if (auto s = read_file(state_file); s.ok()) state = json::parse(*s, nullptr, false);
+  const bool have_tree = fs::exists(tree / "Makefile") && state.is_object() && state.contains("commit");
+  std::error_code ec;
+  fs::remove(state_file, ec);  // unknown until done
+  if (!have_tree) {
+    fs::remove_all(tree, ec);
+    if (auto st = repo.extract(src.git_commit, {}, tree, work); !st.ok()) return st;
+  } else {
+    std::set<std::string> redo;
+    for (const auto& f : state.value("files", std::vector<std::string>{})) redo.insert(f);
+    const std::string old = state.value("commit", "");
+    if (old != src.git_commit) {
+      auto changed = repo.changed_paths(old, src.git_commit);
+      if (!changed.ok()) return changed.error();
+      redo.insert(changed->begin(), changed->end());
+    }
+    if (!redo.empty()) {
+      auto files = repo.files_of(src.git_commit);
+      if (!files.ok()) return files.error();
+      const std::set<std::string> present(files->begin(), files->end());
+      std::vector<std::string> fetch;
+      for (const auto& rel : redo) {
+        fs::remove(tree / rel, ec);
+        if (present.count(rel)) fetch.push_back(rel);
+      }
+      if (!fetch.empty()) {
+        if (auto st = repo.extract(src.git_commit, fetch, tree, work); !st.ok()) return st;
+      }
+    }
+  }
+  std::vector<std::string> touched;
+  if (series) {
+    if (auto st = apply_series(runner, tree, *series, source_label); !st.ok()) return st;
+    for (const auto& p : series->patches) {
+      for (auto& f : files_touched(p.text)) touched.push_back(f);
+    }
+  }
+  return write_file_atomic(state_file, json{{"commit", src.git_commit}, {"files", touched}}.dump(2));
+}
+
 std::string fmt_duration(double s) {
   int t = static_cast<int>(s);
   return t >= 60 ? fmt::format("{}m{:02}s", t / 60, t % 60) : fmt::format("{}s", t);
 }
 
 }  // namespace
+
+std::string describe_kernel_source(const json& meta) {
+  std::string out;
+  if (auto src = meta.find("source"); src != meta.end() && src->is_object()) {
+    out = src->value("describe", "");
+    if (out.empty()) out = src->value("location", "");
+  }
+  const std::string series = meta.value("series", "");
+  if (!series.empty()) out += (out.empty() ? "" : " + ") + std::string("patches ") + series;
+  return out;
+}
+
+void touch_last_used(const fs::path& kernel_dir) {
+  (void)write_file_atomic(kernel_dir / kLastUsedFile, utc_iso_now() + "\n");
+}
 
 Result<std::string> compiler_version(ProcessRunner& runner, const std::string& compiler) {
   ProcessResult r = runner.run({.argv = {compiler, "--version"}, .capture = true});
@@ -131,10 +222,21 @@ Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSp
 Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   const ArchInfo& ai = arch_info(arch);
   Plan plan;
-  auto source = identify_source(spec.source, opt_.spec_dir, opt_.cache);
-  if (!source.ok()) return source.error();
+  auto source = identify_source(runner_, spec, opt_.spec_dir, opt_.cache);
+  if (!source.ok()) return make_error(fmt::format("kernel {}: {}", spec.name, source.error().message));
   plan.source = *source;
-  if (!spec.patches.empty()) {
+  if (!spec.patches_range.empty()) {
+    fs::path repo = plan.source.location;
+    if (!spec.patches_repo.empty()) {
+      repo = fs::path(spec.patches_repo).is_absolute() ? fs::path(spec.patches_repo) : opt_.spec_dir / spec.patches_repo;
+    } else if (!spec.source_git) {
+      return make_error(fmt::format("kernel {}: commit range '{}' needs a repository (`repo:` or a git source)",
+                                    spec.name, spec.patches_range));
+    }
+    auto series = GitRepo(runner_, repo).commit_range(spec.patches_range, opt_.cache / "work" / plan.source.work_id / "ranges");
+    if (!series.ok()) return make_error(fmt::format("kernel {}: {}", spec.name, series.error().message));
+    plan.series = std::move(*series);
+  } else if (!spec.patches.empty()) {
     auto series = load_series(opt_.project_root / "patches" / spec.patches);
     if (!series.ok()) return series.error();
     plan.series = std::move(*series);
@@ -147,10 +249,16 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   if (!cv.ok()) return cv.error();
   plan.compiler_version = *cv;
 
-  Hasher config_h;
-  config_h.add(kRecipeVersion).add(plan.source.id).add(ai.name).add(plan.compiler_version);
-  for (const auto& r : plan.requests) config_h.add(r.option).add(r.value);
-  plan.config_key = config_h.hex();
+  auto config_hash = [&](const std::string& source_name) {
+    Hasher h;
+    h.add(kRecipeVersion).add(source_name).add(ai.name).add(plan.compiler_version);
+    for (const auto& r : plan.requests) h.add(r.option).add(r.value);
+    return h.hex();
+  };
+  plan.config_key = config_hash(plan.source.id);
+  // The O= directory belongs to the working tree (not to one content of it), so that an edited
+  // directory source or another git ref rebuilds only what changed.
+  plan.objdir_key = config_hash(plan.source.work_id);
   plan.tree_key = Hasher().add(plan.source.id).add(series_digest(plan.series)).hex();
   plan.key = Hasher().add(plan.config_key).add(plan.tree_key).hex();
 
@@ -162,6 +270,7 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   art.kernel_name = spec.name;
   art.arch = arch;
   const fs::path meta_file = art.dir / "kernel.json";
+  art.hold = std::make_shared<FileLock>(art.dir.string() + ".lock", LockMode::kShared);
   auto load_hit = [&]() -> bool {
     auto meta = read_file(meta_file);
     if (!meta.ok() || !fs::exists(art.image)) return false;
@@ -172,22 +281,38 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
     // (an empty EXTRAVERSION ran on into the NAME line).
     if (auto bad = art.version.find("NAME ="); bad != std::string::npos) art.version.resize(bad);
     art.build_seconds = j.value("build_seconds", 0.0);
+    art.source = describe_kernel_source(j);
     art.cache_hit = true;
+    touch_last_used(art.dir);
     return true;
   };
   if (load_hit()) return art;
 
   auto pristine = prepare_pristine(runner_, plan.source, opt_.cache);
   if (!pristine.ok()) return pristine.error();
-  const fs::path work = opt_.cache / "work" / plan.source.id;
+  const fs::path work = opt_.cache / "work" / plan.source.work_id;
   FileLock lock(work.string() + ".lock");
   if (load_hit()) return art;  // built by another foliolab while we waited
   fs::create_directories(work);
-  if (auto st = reset_tree(runner_, *pristine, work, plan.series, plan.tree_key, plan.source.label); !st.ok()) {
-    return make_error(fmt::format("kernel {} ({}): {}", spec.name, ai.name, st.error().message));
+  touch_last_used(work);
+  Status prepared;
+  switch (plan.source.kind) {
+    case SourceKind::kTarball:
+      prepared = reset_tree(runner_, *pristine, work, plan.series, plan.tree_key, plan.source.label);
+      break;
+    case SourceKind::kDirectory:
+      prepared = sync_directory_tree(runner_, plan.source, work, plan.series, plan.source.label);
+      break;
+    case SourceKind::kGit:
+      prepared = checkout_git_tree(runner_, plan.source, work, plan.series, plan.source.label);
+      break;
   }
+  if (!prepared.ok()) return make_error(fmt::format("kernel {} ({}): {}", spec.name, ai.name, prepared.error().message));
   const fs::path tree = work / "tree";
-  const fs::path obj = opt_.cache / "build" / fmt::format("{}-{}-{}", plan.source.id, ai.name, plan.config_key.substr(0, 12));
+  // O= is a direct subfolder of the tree: kbuild then uses srctree=.. and every path it hands the
+  // compiler is relative, so ccache hits across working trees (an edited copy of the Debian tree,
+  // a git checkout of the same release) wherever the content matches.
+  const fs::path obj = tree / fmt::format("{}{}-{}", kBuildDirPrefix, ai.name, plan.objdir_key.substr(0, 12));
   fs::create_directories(obj);
   fs::create_directories(art.dir.parent_path());
   const fs::path staging = art.dir.string() + ".tmp";
@@ -205,7 +330,10 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   std::map<std::string, std::string> env = {
       {"KBUILD_BUILD_USER", "foliolab"}, {"KBUILD_BUILD_HOST", "foliolab"},
       {"KBUILD_BUILD_TIMESTAMP", "foliolab-" + art.build_id},
-      {"CCACHE_DIR", (opt_.cache / "ccache").string()}, {"CCACHE_MAXSIZE", "8G"}};
+      {"CCACHE_DIR", (opt_.cache / "ccache").string()}, {"CCACHE_MAXSIZE", "8G"},
+      // Belt and braces for the relative paths above: nothing absolute under the tree and no
+      // working directory in the hash.
+      {"CCACHE_BASEDIR", tree.string()}, {"CCACHE_NOHASHDIR", "1"}};
   auto make = [&](std::vector<std::string> extra, const std::string& what) -> Status {
     std::vector<std::string> argv = make_base;
     argv.insert(argv.end(), extra.begin(), extra.end());
@@ -264,7 +392,13 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
       {"kernel", spec.name},
       {"arch", ai.name},
       {"version", art.version},
-      {"source", {{"id", plan.source.id}, {"location", plan.source.location.string()}}},
+      {"source", {{"id", plan.source.id},
+                  {"location", plan.source.location.string()},
+                  {"describe", plan.source.describe()},
+                  {"git_ref", plan.source.git_ref},
+                  {"git_commit", plan.source.git_commit},
+                  {"git_dirty", plan.source.git_dirty},
+                  {"work_id", plan.source.work_id}}},
       {"series", plan.series ? plan.series->name : ""},
       {"patches", json::array()},
       {"config_requests", json::array()},
@@ -281,6 +415,8 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   fs::remove_all(art.dir, ec);
   fs::rename(staging, art.dir, ec);
   if (ec) return make_error(fmt::format("cannot publish {}: {}", art.dir.string(), ec.message()));
+  art.source = describe_kernel_source(meta);
+  touch_last_used(art.dir);
   opt_.log(fmt::format("built kernel {} for {} in {}", spec.name, ai.name, fmt_duration(art.build_seconds)));
   return art;
 }

@@ -12,12 +12,15 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 #include "kernel/kconfig.h"
 #include "model/arch.h"
 #include "model/experiment.h"
+#include "util/fs.h"
 #include "util/process.h"
 #include "util/result.h"
 
@@ -30,6 +33,12 @@ struct KernelArtifact {
   std::filesystem::path dotconfig;
   std::string version;             // "6.12.117"
   std::string kernel_name;         // KernelSpec::name
+  // Where it came from, for run records and reports: "git /src/linux @ 1a2b3c4d5e6f (ref
+  // my-branch) + patches v1..v2 (...)".
+  std::string source;
+  // A shared lock on <cache>/kernels/<build_id>.lock while any copy of the artifact lives:
+  // `cache gc` does not remove a kernel a running foliolab holds.
+  std::shared_ptr<FileLock> hold;
   Arch arch = Arch::kX86_64;
   bool cache_hit = false;
   double build_seconds = 0;
@@ -59,6 +68,12 @@ class KernelBuilder {
   ProcessRunner& runner_;
   KernelBuildOptions opt_;
 };
+
+// A kernel folder's stamp of its last use (build or cache hit): cache gc evicts by it.
+inline constexpr const char* kLastUsedFile = "last-used";
+void touch_last_used(const std::filesystem::path& kernel_dir);
+// The source line of a kernel.json (see KernelArtifact::source).
+std::string describe_kernel_source(const nlohmann::json& meta);
 
 // First line of `<compiler> --version`, or an error if the compiler is missing.
 Result<std::string> compiler_version(ProcessRunner& runner, const std::string& compiler);
