@@ -309,10 +309,14 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   }
   if (!prepared.ok()) return make_error(fmt::format("kernel {} ({}): {}", spec.name, ai.name, prepared.error().message));
   const fs::path tree = work / "tree";
-  // O= is a direct subfolder of the tree: kbuild then uses srctree=.. and every path it hands the
-  // compiler is relative, so ccache hits across working trees (an edited copy of the Debian tree,
-  // a git checkout of the same release) wherever the content matches.
-  const fs::path obj = tree / fmt::format("{}{}-{}", kBuildDirPrefix, ai.name, plan.objdir_key.substr(0, 12));
+  // Directory and git sources: O= is a direct subfolder of the tree, so kbuild uses srctree=.. and
+  // every path it hands the compiler is relative: ccache hits across working trees (a copy of a
+  // tree, a git checkout of the same release) wherever the content matches. Tarball sources keep
+  // their O= folders in <cache>/build (absolute paths), where their incremental state already is.
+  const fs::path obj =
+      plan.source.kind == SourceKind::kTarball
+          ? opt_.cache / "build" / fmt::format("{}-{}-{}", plan.source.id, ai.name, plan.config_key.substr(0, 12))
+          : tree / fmt::format("{}{}-{}", kBuildDirPrefix, ai.name, plan.objdir_key.substr(0, 12));
   fs::create_directories(obj);
   fs::create_directories(art.dir.parent_path());
   const fs::path staging = art.dir.string() + ".tmp";

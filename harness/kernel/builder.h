@@ -3,11 +3,12 @@
 // with nothing changed never invokes make.
 //
 // Speed: all builds of one source happen in one working tree at a fixed path
-// (<cache>/work/<source>/tree, a hard-link copy of the pristine tree) with one O= directory per
-// (source, arch, config). Switching patch series restores only the files the previous series
-// touched and gives them a fresh mtime, so make rebuilds just what differs; ccache (keyed on the
-// fixed path) covers the rest. Kernel paths end up in the objects (-fmacro-prefix-map), which is
-// why a fixed tree path matters.
+// (<cache>/work/<work id>/tree: a hard-link copy of a tarball's pristine tree, a synced copy of a
+// user's directory, or a git checkout shared by all refs of a repository) with one O= directory
+// per (tree, arch, config). Switching patch series, editing a directory source or switching git
+// refs rewrites only the files that differ, with a fresh mtime, so make rebuilds just what
+// differs; ccache covers the rest. Directory and git trees keep O= inside the tree (relative
+// compiler paths, ccache shared between trees); tarball trees keep it in <cache>/build.
 #pragma once
 
 #include <filesystem>

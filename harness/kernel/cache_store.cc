@@ -66,7 +66,7 @@ std::vector<fs::path> subdirs(const fs::path& dir) {
   return out;
 }
 
-// Old-layout build folder "<source id>-<arch>-<config12>": the source id names its lock.
+// A tarball source's O= folder "<source id>-<arch>-<config12>": its working tree's lock guards it.
 std::string source_of_build_dir(const std::string& name) {
   std::string s = name;
   for (int i = 0; i < 2; ++i) {

@@ -1,6 +1,6 @@
 // What the cache holds and how it is pruned. Items are kernels (<cache>/kernels/<build id>),
 // guest images, working trees (<cache>/work/<id>, with their O= build folders), extracted
-// tarballs (<cache>/src/<id>) and build folders of the older layout (<cache>/build/*). ccache is
+// tarballs (<cache>/src/<id>) and tarball sources' O= folders (<cache>/build/*). ccache is
 // listed but pruned by ccache itself (CCACHE_MAXSIZE).
 //
 // gc evicts least recently used first. An item whose lock a running foliolab holds (a kernel a
