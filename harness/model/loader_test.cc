@@ -816,9 +816,9 @@ TEST(LoaderGitTest, MalformedSourceAndPatchesEntriesAreLocated) {
   EXPECT_EQ(err("    source: {git: ../linux, ref: a..b}\n"),
             "q.yaml:4:34: kernels[0].source.ref: invalid git ref 'a..b': expected one revision (a branch, tag or commit)");
   EXPECT_EQ(err("    patches: {git: my-branch}\n"),
-            "q.yaml:4:19: kernels[0].patches.git: invalid commit range 'my-branch': expected BASE..TIP (e.g. v6.12..my-branch)");
+            "q.yaml:4:20: kernels[0].patches.git: invalid commit range 'my-branch': expected BASE..TIP (e.g. v6.12..my-branch)");
   EXPECT_EQ(err("    patches: {git: a...b}\n"),
-            "q.yaml:4:19: kernels[0].patches.git: invalid commit range 'a...b': expected BASE..TIP (e.g. v6.12..my-branch)");
+            "q.yaml:4:20: kernels[0].patches.git: invalid commit range 'a...b': expected BASE..TIP (e.g. v6.12..my-branch)");
 }
 
 }  // namespace
