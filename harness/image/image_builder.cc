@@ -70,14 +70,17 @@ Result<ImageArtifact> ImageBuilder::build(Arch arch) {
   art.image_id = h.hex().substr(0, 16);
   const fs::path dir = cache_ / "images" / fmt::format("{}-{}", ai.name, art.image_id);
   art.cpio = dir / "initramfs.cpio";
+  art.hold = std::make_shared<FileLock>(dir.string() + ".use.lock", LockMode::kShared);
   for (const auto& w : workload_sources) art.workloads.push_back(w.stem().string());
   if (fs::exists(art.cpio)) {
     art.cache_hit = true;
+    (void)write_file_atomic(dir / "last-used", utc_iso_now() + "\n");  // for `cache gc`
     return art;
   }
   FileLock lock(dir.string() + ".lock");
   if (fs::exists(art.cpio)) {
     art.cache_hit = true;
+    (void)write_file_atomic(dir / "last-used", utc_iso_now() + "\n");  // for `cache gc`
     return art;
   }
   fs::create_directories(dir);

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "image/cpio.h"
 #include "model/arch.h"
+#include "util/fs.h"
 #include "util/process.h"
 #include "util/result.h"
 
@@ -19,6 +21,9 @@ struct ImageArtifact {
   std::filesystem::path cpio;
   std::vector<std::string> workloads;
   bool cache_hit = false;
+  // A shared lock on <cache>/images/<id>.use.lock while any copy lives: `cache gc` leaves the
+  // image of a running session alone.
+  std::shared_ptr<FileLock> hold;
 };
 
 class ImageBuilder {

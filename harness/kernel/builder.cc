@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "kernel/tree.h"
+#include "kernel/tree_sync.h"
 #include "util/fs.h"
 #include "util/hash.h"
 
@@ -22,12 +23,15 @@ namespace {
 constexpr const char* kRecipeVersion = "foliolab-kbuild-1";
 
 struct Plan {
-  KernelTree tree;
+  SourceInfo source;
+  std::optional<Series> series;
   std::vector<ConfigRequest> requests;
   std::string compiler;
   std::string compiler_version;
   std::string key;       // full cache key
-  std::string config_key;  // source + arch + requests: names the O= directory
+  std::string tree_key;  // what the working tree must hold (source + series bytes)
+  std::string config_key;  // source + arch + requests
+  std::string objdir_key;  // working tree + arch + requests: names the O= directory
 };
 
 std::string fmt_duration(double s) {
@@ -36,6 +40,21 @@ std::string fmt_duration(double s) {
 }
 
 }  // namespace
+
+std::string describe_kernel_source(const json& meta) {
+  std::string out;
+  if (auto src = meta.find("source"); src != meta.end() && src->is_object()) {
+    out = src->value("describe", "");
+    if (out.empty()) out = src->value("location", "");
+  }
+  const std::string series = meta.value("series", "");
+  if (!series.empty()) out += (out.empty() ? "" : " + ") + std::string("patches ") + series;
+  return out;
+}
+
+void touch_last_used(const fs::path& kernel_dir) {
+  (void)write_file_atomic(kernel_dir / kLastUsedFile, utc_iso_now() + "\n");
+}
 
 Result<std::string> compiler_version(ProcessRunner& runner, const std::string& compiler) {
   ProcessResult r = runner.run({.argv = {compiler, "--version"}, .capture = true});
@@ -70,9 +89,10 @@ Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSp
 Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   const ArchInfo& ai = arch_info(arch);
   Plan plan;
-  auto tree_spec = resolve_kernel_tree(spec, opt_.project_root, opt_.spec_dir, opt_.cache);
-  if (!tree_spec.ok()) return tree_spec.error();
-  plan.tree = std::move(*tree_spec);
+  auto kt = resolve_kernel_tree(runner_, spec, opt_.project_root, opt_.spec_dir, opt_.cache);
+  if (!kt.ok()) return kt.error();
+  plan.source = kt->source;
+  plan.series = kt->series;
   auto requests = config_requests(spec, arch);
   if (!requests.ok()) return requests.error();
   plan.requests = std::move(*requests);
@@ -81,11 +101,18 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   if (!cv.ok()) return cv.error();
   plan.compiler_version = *cv;
 
-  Hasher config_h;
-  config_h.add(kRecipeVersion).add(plan.tree.source.id).add(ai.name).add(plan.compiler_version);
-  for (const auto& r : plan.requests) config_h.add(r.option).add(r.value);
-  plan.config_key = config_h.hex();
-  plan.key = Hasher().add(plan.config_key).add(plan.tree.tree_key).hex();
+  auto config_hash = [&](const std::string& source_name) {
+    Hasher h;
+    h.add(kRecipeVersion).add(source_name).add(ai.name).add(plan.compiler_version);
+    for (const auto& r : plan.requests) h.add(r.option).add(r.value);
+    return h.hex();
+  };
+  plan.config_key = config_hash(plan.source.id);
+  // The O= directory belongs to the working tree (not to one content of it), so that an edited
+  // directory source or another git ref rebuilds only what changed.
+  plan.objdir_key = config_hash(plan.source.work_id);
+  plan.tree_key = kt->tree_key;
+  plan.key = Hasher().add(plan.config_key).add(plan.tree_key).hex();
 
   KernelArtifact art;
   art.build_id = plan.key.substr(0, 16);
@@ -99,6 +126,7 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   art.kernel_name = spec.name;
   art.arch = arch;
   const fs::path meta_file = art.dir / "kernel.json";
+  art.hold = std::make_shared<FileLock>(art.dir.string() + ".lock", LockMode::kShared);
   auto load_hit = [&]() -> bool {
     auto meta = read_file(meta_file);
     if (!meta.ok() || !fs::exists(art.image)) return false;
@@ -110,22 +138,31 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
     if (auto bad = art.version.find("NAME ="); bad != std::string::npos) art.version.resize(bad);
     art.build_seconds = j.value("build_seconds", 0.0);
     art.boot_image = !pvh_image.empty() && fs::exists(pvh_image) ? pvh_image : art.image;
+    art.source = describe_kernel_source(j);
     art.cache_hit = true;
+    touch_last_used(art.dir);
     return true;
   };
   if (load_hit()) return art;
 
-  auto pristine = prepare_pristine(runner_, plan.tree.source, opt_.cache);
+  auto pristine = prepare_pristine(runner_, plan.source, opt_.cache);
   if (!pristine.ok()) return pristine.error();
-  const fs::path work = opt_.cache / "work" / plan.tree.source.id;
+  const fs::path work = opt_.cache / "work" / plan.source.work_id;
   FileLock lock(work.string() + ".lock");
   if (load_hit()) return art;  // built by another foliolab while we waited
   fs::create_directories(work);
-  if (auto st = checkout_kernel_tree(runner_, plan.tree, *pristine, work); !st.ok()) {
-    return make_error(fmt::format("kernel {} ({}): {}", spec.name, ai.name, st.error().message));
-  }
+  touch_last_used(work);
+  const Status prepared = checkout_kernel_tree(runner_, *kt, *pristine, work);
+  if (!prepared.ok()) return make_error(fmt::format("kernel {} ({}): {}", spec.name, ai.name, prepared.error().message));
   const fs::path tree = work / "tree";
-  const fs::path obj = opt_.cache / "build" / fmt::format("{}-{}-{}", plan.tree.source.id, ai.name, plan.config_key.substr(0, 12));
+  // Directory and git sources: O= is a direct subfolder of the tree, so kbuild uses srctree=.. and
+  // every path it hands the compiler is relative: ccache hits across working trees (a copy of a
+  // tree, a git checkout of the same release) wherever the content matches. Tarball sources keep
+  // their O= folders in <cache>/build (absolute paths), where their incremental state already is.
+  const fs::path obj =
+      plan.source.kind == SourceKind::kTarball
+          ? opt_.cache / "build" / fmt::format("{}-{}-{}", plan.source.id, ai.name, plan.config_key.substr(0, 12))
+          : tree / fmt::format("{}{}-{}", kBuildDirPrefix, ai.name, plan.objdir_key.substr(0, 12));
   fs::create_directories(obj);
   fs::create_directories(art.dir.parent_path());
   const fs::path staging = art.dir.string() + ".tmp";
@@ -143,7 +180,10 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   std::map<std::string, std::string> env = {
       {"KBUILD_BUILD_USER", "foliolab"}, {"KBUILD_BUILD_HOST", "foliolab"},
       {"KBUILD_BUILD_TIMESTAMP", "foliolab-" + art.build_id},
-      {"CCACHE_DIR", (opt_.cache / "ccache").string()}, {"CCACHE_MAXSIZE", "8G"}};
+      {"CCACHE_DIR", (opt_.cache / "ccache").string()}, {"CCACHE_MAXSIZE", "8G"},
+      // Belt and braces for the relative paths above: nothing absolute under the tree and no
+      // working directory in the hash.
+      {"CCACHE_BASEDIR", tree.string()}, {"CCACHE_NOHASHDIR", "1"}};
   auto make = [&](std::vector<std::string> extra, const std::string& what) -> Status {
     std::vector<std::string> argv = make_base;
     argv.insert(argv.end(), extra.begin(), extra.end());
@@ -207,8 +247,14 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
       {"kernel", spec.name},
       {"arch", ai.name},
       {"version", art.version},
-      {"source", {{"id", plan.tree.source.id}, {"location", plan.tree.source.location.string()}}},
-      {"series", plan.tree.series ? plan.tree.series->name : ""},
+      {"source", {{"id", plan.source.id},
+                  {"location", plan.source.location.string()},
+                  {"describe", plan.source.describe()},
+                  {"git_ref", plan.source.git_ref},
+                  {"git_commit", plan.source.git_commit},
+                  {"git_dirty", plan.source.git_dirty},
+                  {"work_id", plan.source.work_id}}},
+      {"series", plan.series ? plan.series->name : ""},
       {"patches", json::array()},
       {"config_requests", json::array()},
       {"compiler", plan.compiler_version},
@@ -216,14 +262,16 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
       {"build_seconds", art.build_seconds},
       {"reproduce", fmt::format("cd {} && {} {} -j{} {}", tree.string(), "make", fmt::join(std::vector<std::string>(make_base.begin() + 3, make_base.end()), " "), opt_.jobs, ai.image_target)},
   };
-  if (plan.tree.series) {
-    for (const auto& p : plan.tree.series->patches) meta["patches"].push_back({{"name", p.name}, {"sha256", sha256_hex(p.text)}});
+  if (plan.series) {
+    for (const auto& p : plan.series->patches) meta["patches"].push_back({{"name", p.name}, {"sha256", sha256_hex(p.text)}});
   }
   for (const auto& r : plan.requests) meta["config_requests"].push_back(r.option + "=" + r.value + " (" + r.origin + ")");
   if (auto st = write_file_atomic(staging / "kernel.json", meta.dump(2)); !st.ok()) return st.error();
   fs::remove_all(art.dir, ec);
   fs::rename(staging, art.dir, ec);
   if (ec) return make_error(fmt::format("cannot publish {}: {}", art.dir.string(), ec.message()));
+  art.source = describe_kernel_source(meta);
+  touch_last_used(art.dir);
   opt_.log(fmt::format("built kernel {} for {} in {}", spec.name, ai.name, fmt_duration(art.build_seconds)));
   return art;
 }

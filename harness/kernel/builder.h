@@ -3,21 +3,25 @@
 // with nothing changed never invokes make.
 //
 // Speed: all builds of one source happen in one working tree at a fixed path
-// (<cache>/work/<source>/tree, a hard-link copy of the pristine tree) with one O= directory per
-// (source, arch, config). Switching patch series restores only the files the previous series
-// touched and gives them a fresh mtime, so make rebuilds just what differs; ccache (keyed on the
-// fixed path) covers the rest. Kernel paths end up in the objects (-fmacro-prefix-map), which is
-// why a fixed tree path matters.
+// (<cache>/work/<work id>/tree: a hard-link copy of a tarball's pristine tree, a synced copy of a
+// user's directory, or a git checkout shared by all refs of a repository) with one O= directory
+// per (tree, arch, config). Switching patch series, editing a directory source or switching git
+// refs rewrites only the files that differ, with a fresh mtime, so make rebuilds just what
+// differs; ccache covers the rest. Directory and git trees keep O= inside the tree (relative
+// compiler paths, ccache shared between trees); tarball trees keep it in <cache>/build.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 #include "kernel/kconfig.h"
 #include "model/arch.h"
 #include "model/experiment.h"
+#include "util/fs.h"
 #include "util/process.h"
 #include "util/result.h"
 
@@ -34,6 +38,12 @@ struct KernelArtifact {
   std::filesystem::path dotconfig;
   std::string version;             // "6.12.117"
   std::string kernel_name;         // KernelSpec::name
+  // Where it came from, for run records and reports: "git /src/linux @ 1a2b3c4d5e6f (ref
+  // my-branch) + patches v1..v2 (...)".
+  std::string source;
+  // A shared lock on <cache>/kernels/<build_id>.lock while any copy of the artifact lives:
+  // `cache gc` does not remove a kernel a running foliolab holds.
+  std::shared_ptr<FileLock> hold;
   Arch arch = Arch::kX86_64;
   bool cache_hit = false;
   double build_seconds = 0;
@@ -63,6 +73,12 @@ class KernelBuilder {
   ProcessRunner& runner_;
   KernelBuildOptions opt_;
 };
+
+// A kernel folder's stamp of its last use (build or cache hit): cache gc evicts by it.
+inline constexpr const char* kLastUsedFile = "last-used";
+void touch_last_used(const std::filesystem::path& kernel_dir);
+// The source line of a kernel.json (see KernelArtifact::source).
+std::string describe_kernel_source(const nlohmann::json& meta);
 
 // First line of `<compiler> --version`, or an error if the compiler is missing.
 Result<std::string> compiler_version(ProcessRunner& runner, const std::string& compiler);

@@ -7,51 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "kernel/fake_make.h"
 #include "util/fs.h"
 #include "util/test_dir.h"
 
 namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
-
-class FakeMake : public ProcessRunner {
- public:
-  ProcessResult run(const ProcessSpec& spec) override {
-    const auto& a = spec.argv;
-    ProcessResult r;
-    if (a[0].ends_with("gcc") && a.size() == 2) {
-      r.exit_code = 0;
-      r.output = "gcc (Fake) 12.2.0\n";
-      return r;
-    }
-    if (a[0] != "make") return real_.run(spec);
-    calls.push_back(a.back());
-    fs::path obj;
-    for (const auto& arg : a) {
-      if (arg.rfind("O=", 0) == 0) obj = arg.substr(2);
-    }
-    r.exit_code = 0;
-    if (a.back() == "tinyconfig") {
-      (void)write_file_atomic(obj / ".config", "CONFIG_64BIT=y\n# CONFIG_NUMA is not set\n");
-    } else if (a.back() == "olddefconfig") {
-      // Drops an option whose dependencies are unmet, as kconfig would.
-      auto cfg = read_file(obj / ".config");
-      std::string out;
-      for (size_t pos = 0, nl; pos < cfg->size(); pos = nl + 1) {
-        nl = cfg->find('\n', pos);
-        std::string line = cfg->substr(pos, nl - pos);
-        if (line != "CONFIG_NUMA_EMU=y") out += line + "\n";
-      }
-      (void)write_file_atomic(obj / ".config", out);
-    } else {
-      (void)write_file_atomic(obj / "arch/x86/boot/bzImage", "kernel");
-      (void)write_file_atomic(obj / "vmlinux", "elf with a PVH note");
-    }
-    return r;
-  }
-  std::vector<std::string> calls;
-  RealProcessRunner real_;
-};
 
 class BuilderTest : public ::testing::Test {
  protected:
@@ -163,6 +125,44 @@ TEST_F(BuilderTest, SwitchingSeriesRestoresWhatThePreviousSeriesChanged) {
   ASSERT_TRUE(b.build(spec(""), Arch::kX86_64).ok());
   EXPECT_EQ(*read_file(tree() / "mm/memory.c"), "one\ntwo\nthree\n");
   EXPECT_EQ(*read_file(root_ / "src/mm/memory.c"), "one\ntwo\nthree\n");  // the source is untouched
+}
+
+TEST_F(BuilderTest, EditedDirectorySourceReusesItsWorkingTreeAndObjDirAndCopiesOnlyTheEdit) {
+  auto b = builder();
+  auto first = b.build(spec(""), Arch::kX86_64);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  const fs::path objdir = make_.objdirs.back();
+  EXPECT_EQ(objdir.parent_path(), tree());  // a direct subfolder: kbuild uses srctree=..
+  const auto makefile_mtime = fs::last_write_time(tree() / "Makefile");
+  put("src/mm/memory.c", "one\ntwo\nfour\n");
+  auto second = b.build(spec(""), Arch::kX86_64);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_FALSE(second->cache_hit);
+  EXPECT_NE(second->build_id, first->build_id);
+  EXPECT_EQ(make_.objdirs.back(), objdir);
+  EXPECT_EQ(*read_file(tree() / "mm/memory.c"), "one\ntwo\nfour\n");
+  EXPECT_EQ(fs::last_write_time(tree() / "Makefile"), makefile_mtime);  // not copied again
+  size_t trees = 0;
+  for (const auto& e : fs::directory_iterator(root_ / "cache/work")) trees += e.is_directory();
+  EXPECT_EQ(trees, 1u);
+  // The key is content-based: the original content is the original kernel.
+  put("src/mm/memory.c", "one\ntwo\nthree\n");
+  auto third = b.build(spec(""), Arch::kX86_64);
+  ASSERT_TRUE(third.ok());
+  EXPECT_TRUE(third->cache_hit);
+  EXPECT_EQ(third->build_id, first->build_id);
+  EXPECT_NE(third->source.find("directory " + (root_ / "src").string()), std::string::npos) << third->source;
+}
+
+TEST_F(BuilderTest, DirectorySourceHoldingBuildOutputsIsRefusedWithHowToCleanIt) {
+  put("src/.config", "CONFIG_64BIT=y\n");
+  put("src/mm/memory.o", "obj");
+  auto r = builder().build(spec(""), Arch::kX86_64);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("holds in-tree build outputs (.config, mm/memory.o)"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("mrproper"), std::string::npos);
+  EXPECT_TRUE(make_.calls.empty());
 }
 
 }  // namespace

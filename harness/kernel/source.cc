@@ -7,6 +7,7 @@
 #include <regex>
 #include <vector>
 
+#include "kernel/git.h"
 #include "util/fs.h"
 #include "util/hash.h"
 
@@ -34,26 +35,6 @@ Result<std::string> tarball_digest(const fs::path& tarball, const fs::path& cach
   return digest;
 }
 
-// A directory's identity: relative path, size and mtime of every file (.git excluded).
-std::string directory_digest(const fs::path& dir) {
-  std::vector<std::string> entries;
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied);
-       it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && it->path().filename() == ".git") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    struct stat st {};
-    if (!it->is_regular_file() || ::lstat(it->path().c_str(), &st) != 0) continue;
-    entries.push_back(fmt::format("{}|{}|{}.{}", fs::relative(it->path(), dir).string(), st.st_size,
-                                  st.st_mtim.tv_sec, st.st_mtim.tv_nsec));
-  }
-  std::sort(entries.begin(), entries.end());
-  Hasher h;
-  for (const auto& e : entries) h.add(e);
-  return h.hex();
-}
-
 std::string slug_of(const fs::path& p) {
   std::string s = p.filename().string();
   for (auto ext : {".tar.xz", ".tar.gz", ".tar.bz2", ".tgz", ".tar"}) {
@@ -65,12 +46,48 @@ std::string slug_of(const fs::path& p) {
   return s.empty() ? "src" : s;
 }
 
+// Directory identity: content fingerprint of the tree, hashing only files whose stat changed
+// since the last scan (remembered next to the working tree, never in the user's tree).
+Status fingerprint_directory(SourceInfo& info, const fs::path& cache) {
+  const fs::path state = cache / "work" / info.work_id / "source.index";
+  auto scan = scan_tree(info.location, load_tree_index(state));
+  if (!scan.ok()) return make_error(fmt::format("kernel source {}: {}", info.location.string(), scan.error().message));
+  if (!scan->build_outputs.empty()) return make_error(describe_build_outputs(info.location, scan->build_outputs));
+  if (scan->hashed > 0) (void)save_tree_index(state, scan->index);
+  info.id = info.work_id + "-" + tree_fingerprint(scan->index).substr(0, 12);
+  info.index = std::make_shared<const TreeIndex>(std::move(scan->index));
+  return {};
+}
+
+std::string path_key(const fs::path& p) {
+  std::error_code ec;
+  fs::path canon = fs::weakly_canonical(p, ec);
+  return sha256_hex((ec ? p : canon).string()).substr(0, 12);
+}
+
 }  // namespace
 
-Result<SourceInfo> identify_source(const std::string& spec_source, const fs::path& base_dir,
+std::string SourceInfo::describe() const {
+  switch (kind) {
+    case SourceKind::kTarball:
+      return label;
+    case SourceKind::kDirectory:
+      if (!git_commit.empty()) {
+        return fmt::format("git {} @ {} (worktree{})", location.string(), git_commit.substr(0, 12),
+                           git_dirty ? ", dirty: uncommitted changes" : ", clean");
+      }
+      return fmt::format("directory {} (content {})", location.string(), id.substr(id.size() - 12));
+    case SourceKind::kGit:
+      return fmt::format("git {} @ {} (ref {})", location.string(), git_commit.substr(0, 12), git_ref);
+  }
+  return label;
+}
+
+Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec, const fs::path& base_dir,
                                    const fs::path& cache) {
+  const std::string& spec_source = spec.source;
   SourceInfo info;
-  if (spec_source == "debian") {
+  if (spec_source == "debian" && !spec.source_git) {
     info.location = debian_source_tarball();
     if (!fs::exists(info.location)) {
       return make_error(fmt::format(
@@ -83,25 +100,53 @@ Result<SourceInfo> identify_source(const std::string& spec_source, const fs::pat
     if (!fs::exists(info.location)) {
       return make_error(fmt::format("kernel source {}: no such file or directory", info.location.string()));
     }
-    info.is_directory = fs::is_directory(info.location);
+    info.kind = fs::is_directory(info.location) ? SourceKind::kDirectory : SourceKind::kTarball;
     info.label = info.location.string();
   }
-  if (info.is_directory) {
+  if (spec.source_git) {
+    GitRepo repo(runner, info.location);
+    auto head = repo.commit_of(spec.source_ref.empty() ? "HEAD" : spec.source_ref);
+    if (!head.ok()) return head.error();
+    auto dirty = repo.dirty();
+    if (!dirty.ok()) return dirty.error();
+    info.git_commit = *head;
+    info.git_dirty = *dirty;
+    if (!spec.source_ref.empty()) {
+      if (*dirty) {
+        return make_error(fmt::format(
+            "git repository {} has uncommitted changes, but ref '{}' was asked for: commit or stash them, "
+            "or leave out `ref` to build the checkout as it is",
+            info.location.string(), spec.source_ref));
+      }
+      // Content-addressed: git's tree id of the commit. All refs share one working tree.
+      auto tree = repo.tree_of(*head);
+      if (!tree.ok()) return tree.error();
+      info.kind = SourceKind::kGit;
+      info.git_ref = spec.source_ref;
+      info.work_id = "git-" + slug_of(info.location) + "-" + path_key(info.location);
+      info.id = info.work_id + "-tree-" + tree->substr(0, 12);
+      info.label = fmt::format("{} at {} ({})", info.location.string(), spec.source_ref, head->substr(0, 12));
+      return info;
+    }
+  }
+  if (info.is_directory()) {
     if (!fs::exists(info.location / "Makefile") || !fs::exists(info.location / "mm")) {
       return make_error(fmt::format("kernel source {}: not a Linux source tree (no Makefile and mm/)",
                                     info.location.string()));
     }
-    info.id = "dir-" + slug_of(info.location) + "-" + directory_digest(info.location).substr(0, 12);
+    info.work_id = "dir-" + slug_of(info.location) + "-" + path_key(info.location);
+    if (auto st = fingerprint_directory(info, cache); !st.ok()) return st.error();
     return info;
   }
   auto digest = tarball_digest(info.location, cache);
   if (!digest.ok()) return digest.error();
   info.id = slug_of(info.location) + "-" + digest->substr(0, 12);
+  info.work_id = info.id;
   return info;
 }
 
 Result<fs::path> prepare_pristine(ProcessRunner& runner, const SourceInfo& src, const fs::path& cache) {
-  if (src.is_directory) return src.location;
+  if (src.kind != SourceKind::kTarball) return src.location;
   const fs::path dir = cache / "src" / src.id;
   const fs::path pristine = dir / "pristine";
   FileLock lock(dir.string() + ".lock");

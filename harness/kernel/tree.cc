@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "kernel/git.h"
+#include "kernel/tree_sync.h"
 #include "util/fs.h"
 #include "util/hash.h"
 
@@ -13,34 +15,29 @@ namespace foliolab {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-Result<KernelTree> resolve_kernel_tree(const KernelSpec& spec, const fs::path& project_root,
-                                       const fs::path& spec_dir, const fs::path& cache) {
-  KernelTree tree;
-  auto source = identify_source(spec.source, spec_dir, cache);
-  if (!source.ok()) return source.error();
-  tree.source = std::move(*source);
-  Hasher series_h;
-  if (!spec.patches.empty()) {
-    auto series = load_series(project_root / "patches" / spec.patches);
-    if (!series.ok()) return series.error();
-    for (const auto& p : series->patches) series_h.add(p.name).add(p.text);
-    tree.series = std::move(*series);
+namespace {
+
+std::string series_digest(const std::optional<Series>& series) {
+  Hasher h;
+  if (series) {
+    for (const auto& p : series->patches) h.add(p.name).add(p.text);
   }
-  tree.tree_key = Hasher().add(tree.source.id).add(series_h.hex()).hex();
-  return tree;
+  return h.hex();
 }
 
-Status checkout_kernel_tree(ProcessRunner& runner, const KernelTree& kt, const fs::path& pristine,
-                            const fs::path& work) {
+// Restores the working tree to pristine + `series`. Files the previous series touched are
+// restored and get a fresh mtime so that make rebuilds them in a reused O= directory.
+Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::path& work,
+                  const std::optional<Series>& series, const std::string& tree_key,
+                  const std::string& source_label) {
   const fs::path tree = work / "tree";
   const fs::path state_file = work / "applied.json";
   json state;
   if (auto s = read_file(state_file); s.ok()) state = json::parse(*s, nullptr, false);
   const bool have_tree = fs::exists(tree / "Makefile") && state.is_object();
-  if (have_tree && state.value("tree_key", "") == kt.tree_key) return {};
+  if (have_tree && state.value("tree_key", "") == tree_key) return {};
 
   std::error_code ec;
-  fs::create_directories(work, ec);
   std::set<std::string> previously;
   if (have_tree) {
     for (const auto& f : state.value("files", std::vector<std::string>{})) previously.insert(f);
@@ -66,16 +63,132 @@ Status checkout_kernel_tree(ProcessRunner& runner, const KernelTree& kt, const f
     }
   }
   std::vector<std::string> touched(previously.begin(), previously.end());
-  if (kt.series) {
-    if (auto st = apply_series(runner, tree, *kt.series, kt.source.label); !st.ok()) return st;
-    for (const auto& p : kt.series->patches) {
+  if (series) {
+    if (auto st = apply_series(runner, tree, *series, source_label); !st.ok()) return st;
+    for (const auto& p : series->patches) {
       for (auto& f : files_touched(p.text)) touched.push_back(f);
     }
   }
   std::sort(touched.begin(), touched.end());
   touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  state = json{{"tree_key", kt.tree_key}, {"files", touched}};
+  state = json{{"tree_key", tree_key}, {"files", touched}};
   return write_file_atomic(state_file, state.dump(2));
+}
+
+// Directory sources: the working tree mirrors the user's tree (only changed files copied, with a
+// fresh mtime), then the series is applied. Patched files differ from the user's and are
+// restored by the next sync.
+Status sync_directory_tree(ProcessRunner& runner, const SourceInfo& src, const fs::path& work,
+                           const std::optional<Series>& series, const std::string& source_label) {
+  const fs::path tree = work / "tree";
+  const fs::path state = work / "tree.index";
+  fs::create_directories(tree);
+  auto dst = scan_tree(tree, load_tree_index(state));
+  if (!dst.ok()) return dst.error();
+  std::error_code ec;
+  fs::remove(state, ec);  // unknown until synced
+  auto stats = sync_tree(src.location, *src.index, tree, dst->index);
+  if (!stats.ok()) return stats.error();
+  TreeIndex after = std::move(dst->index);
+  for (const auto& rel : stats->changed) after.erase(rel);
+  if (series) {
+    if (auto st = apply_series(runner, tree, *series, source_label); !st.ok()) return st;
+    for (const auto& p : series->patches) {
+      for (const auto& f : files_touched(p.text)) after.erase(f);
+    }
+  }
+  return save_tree_index(state, after);
+}
+
+// Git sources: one working tree per repository. Switching commits rewrites the files that differ
+// between them plus those the previous series touched.
+Status checkout_git_tree(ProcessRunner& runner, const SourceInfo& src, const fs::path& work,
+                         const std::optional<Series>& series, const std::string& source_label) {
+  const fs::path tree = work / "tree";
+  const fs::path state_file = work / "checkout.json";
+  GitRepo repo(runner, src.location);
+  json state;
+  if (auto s = read_file(state_file); s.ok()) state = json::parse(*s, nullptr, false);
+  const bool have_tree = fs::exists(tree / "Makefile") && state.is_object() && state.contains("commit");
+  std::error_code ec;
+  fs::remove(state_file, ec);  // unknown until done
+  if (!have_tree) {
+    fs::remove_all(tree, ec);
+    if (auto st = repo.extract(src.git_commit, {}, tree, work); !st.ok()) return st;
+  } else {
+    std::set<std::string> redo;
+    for (const auto& f : state.value("files", std::vector<std::string>{})) redo.insert(f);
+    const std::string old = state.value("commit", "");
+    if (old != src.git_commit) {
+      auto changed = repo.changed_paths(old, src.git_commit);
+      if (!changed.ok()) return changed.error();
+      redo.insert(changed->begin(), changed->end());
+    }
+    if (!redo.empty()) {
+      auto files = repo.files_of(src.git_commit);
+      if (!files.ok()) return files.error();
+      const std::set<std::string> present(files->begin(), files->end());
+      std::vector<std::string> fetch;
+      for (const auto& rel : redo) {
+        fs::remove(tree / rel, ec);
+        if (present.count(rel)) fetch.push_back(rel);
+      }
+      if (!fetch.empty()) {
+        if (auto st = repo.extract(src.git_commit, fetch, tree, work); !st.ok()) return st;
+      }
+    }
+  }
+  std::vector<std::string> touched;
+  if (series) {
+    if (auto st = apply_series(runner, tree, *series, source_label); !st.ok()) return st;
+    for (const auto& p : series->patches) {
+      for (auto& f : files_touched(p.text)) touched.push_back(f);
+    }
+  }
+  return write_file_atomic(state_file, json{{"commit", src.git_commit}, {"files", touched}}.dump(2));
+}
+
+}  // namespace
+
+Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& spec, const fs::path& project_root,
+                                       const fs::path& spec_dir, const fs::path& cache) {
+  KernelTree kt;
+  auto source = identify_source(runner, spec, spec_dir, cache);
+  if (!source.ok()) return make_error(fmt::format("kernel {}: {}", spec.name, source.error().message));
+  kt.source = std::move(*source);
+  if (!spec.patches_range.empty()) {
+    fs::path repo = kt.source.location;
+    if (!spec.patches_repo.empty()) {
+      repo = fs::path(spec.patches_repo).is_absolute() ? fs::path(spec.patches_repo) : spec_dir / spec.patches_repo;
+    } else if (!spec.source_git) {
+      return make_error(fmt::format("kernel {}: commit range '{}' needs a repository (`repo:` or a git source)",
+                                    spec.name, spec.patches_range));
+    }
+    auto series = GitRepo(runner, repo).commit_range(spec.patches_range, cache / "work" / kt.source.work_id / "ranges");
+    if (!series.ok()) return make_error(fmt::format("kernel {}: {}", spec.name, series.error().message));
+    kt.series = std::move(*series);
+  } else if (!spec.patches.empty()) {
+    auto series = load_series(project_root / "patches" / spec.patches);
+    if (!series.ok()) return series.error();
+    kt.series = std::move(*series);
+  }
+  kt.tree_key = Hasher().add(kt.source.id).add(series_digest(kt.series)).hex();
+  return kt;
+}
+
+Status checkout_kernel_tree(ProcessRunner& runner, const KernelTree& kt, const fs::path& pristine,
+                            const fs::path& work) {
+  std::error_code ec;
+  fs::create_directories(work, ec);
+  switch (kt.source.kind) {
+    case SourceKind::kTarball:
+      return reset_tree(runner, pristine, work, kt.series, kt.tree_key, kt.source.label);
+    case SourceKind::kDirectory:
+      return sync_directory_tree(runner, kt.source, work, kt.series, kt.source.label);
+    case SourceKind::kGit:
+      return checkout_git_tree(runner, kt.source, work, kt.series, kt.source.label);
+  }
+  return make_error("unknown source kind");
 }
 
 }  // namespace foliolab

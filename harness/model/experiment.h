@@ -30,9 +30,17 @@ struct KernelSpec {
   // "debian" (default: Debian's linux-source-6.12 tarball in /usr/src), or a path to a local
   // source directory or a .tar.{xz,gz,bz2} tarball (relative paths: to the YAML file's folder).
   std::string source = "debian";
+  // `source: {git: PATH, ref: REV}`: `source` holds PATH. Without `ref` the checkout is built as
+  // it is (a directory source that records HEAD and whether the worktree is dirty).
+  bool source_git = false;
+  std::string source_ref;
   std::vector<std::string> config;  // extra fragments: kernel-config/<name>.config
   KeyValues options;                // inline CONFIG_FOO: y|n|m|value, verified like fragments
   std::string patches;              // series folder under patches/, "" = none
+  // `patches: {git: BASE..TIP, repo: PATH}`: the commits of a range, in order (repo defaults to
+  // the git source's). Exclusive with `patches` naming a folder.
+  std::string patches_range;
+  std::string patches_repo;
   std::string cmdline;              // extra kernel command-line parameters
   SourceLoc loc;
   SourceLoc source_loc;                // of the `source:` value (unknown when defaulted)

@@ -34,6 +34,8 @@ const Keys kTopKeys = {"name",      "description", "kernels", "archs",   "machin
                        "workloads", "repeat",      "timeout", "exclude", "expect",  "gate",
                        "exclusive"};
 const Keys kKernelKeys = {"name", "source", "config", "options", "patches", "cmdline", "archs"};
+const Keys kGitSourceKeys = {"git", "ref"};
+const Keys kGitRangeKeys = {"git", "repo"};
 const Keys kMachineKeys = {"accel", "backend", "connect", "cpus", "memory", "numa"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
@@ -306,6 +308,57 @@ class Parser {
     return {};
   }
 
+  // `source: PATH|debian` or `source: {git: PATH, ref: REV}`.
+  Status parse_source(const Field& s, KernelSpec* k) const {
+    k->source_loc = loc(s);
+    if (!s.value.IsMap()) {
+      auto source = read_nonempty(s);
+      FL_TRY(source);
+      k->source = *source;
+      return {};
+    }
+    auto fields = read_map(s, &kGitSourceKeys);
+    FL_TRY(fields);
+    FL_TRY(require(*fields, s, {"git"}));
+    auto repo = read_nonempty(*fields->find("git"));
+    FL_TRY(repo);
+    k->source = *repo;
+    k->source_git = true;
+    if (const Field* r = fields->find("ref")) {
+      auto ref = read_nonempty(*r);
+      FL_TRY(ref);
+      if (ref->starts_with("-") || ref->find("..") != std::string::npos) {
+        return error(*r, "invalid git ref '" + *ref + "': expected one revision (a branch, tag or commit)");
+      }
+      k->source_ref = *ref;
+    }
+    return {};
+  }
+
+  // `patches: {git: BASE..TIP, repo: PATH}`: the commits after BASE up to TIP.
+  Status parse_range(const Field& p, KernelSpec* k) const {
+    k->patches_loc = loc(p);
+    auto fields = read_map(p, &kGitRangeKeys);
+    FL_TRY(fields);
+    FL_TRY(require(*fields, p, {"git"}));
+    const Field& g = *fields->find("git");
+    auto range = read_nonempty(g);
+    FL_TRY(range);
+    const size_t dots = range->find("..");
+    if (dots == std::string::npos || dots == 0 || dots + 2 >= range->size() ||
+        range->find("..", dots + 2) != std::string::npos || range->starts_with("-") ||
+        (*range)[dots + 2] == '.') {
+      return error(g, "invalid commit range '" + *range + "': expected BASE..TIP (e.g. v6.12..my-branch)");
+    }
+    k->patches_range = *range;
+    if (const Field* r = fields->find("repo")) {
+      auto repo = read_nonempty(*r);
+      FL_TRY(repo);
+      k->patches_repo = *repo;
+    }
+    return {};
+  }
+
   Status parse_kernel(const Field& f, KernelSpec* k, SourceLoc* name_loc) const {
     auto fields = read_map(f, &kKernelKeys);
     FL_TRY(fields);
@@ -320,15 +373,12 @@ class Parser {
       k->name = *name;
       *name_loc = loc(*n);
     }
-    if (const Field* s = fields->find("source")) {
-      auto source = read_nonempty(*s);
-      FL_TRY(source);
-      k->source = *source;
-      k->source_loc = loc(*s);
-    }
+    if (const Field* s = fields->find("source")) FL_TRY(parse_source(*s, k));
     if (const Field* c = fields->find("config")) FL_TRY(parse_fragments(*c, k));
     if (const Field* o = fields->find("options")) FL_TRY(parse_options(*o, &k->options));
-    if (const Field* p = fields->find("patches")) {
+    if (const Field* p = fields->find("patches"); p && p->value.IsMap()) {
+      FL_TRY(parse_range(*p, k));
+    } else if (p) {
       auto series = read_scalar(*p);
       FL_TRY(series);
       if (!series->empty() && !is_relative_path(*series)) {

@@ -796,3 +796,43 @@ TEST(LoaderExpectTest, QuickstartHasExpectations) {
 
 }  // namespace
 }  // namespace foliolab
+
+namespace foliolab {
+namespace {
+
+std::string with_kernel(const std::string& kernel_lines) {
+  return "name: q\nkernels:\n  - name: k\n" + kernel_lines +
+         "archs: [x86_64]\nknobs: {a: {}}\nworkloads: [{name: fault}]\n";
+}
+
+TEST(LoaderGitTest, GitSourceAndCommitRangeParse) {
+  auto exp = parse_experiment(with_kernel("    source: {git: ../linux, ref: my-branch}\n"
+                                          "    patches: {git: v6.12..my-branch}\n"),
+                              "q.yaml");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  const KernelSpec& k = exp->kernels[0];
+  EXPECT_TRUE(k.source_git);
+  EXPECT_EQ(k.source, "../linux");
+  EXPECT_EQ(k.source_ref, "my-branch");
+  EXPECT_EQ(k.patches_range, "v6.12..my-branch");
+  EXPECT_TRUE(k.patches.empty());
+}
+
+TEST(LoaderGitTest, MalformedSourceAndPatchesEntriesAreLocated) {
+  auto err = [](const std::string& lines) {
+    auto exp = parse_experiment(with_kernel(lines), "q.yaml");
+    return exp.ok() ? std::string("<parsed without error>") : exp.error().message;
+  };
+  EXPECT_EQ(err("    source: {ref: main}\n"), "q.yaml:4:13: kernels[0].source: missing required key 'git'");
+  EXPECT_EQ(err("    source: {git: ../linux, rev: main}\n"),
+            "q.yaml:4:29: kernels[0].source.rev: unknown key; did you mean 'ref'?");
+  EXPECT_EQ(err("    source: {git: ../linux, ref: a..b}\n"),
+            "q.yaml:4:34: kernels[0].source.ref: invalid git ref 'a..b': expected one revision (a branch, tag or commit)");
+  EXPECT_EQ(err("    patches: {git: my-branch}\n"),
+            "q.yaml:4:20: kernels[0].patches.git: invalid commit range 'my-branch': expected BASE..TIP (e.g. v6.12..my-branch)");
+  EXPECT_EQ(err("    patches: {git: a...b}\n"),
+            "q.yaml:4:20: kernels[0].patches.git: invalid commit range 'a...b': expected BASE..TIP (e.g. v6.12..my-branch)");
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -51,6 +51,9 @@ std::string run_identity(const Experiment& exp, const Run& run) {
   Canon c;
   c.add("foliolab-run-v1");
   c.add("kernel").add(k.name).add(k.source).add(k.patches).add(k.cmdline);
+  // Only present when used, so that ids of kernels without git stay what they were.
+  if (k.source_git) c.add("git-source").add(k.source_ref);
+  if (!k.patches_range.empty()) c.add("git-range").add(k.patches_range).add(k.patches_repo);
   c.add("config").add(k.config.size());
   for (const auto& fragment : k.config) c.add(fragment);
   c.add_sorted("options", k.options);

@@ -83,6 +83,27 @@ void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Che
                   "patch series folder " + dir.string() + " has no 'series' file");
     }
   }
+  if (!k.patches_range.empty()) {
+    const SourceLoc at = k.patches_loc.line ? k.patches_loc : k.loc;
+    if (k.patches_repo.empty() && !k.source_git) {
+      check->fail(at, path + ".patches",
+                  "commit range '" + k.patches_range +
+                      "' needs a repository: give `repo:` or use a git source (source: {git: PATH})");
+    } else if (!k.patches_repo.empty()) {
+      const fs::path repo = resolve_path(exp, k.patches_repo);
+      if (!fs::exists(repo / ".git", ec)) {
+        check->fail(at, path + ".patches.repo", "git repository " + repo.string() + " not found (no .git)");
+      }
+    }
+  }
+  if (k.source_git) {
+    const fs::path repo = resolve_source(exp, k);
+    const SourceLoc at = k.source_loc.line ? k.source_loc : k.loc;
+    if (!fs::exists(repo / ".git", ec)) {
+      check->fail(at, path + ".source.git", "git repository " + repo.string() + " not found (no .git)");
+    }
+    return;
+  }
   if (k.source != "debian") {
     const fs::path source = resolve_source(exp, k);
     const SourceLoc at = k.source_loc.line ? k.source_loc : k.loc;
@@ -99,11 +120,15 @@ void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Che
 
 }  // namespace
 
+fs::path resolve_path(const Experiment& exp, const std::string& path) {
+  const fs::path p(path);
+  if (p.is_absolute()) return p;
+  return fs::path(exp.file).parent_path() / p;
+}
+
 fs::path resolve_source(const Experiment& exp, const KernelSpec& kernel) {
-  if (kernel.source == "debian") return {};
-  const fs::path source(kernel.source);
-  if (source.is_absolute()) return source;
-  return fs::path(exp.file).parent_path() / source;
+  if (kernel.source == "debian" && !kernel.source_git) return {};
+  return resolve_path(exp, kernel.source);
 }
 
 Status validate_project(const Experiment& exp, const fs::path& project_root,

@@ -23,5 +23,7 @@ Status validate_project(const Experiment& exp, const std::filesystem::path& proj
 
 // Where a kernel's `source:` points, or "" for "debian".
 std::filesystem::path resolve_source(const Experiment& exp, const KernelSpec& kernel);
+// A path from the experiment file (relative: to its folder).
+std::filesystem::path resolve_path(const Experiment& exp, const std::string& path);
 
 }  // namespace foliolab

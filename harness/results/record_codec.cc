@@ -142,6 +142,7 @@ json provenance_to_json(const Provenance& p) {
            {{"build_id", p.kernel_build_id},
             {"version", p.kernel_version},
             {"image", p.kernel_image},
+            {"source", p.kernel_source},
             {"cache_hit", p.kernel_cache_hit},
             {"build_seconds", p.kernel_build_seconds}}},
           {"image", {{"id", p.image_id}, {"workloads", p.image_workloads}}},
@@ -169,6 +170,7 @@ void kernel_from_json(const json& k, Provenance& p) {
   p.kernel_build_id = opt<std::string>(k, "build_id");
   p.kernel_version = opt<std::string>(k, "version");
   p.kernel_image = opt<std::string>(k, "image");
+  p.kernel_source = opt<std::string>(k, "source");
   p.kernel_cache_hit = opt<bool>(k, "cache_hit");
   p.kernel_build_seconds = opt<double>(k, "build_seconds");
 }

@@ -53,6 +53,9 @@ struct Provenance {
   HostInfo host;
   // Kernel build; empty build_id when the run failed before a kernel existed.
   std::string kernel_build_id, kernel_version, kernel_image;
+  // Source and series as built: "git /src/linux @ 1a2b3c4d5e6f (ref my-branch)"; "" in records
+  // written before sources were described.
+  std::string kernel_source;
   bool kernel_cache_hit = false;
   double kernel_build_seconds = 0;
   std::string image_id;

@@ -52,6 +52,7 @@ void record_kernel(RunRecord& r, const KernelArtifact& k) {
   r.provenance.kernel_build_id = k.build_id;
   r.provenance.kernel_version = k.version;
   r.provenance.kernel_image = k.image.string();
+  r.provenance.kernel_source = k.source;
   r.provenance.kernel_cache_hit = k.cache_hit;
   r.provenance.kernel_build_seconds = k.build_seconds;
 }

@@ -15,10 +15,14 @@ Result<std::string> read_file(const std::filesystem::path& path);
 // Cache root: $FOLIOLAB_CACHE, else $XDG_CACHE_HOME/foliolab, else ~/.cache/foliolab.
 std::filesystem::path cache_root();
 
-// An exclusive advisory lock (flock) held for the object's lifetime; blocks until acquired.
+// An advisory lock (flock) held for the object's lifetime. By default exclusive and blocking
+// until acquired; shared locks mark things in use (a kernel a session boots), and a non-waiting
+// lock that could not be taken reports !locked().
+enum class LockMode { kExclusive, kShared };
 class FileLock {
  public:
-  explicit FileLock(const std::filesystem::path& lock_file);
+  explicit FileLock(const std::filesystem::path& lock_file, LockMode mode = LockMode::kExclusive,
+                    bool wait = true);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
