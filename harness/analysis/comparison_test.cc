@@ -76,10 +76,27 @@ TEST(Comparison, GroupRowsAndWarnings) {
   bool low_power = false;
   for (const auto& w : g.warnings) low_power = low_power || w.find("low statistical power") != std::string::npos;
   EXPECT_TRUE(low_power);
+  for (const auto& w : g.warnings) EXPECT_EQ(w.find("kcompactd"), std::string::npos) << w;
   // A gate keeps a metric the display would drop.
   CompareOptions keep;
   keep.keep = {"vmstat.nr_free_pages"};
   EXPECT_NE(row(compare_group(in, keep), "vmstat.nr_free_pages"), nullptr);
+}
+
+TEST(Comparison, BackgroundCompactionDuringARepIsNamed) {
+  FakeRun f;
+  f.knobs = "2M";
+  f.metrics = {{"faults", {32, 46, 32}}};
+  f.deltas = {{"vmstat.compact_daemon_migrate_scanned", {0, 8192, 0}}};
+  const RunRecord a = fake_record(f);
+  GroupRuns in{"k · arm64 · fault", "k", "arm64", "fault", "", {{"2M", {&a}, ""}}};
+  const ComparisonGroup g = compare_group(in, {});
+  std::string found;
+  for (const auto& w : g.warnings) {
+    if (w.find("kcompactd") != std::string::npos) found = w;
+  }
+  EXPECT_NE(found.find("2M: kcompactd compacted memory during 1 of 3 reps"), std::string::npos) << found;
+  EXPECT_NE(found.find("vm/compaction_proactiveness: 0"), std::string::npos) << found;
 }
 
 TEST(Pairing, SessionsPairByIdentityAndKernelsByWhatDiffers) {
