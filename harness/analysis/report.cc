@@ -39,6 +39,10 @@ std::vector<std::string> SessionReport::extra_lines() const {
       for (const auto& id : ids) lines.push_back("    " + id);
     }
   }
+  if (!moved.empty()) {
+    lines.push_back("runs moved off a lost host:");
+    for (const auto& m : moved) lines.push_back("  " + m);
+  }
   if (ignored > 0) {
     lines.push_back(fmt::format("({} stored run(s) not in the current plan were left out)", ignored));
   }
@@ -71,7 +75,17 @@ SessionReport build_session_report(const Experiment& exp, const std::vector<RunR
       ++out.ignored;
     }
   }
-  for (const RunRecord& r : records) out.runs_by_host[r.provenance.host.hostname].push_back(r.id.run_id);
+  // Where the guest ran: the libvirt host and its URI for libvirt runs (two URIs may reach one
+  // machine), else the machine foliolab ran on.
+  for (const RunRecord& r : records) {
+    const Provenance& p = r.provenance;
+    const std::string where = p.hypervisor_uri.empty() ? p.host.hostname
+                                                       : fmt::format("{} ({})", p.hypervisor_host, p.hypervisor_uri);
+    out.runs_by_host[where].push_back(r.id.run_id);
+    for (const std::string& lost : p.lost_hosts) {
+      out.moved.push_back(fmt::format("{}: ran on {} after a host was lost: {}", r.id.run_id, where, lost));
+    }
+  }
   if (out.runs_by_host.size() < 2) out.runs_by_host.clear();
   for (const RunRecord& r : records) {
     if (r.ok()) continue;

@@ -20,9 +20,10 @@ struct SessionReport {
   ComparisonModel model;
   std::vector<ExpectationResult> expectations;
   std::vector<std::string> failures;  // "<run id>: <status> (<class>): <reason>"
-  // Hostname -> its run ids, when the runs ran on more than one host (a merged or multi-host
-  // session); empty otherwise.
+  // Where the guests ran -> run ids, when the runs ran on more than one host (a merged or
+  // multi-host session); empty otherwise. A libvirt run's host is "<libvirt host> (<URI>)".
   std::map<std::string, std::vector<std::string>> runs_by_host;
+  std::vector<std::string> moved;  // runs retried after a pool host was lost, with why
   std::vector<RunTestResults> tests;  // runs of test-suite workloads (TAP, kselftest-mm)
   size_t ignored = 0;                 // stored runs the current plan does not have
   int runs_failed = 0;

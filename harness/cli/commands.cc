@@ -21,6 +21,7 @@
 #include "guest/backend.h"
 #include "guest/backend_table.h"
 #include "guest/knob_journal.h"
+#include "guest/host_pool.h"
 #include "guest/libvirt_backend.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
@@ -177,6 +178,10 @@ std::function<int()> setup_run(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
   app.add_option("--connect", *connect,
                  fmt::format("libvirt URI (overrides machine.connect; default {})", kDefaultLibvirtUri));
+  auto hosts_text = std::make_shared<std::string>();
+  app.add_option("--hosts", *hosts_text,
+                 "a pool of libvirt hosts: URI[*slots],URI... or a YAML file `hosts: [{uri, slots}]` (implies "
+                 "--backend libvirt; runs go to free slots, a lost host's runs move to another; default -j: all slots)");
   app.add_option("--results", *results, "results root (default: <root>/results)");
   app.add_option("--resume-dir", *resume, "continue this results session (skips runs it has)");
   app.add_flag("--resume", *resume_latest, "continue the newest results session of this experiment");
@@ -196,6 +201,18 @@ std::function<int()> setup_run(CLI::App& app) {
     if (!accel->empty()) exp->machine.accel = *parse_accel_choice(*accel);
     if (!backend_name->empty()) exp->machine.backend = *backend_name;
     if (!connect->empty()) exp->machine.connect = *connect;
+    std::vector<PoolHost> pool_hosts;
+    if (!hosts_text->empty()) {
+      if (!backend_name->empty() && *backend_name != "libvirt") {
+        return fail(make_error("--hosts is a pool of libvirt hosts: it cannot go with --backend " + *backend_name));
+      }
+      if (!connect->empty()) return fail(make_error("--connect and --hosts: list the host in --hosts instead"));
+      auto parsed = load_hosts(*hosts_text);
+      if (!parsed.ok()) return fail(parsed.error());
+      pool_hosts = *parsed;
+      exp->machine.backend = "libvirt";
+      exp->machine.connect.clear();
+    }
     if (!exp->machine.connect.empty() && exp->machine.backend != "libvirt") {
       return fail(make_error("--connect " + exp->machine.connect + ": a libvirt URI needs --backend libvirt"));
     }
@@ -207,7 +224,7 @@ std::function<int()> setup_run(CLI::App& app) {
     } else if (!restored->empty()) {
       fmt::print(stderr, "{}\n", *restored);
     }
-    const int parallel = !entry.needs.parallel ? 1 : *guests > 0 ? *guests : default_guest_jobs(exp->machine.memory_mb);
+    int parallel = !entry.needs.parallel ? 1 : *guests > 0 ? *guests : default_guest_jobs(exp->machine.memory_mb);
     auto runs = expand(*exp);
     std::optional<RunnerOptions::ShardOf> shard;
     if (!shard_text->empty()) {
@@ -224,9 +241,26 @@ std::function<int()> setup_run(CLI::App& app) {
     std::unique_ptr<RunStatus> status = make_status(stderr, verbosity);
     RunStatus* shown = status.get();
     RealProcessRunner proc;
-    auto made = entry.factory({.runner = proc, .cache = common->cache, .connect = exp->machine.connect});
-    if (!made.ok()) return fail(made.error());
-    std::unique_ptr<Backend> backend = std::move(*made);
+    std::unique_ptr<Backend> backend;
+    PoolBackend* pool = nullptr;
+    if (!pool_hosts.empty()) {
+      std::vector<std::string> warnings;
+      auto opened = PoolBackend::open(
+          pool_hosts,
+          [&](const PoolHost& h) {
+            return make_libvirt_backend(proc, {.uri = h.uri, .probe = AccelProbeOptions{.cache_dir = common->cache}});
+          },
+          warnings);
+      for (const auto& w : warnings) fmt::print(stderr, "warning: {}\n", w);
+      if (!opened.ok()) return fail(opened.error());
+      pool = opened->get();
+      if (*guests == 0) parallel = pool->slots();
+      backend = std::move(*opened);
+    } else {
+      auto made = entry.factory({.runner = proc, .cache = common->cache, .connect = exp->machine.connect});
+      if (!made.ok()) return fail(made.error());
+      backend = std::move(*made);
+    }
     auto index = ResultIndex::open(*results);
     if (!index.ok()) fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
     RunnerOptions opt{.project_root = common->root, .results_root = *results,
@@ -247,6 +281,12 @@ std::function<int()> setup_run(CLI::App& app) {
     ExperimentRunner runner(artifacts, *backend, opt);
     auto summary = runner.run(*exp, runs);
     status.reset();  // the block goes before the report is printed
+    if (pool) {
+      for (const PoolHostUse& u : pool->usage()) {
+        fmt::print(stderr, "host {} ({} slot{}): {} run{}{}\n", u.uri, u.slots, u.slots == 1 ? "" : "s", u.runs,
+                   u.runs == 1 ? "" : "s", u.lost ? "; lost: " + u.lost_why : "");
+      }
+    }
     if (!summary.ok()) {
       fmt::print(stderr, "error: {}\n", summary.error().message);
       return kExitFailed;

@@ -10,12 +10,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <signal.h>
+
+#include <fstream>
 #include <regex>
+#include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "e2e/libvirt_daemon.h"
 #include "e2e/quickstart_checks.h"
+#include "model/loader.h"
+#include "model/matrix.h"
 #include "results/store.h"
 #include "util/fs.h"
 #include "util/process.h"
@@ -79,14 +86,20 @@ class E2ELibvirt : public ::testing::Test {
   // socket), and the session it wrote.
   static CliRun run(const fs::path& yaml, const std::string& name, std::string uri = "") {
     if (uri.empty()) uri = daemon_->uri();
+    return run_with(yaml, name, {"--backend", "libvirt", "--connect", uri});
+  }
+
+  // `foliolab run YAML ARGS... --results <dir>/<name>-results --quiet`.
+  static CliRun run_with(const fs::path& yaml, const std::string& name, const std::vector<std::string>& args) {
     const fs::path results = *dir_ / (name + "-results");
     std::error_code ec;
     fs::remove_all(results, ec);
     RealProcessRunner proc;
     CliRun out;
-    out.process = proc.run({.argv = {FOLIOLAB_CLI, "run", yaml.string(), "--backend", "libvirt", "--connect", uri,
-                                     "--results", results.string(), "--quiet"},
-                            .log_path = *dir_ / (name + ".log"), .capture = true});
+    std::vector<std::string> argv = {FOLIOLAB_CLI, "run", yaml.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--results", results.string(), "--quiet"});
+    out.process = proc.run({.argv = argv, .log_path = *dir_ / (name + ".log"), .capture = true});
     const std::string marker = "results: ";
     if (auto at = out.process.output.rfind(marker); at != std::string::npos) {
       const auto end = out.process.output.find('\n', at);
@@ -232,6 +245,143 @@ TEST_F(E2ELibvirt, RemoteStyleUriBringsConsoleAndRecordsBackThroughStreams) {
   ASSERT_TRUE(console.ok());
   EXPECT_NE(console->find("Linux version 6.12"), std::string::npos);
   EXPECT_NE(console->find("foliolab-agent:"), std::string::npos);
+  EXPECT_EQ(active_domains(), 0);
+}
+
+// The run ids an experiment plans: what one plain single-host run of it runs.
+std::set<std::string> planned_ids(const fs::path& yaml) {
+  auto exp = load_experiment(yaml.string());
+  EXPECT_TRUE(exp.ok()) << exp.error().message;
+  std::set<std::string> ids;
+  if (exp.ok()) {
+    for (const Run& r : expand(*exp)) ids.insert(r.id);
+  }
+  return ids;
+}
+
+std::set<std::string> recorded_ids(const CliRun& r) {
+  std::set<std::string> ids;
+  for (const RunRecord& rec : r.records) EXPECT_TRUE(ids.insert(rec.id.run_id).second) << rec.id.run_id;
+  return ids;
+}
+
+// Seed 001 (20 runs on three kernels, both arches) over a pool of two hosts: this machine's
+// libvirtd through its unix socket, and the same daemon through loopback TCP, a remote-style
+// URI whose kernels and initrds go up as storage volumes and whose consoles and records come
+// back through streams. Both hosts get runs, the run set is the plan's (what one plain run
+// runs), every expectation holds, each kernel went to the remote host once, and no per-run
+// initrd is left there.
+TEST_F(E2ELibvirt, PoolOfTwoHostsRunsSeed001OnBothAndUploadsEachKernelOnce) {
+  const fs::path yaml = kRoot / "experiments/seeds/001-anon-mthp.yaml";
+  const std::string hosts = daemon_->uri() + "*1," + tcp_uri() + "*1";
+  CliRun r = run_with(yaml, "pool", {"--hosts", hosts});
+  EXPECT_EQ(r.process.exit_code, 0) << r.process.describe() << "\n" << r.process.output;
+  EXPECT_EQ(recorded_ids(r), planned_ids(yaml));
+  std::map<std::string, int> per_host;
+  std::set<std::string> kernels_remote;
+  for (const RunRecord& rec : r.records) {
+    SCOPED_TRACE(rec.id.run_id);
+    EXPECT_EQ(rec.status, "ok") << rec.reason;
+    EXPECT_TRUE(rec.provenance.lost_hosts.empty());
+    ++per_host[rec.provenance.hypervisor_uri];
+    const std::string xml = domain_xml_of(r, rec);
+    if (rec.provenance.hypervisor_uri == tcp_uri()) {
+      std::smatch m;
+      ASSERT_TRUE(std::regex_search(xml, m, std::regex("<kernel>(/var/lib/libvirt/images/foliolab/kernel-[^<]+)</kernel>")))
+          << xml;
+      kernels_remote.insert(m[1]);
+      EXPECT_NE(xml.find("<initrd>/var/lib/libvirt/images/foliolab/initrd-"), std::string::npos) << xml;
+    } else {
+      EXPECT_EQ(xml.find("/var/lib/libvirt/images/foliolab"), std::string::npos) << xml;  // files of this machine
+    }
+  }
+  EXPECT_EQ(per_host.size(), 2u);
+  fmt::print(stderr, "runs per host: {} {}, {} {}\n", daemon_->uri(), per_host[daemon_->uri()], tcp_uri(),
+             per_host[tcp_uri()]);
+  EXPECT_NE(r.process.output.find(fmt::format("host {} (1 slot): {} run", tcp_uri(), per_host[tcp_uri()])),
+            std::string::npos)
+      << r.process.output;
+  // On the "remote" host (the daemon's /var/lib/libvirt is <daemon>/lib): one volume per
+  // kernel it booted, each with its upload-complete marker, and no initrd left over.
+  std::set<std::string> volumes;
+  for (const auto& e : fs::directory_iterator(daemon_->dir() / "lib/images/foliolab")) {
+    volumes.insert(e.path().filename().string());
+  }
+  for (const std::string& k : kernels_remote) {
+    const std::string name = fs::path(k).filename().string();
+    EXPECT_TRUE(volumes.count(name)) << name;
+    EXPECT_TRUE(volumes.count(name + ".ok")) << name;
+  }
+  EXPECT_EQ(volumes.size(), 2 * kernels_remote.size());
+  for (const std::string& v : volumes) EXPECT_EQ(v.rfind("initrd-", 0), std::string::npos) << v;
+  EXPECT_EQ(active_domains(), 0);
+}
+
+// QEMU processes whose command line mentions `needle` (a results folder of this test).
+std::vector<pid_t> qemu_processes_mentioning(const std::string& needle) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "cmdline", std::ios::binary);
+    const std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (cmd.find("qemu-system") != std::string::npos && cmd.find(needle) != std::string::npos) {
+      out.push_back(static_cast<pid_t>(std::stol(pid)));
+    }
+  }
+  return out;
+}
+
+// A host lost mid-matrix: a second libvirtd is SIGKILLed while its guest runs (each guest
+// sleeps 10 s in each of its two reps, so the kill lands inside a run however fast the machine is).
+// Its run is retried on the other host and says so in its record; the matrix finishes with
+// every planned run recorded once.
+TEST_F(E2ELibvirt, KillingOneHostsDaemonMovesItsRunToTheOther) {
+  auto doomed = LibvirtDaemon::start(*dir_ / "doomed");
+  ASSERT_TRUE(doomed.ok()) << doomed.error().message;
+  ASSERT_TRUE(write_file_atomic(*dir_ / "nap.c", "#include <unistd.h>\nint main(void) {\n  sleep(10);\n  return 0;\n}\n").ok());
+  const fs::path yaml = *dir_ / "pool-kill.yaml";
+  ASSERT_TRUE(write_file_atomic(yaml, "name: pool-kill\nkernels:\n  - name: 6.12-mthp-vmstat\n    patches: mthp-vmstat\n"
+                                      "archs: [x86_64]\nmachine: {cpus: 1, memory: 512M}\nknobs:\n"
+                                      "  a: {enabled: never}\n  b: {enabled: madvise}\n  c: {enabled: always}\n"
+                                      "workloads:\n  - name: custom\n    label: nap\n"
+                                      "    params: {source: nap.c, output: exit-status}\nrepeat: 2\ntimeout: 900\n")
+                  .ok());
+  const std::string doomed_uri = (*doomed)->uri();
+  CliRun r;
+  std::thread cli([&] { r = run_with(yaml, "pool-kill", {"--hosts", doomed_uri + "*1," + tcp_uri() + "*1"}); });
+  // Wait for the doomed host's first guest, then kill its daemon (not the guest).
+  bool seen = false;
+  while (!seen) {
+    if (virConnectPtr c = virConnectOpen(doomed_uri.c_str())) {
+      seen = virConnectNumOfDomains(c) > 0;
+      virConnectClose(c);
+    }
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(::kill((*doomed)->pid(), SIGKILL), 0);
+  cli.join();
+  // The orphaned guest of the killed daemon runs on by itself: end it.
+  for (pid_t p : qemu_processes_mentioning((*dir_ / "pool-kill-results").string())) ::kill(p, SIGKILL);
+  (*doomed)->stop();
+
+  EXPECT_EQ(r.process.exit_code, 0) << r.process.describe() << "\n" << r.process.output;
+  EXPECT_EQ(recorded_ids(r), planned_ids(yaml));
+  int moved = 0;
+  for (const RunRecord& rec : r.records) {
+    SCOPED_TRACE(rec.id.run_id);
+    EXPECT_EQ(rec.status, "ok") << rec.reason;
+    EXPECT_EQ(rec.provenance.hypervisor_uri, tcp_uri());  // every run that finished, finished there
+    if (!rec.provenance.lost_hosts.empty()) {
+      ++moved;
+      ASSERT_EQ(rec.provenance.lost_hosts.size(), 1u);
+      EXPECT_EQ(rec.provenance.lost_hosts[0].rfind(doomed_uri + ": ", 0), 0u) << rec.provenance.lost_hosts[0];
+    }
+  }
+  EXPECT_EQ(moved, 1);
+  EXPECT_NE(r.process.output.find(fmt::format("host {} (1 slot): 0 runs; lost: ", doomed_uri)), std::string::npos)
+      << r.process.output;
+  EXPECT_NE(r.process.output.find("runs moved off a lost host:"), std::string::npos) << r.process.output;
   EXPECT_EQ(active_domains(), 0);
 }
 

@@ -49,6 +49,9 @@ struct BootOutcome {
   std::filesystem::path records_file;
   std::string command;           // reproduction command line
   double seconds = 0;
+  // A pool of hosts: the hosts lost while this run was on them ("URI: why"), before the host
+  // named above ran it.
+  std::vector<std::string> lost_hosts;
 };
 
 // What a backend needs from the planner and the executor (declared per backend in the table).
@@ -72,6 +75,9 @@ class Backend {
   // Decides the accelerator for one guest arch, once, before any run of that arch.
   virtual Result<AccelVerdict> resolve_accel(const AccelRequest& req) = 0;
   virtual Result<BootOutcome> boot(const BootRequest& req) = 0;
+  // Whether the machine behind the backend is still there (a libvirt connection alive); asked
+  // after a failed boot to tell a lost host from a failure of this one boot.
+  virtual Status reachable() { return {}; }
 };
 
 class QemuBackend : public Backend {

@@ -13,9 +13,11 @@
 #include <thread>
 #include <vector>
 #include <cstdio>
+#include <cstring>
 
 #include "guest/libvirt_xml.h"
 #include "util/fs.h"
+#include "util/hash.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -119,10 +121,152 @@ class StreamCopy {
   std::thread thread_;  // last: started once the rest is ready
 };
 
+// The files a libvirt host that is not this machine needs to boot a run (the kernel and the
+// run's initrd), as volumes of a directory storage pool on that host, uploaded through
+// virStorageVolUpload streams: the libvirt connection is the only channel to the host that
+// foliolab can count on (no ssh keys or shared file systems assumed), and it works the same for
+// qemu+tcp, qemu+tls and qemu+ssh. Kernels are named by content and stay in the pool, so a host
+// gets each kernel once, across sessions too; a volume counts only once its ".ok" marker exists
+// (an upload cut short is uploaded again). A run's initrd carries its job: uploaded per run and
+// deleted after it.
+class RemoteFiles {
+ public:
+  RemoteFiles(virConnectPtr conn, std::string uri) : conn_(conn), uri_(std::move(uri)) {}
+  ~RemoteFiles() {
+    if (pool_) virStoragePoolFree(pool_);
+  }
+
+  // The kernel's path on the host, uploading it the first time.
+  Result<fs::path> kernel(const fs::path& local) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = kernels_.find(local); it != kernels_.end()) return it->second;
+    auto digest = sha256_file(local);
+    if (!digest.ok()) return digest.error();
+    auto path = put(fmt::format("kernel-{}-{}", digest->substr(0, 16), local.filename().string()), local, true);
+    if (path.ok()) kernels_[local] = *path;
+    return path;
+  }
+
+  // A run's own file (its initrd), uploaded now; drop() deletes it.
+  Result<fs::path> per_run(const std::string& name, const fs::path& local) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return put(name, local, false);
+  }
+
+  void drop(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!pool_) return;
+    if (virStorageVolPtr v = virStorageVolLookupByName(pool_, name.c_str())) {
+      (void)virStorageVolDelete(v, 0);
+      virStorageVolFree(v);
+    }
+  }
+
+  static constexpr const char* kPool = "foliolab";
+  static constexpr const char* kPoolDir = "/var/lib/libvirt/images/foliolab";
+
+ private:
+  Status open_pool() {
+    if (pool_) return {};
+    pool_ = virStoragePoolLookupByName(conn_, kPool);
+    if (!pool_) {
+      const std::string xml = fmt::format("<pool type='dir'><name>{}</name><target><path>{}</path></target></pool>",
+                                          kPool, kPoolDir);
+      pool_ = virStoragePoolCreateXML(conn_, xml.c_str(), VIR_STORAGE_POOL_CREATE_WITH_BUILD);
+      if (!pool_) {
+        return make_error(fmt::format("libvirt at {}: cannot create storage pool {} ({}) for kernels and "
+                                      "initrds: {}", uri_, kPool, kPoolDir, last_error()));
+      }
+    } else if (virStoragePoolIsActive(pool_) != 1 && virStoragePoolCreate(pool_, 0) < 0) {
+      return make_error(fmt::format("libvirt at {}: cannot start storage pool {}: {}", uri_, kPool, last_error()));
+    }
+    (void)virStoragePoolRefresh(pool_, 0);  // volumes another session left there
+    return {};
+  }
+
+  virStorageVolPtr lookup(const std::string& name) { return virStorageVolLookupByName(pool_, name.c_str()); }
+
+  Result<virStorageVolPtr> create(const std::string& name, uint64_t bytes) {
+    if (virStorageVolPtr old = lookup(name)) {  // a leftover (an upload cut short)
+      (void)virStorageVolDelete(old, 0);
+      virStorageVolFree(old);
+    }
+    const std::string xml = fmt::format("<volume><name>{}</name><capacity unit='bytes'>{}</capacity>"
+                                        "<target><format type='raw'/></target></volume>", name, bytes);
+    virStorageVolPtr v = virStorageVolCreateXML(pool_, xml.c_str(), 0);
+    if (!v) return make_error(fmt::format("libvirt at {}: cannot create volume {}: {}", uri_, name, last_error()));
+    return v;
+  }
+
+  Result<fs::path> put(const std::string& name, const fs::path& local, bool keep) {
+    if (auto st = open_pool(); !st.ok()) return st.error();
+    const std::string marker = name + ".ok";
+    if (keep) {
+      virStorageVolPtr done = lookup(marker);
+      virStorageVolPtr vol = done ? lookup(name) : nullptr;
+      if (done) virStorageVolFree(done);
+      if (vol) {
+        char* p = virStorageVolGetPath(vol);
+        virStorageVolFree(vol);
+        if (p) {
+          fs::path out(p);
+          free(p);
+          return out;
+        }
+      }
+    }
+    std::error_code ec;
+    const uint64_t bytes = fs::file_size(local, ec);
+    if (ec) return make_error(fmt::format("cannot upload {}: {}", local.string(), ec.message()));
+    auto vol = create(name, bytes);
+    if (!vol.ok()) return vol.error();
+    struct Closer {
+      virStorageVolPtr v;
+      ~Closer() { virStorageVolFree(v); }
+    } closer{*vol};
+    FILE* in = std::fopen(local.c_str(), "rb");
+    if (!in) return make_error(fmt::format("cannot read {}: {}", local.string(), std::strerror(errno)));
+    virStreamPtr st = virStreamNew(conn_, 0);
+    int rc = st ? virStorageVolUpload(*vol, st, 0, bytes, 0) : -1;
+    if (rc == 0) {
+      rc = virStreamSendAll(
+          st,
+          [](virStreamPtr, char* data, size_t n, void* f) -> int {
+            const size_t got = std::fread(data, 1, n, static_cast<FILE*>(f));
+            return got == 0 && std::ferror(static_cast<FILE*>(f)) ? -1 : static_cast<int>(got);
+          },
+          in);
+    }
+    if (rc == 0) rc = virStreamFinish(st);
+    const std::string why = rc == 0 ? "" : last_error();
+    if (rc != 0 && st) virStreamAbort(st);
+    if (st) virStreamFree(st);
+    std::fclose(in);
+    if (rc != 0) return make_error(fmt::format("libvirt at {}: cannot upload {}: {}", uri_, local.string(), why));
+    if (keep) {
+      auto m = create(marker, 1);
+      if (!m.ok()) return m.error();
+      virStorageVolFree(*m);
+    }
+    char* p = virStorageVolGetPath(*vol);
+    if (!p) return make_error(fmt::format("libvirt at {}: no path for volume {}: {}", uri_, name, last_error()));
+    fs::path out(p);
+    free(p);
+    return out;
+  }
+
+  virConnectPtr conn_;
+  std::string uri_;
+  std::mutex mu_;
+  virStoragePoolPtr pool_ = nullptr;
+  std::map<fs::path, fs::path> kernels_;  // local kernel -> its path on the host
+};
+
 class LibvirtBackend final : public Backend {
  public:
   LibvirtBackend(ProcessRunner& runner, LibvirtOptions opt, virConnectPtr conn)
-      : opt_(std::move(opt)), conn_(conn), probe_(runner, opt_.probe), streams_(libvirt_uri_names_host(opt_.uri)) {}
+      : opt_(std::move(opt)), conn_(conn), probe_(runner, opt_.probe), streams_(libvirt_uri_names_host(opt_.uri)),
+        files_(conn_, opt_.uri) {}
 
   ~LibvirtBackend() override {
     if (callback_ >= 0) virConnectDomainEventDeregisterAny(conn_, callback_);
@@ -153,6 +297,11 @@ class LibvirtBackend final : public Backend {
   }
 
   std::string name() const override { return "libvirt"; }
+
+  Status reachable() override {
+    if (virConnectIsAlive(conn_) == 1) return {};
+    return make_error(fmt::format("the connection to libvirt at {} is lost", opt_.uri));
+  }
 
   Result<AccelVerdict> resolve_accel(const AccelRequest& req) override {
     LibvirtKvmOffer offer{.same_machine = host_ == local_hostname()};
@@ -202,6 +351,7 @@ class LibvirtBackend final : public Backend {
   std::condition_variable cv_;
   std::set<std::string> waiting_;       // names of the domains boot() waits for
   std::map<std::string, int> stopped_;  // domain name -> VIR_DOMAIN_EVENT_STOPPED_* detail
+  RemoteFiles files_;  // used for a URI that names a host
 };
 
 Result<int> LibvirtBackend::wait_for_end(virDomainPtr dom, const std::string& name, Clock::time_point deadline,
@@ -283,8 +433,29 @@ Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
   prepare_boot_files(req, out);
   const std::string dom_name =
       domain_name(req.run_dir.filename().string(), fmt::format("{}-{}", ::getpid(), boots_++));
+  // A host that is not this machine gets the kernel and the initrd as storage volumes.
+  fs::path kernel = req.kernel, initrd = req.initrd;
+  const std::string initrd_volume = "initrd-" + dom_name;
+  struct DropInitrd {
+    RemoteFiles* files;
+    std::string name;
+    ~DropInitrd() {
+      if (files) files->drop(name);
+    }
+  } drop_initrd{nullptr, initrd_volume};
+  if (streams_) {
+    auto k = files_.kernel(req.kernel);
+    if (!k.ok()) return k.error();
+    kernel = *k;
+    if (!req.initrd.empty()) {
+      drop_initrd.files = &files_;
+      auto i = files_.per_run(initrd_volume, req.initrd);
+      if (!i.ok()) return i.error();
+      initrd = *i;
+    }
+  }
   const DomainSpec spec{.name = dom_name, .arch = req.arch, .accel = req.accel, .machine = req.machine,
-                        .kernel = req.kernel, .initrd = req.initrd, .cmdline = req.cmdline,
+                        .kernel = kernel, .initrd = initrd, .cmdline = req.cmdline,
                         .console_log = streams_ ? fs::path() : out.console_log,
                         .records_file = streams_ ? fs::path() : out.records_file};
   const std::string xml = domain_xml(spec);

@@ -162,6 +162,7 @@ json provenance_to_json(const Provenance& p) {
   if (!p.hypervisor_uri.empty()) {
     j["boot"]["libvirt"] = {
         {"uri", p.hypervisor_uri}, {"host", p.hypervisor_host}, {"version", p.libvirt_version}};
+    if (!p.lost_hosts.empty()) j["boot"]["libvirt"]["lost_hosts"] = p.lost_hosts;
   }
   return j;
 }
@@ -195,6 +196,7 @@ void boot_from_json(const json& b, Provenance& p) {
   p.hypervisor_uri = opt<std::string>(lv, "uri");
   p.hypervisor_host = opt<std::string>(lv, "host");
   p.libvirt_version = opt<std::string>(lv, "version");
+  p.lost_hosts = opt<std::vector<std::string>>(lv, "lost_hosts");
 }
 
 json knob_results_to_json(const std::vector<KnobResult>& ks) {

@@ -46,12 +46,14 @@ TEST(RecordCodec, LibvirtProvenanceRoundTripsAndIsAbsentForQemuRuns) {
   r.provenance.hypervisor_uri = "qemu+tcp://127.0.0.1:16509/system";
   r.provenance.hypervisor_host = "vm";
   r.provenance.libvirt_version = "9.0.0";
+  r.provenance.lost_hosts = {"qemu:///system: the connection to libvirt at qemu:///system is lost"};
   const json j = encode_record(r);
   EXPECT_EQ(j.at("provenance").at("boot").at("libvirt").at("uri"), "qemu+tcp://127.0.0.1:16509/system");
   auto back = decode_record(j);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->provenance.hypervisor_host, "vm");
   EXPECT_EQ(back->provenance.libvirt_version, "9.0.0");
+  EXPECT_EQ(back->provenance.lost_hosts, r.provenance.lost_hosts);
   EXPECT_EQ(encode_record(*back), j);
 }
 

@@ -65,6 +65,8 @@ struct Provenance {
   std::string accel_requested;  // auto | kvm | tcg
   // libvirt backend only: connection URI, the libvirt host's name, libvirt's version.
   std::string hypervisor_uri, hypervisor_host, libvirt_version;
+  // A pool of hosts: hosts lost while they had this run ("URI: why"); it ran again elsewhere.
+  std::vector<std::string> lost_hosts;
   std::string accel_reason;     // why `accel` (the probe's verdict)
   int guests_beside = 0;        // most other guests running at once during this run (`run -j`)
   double boot_seconds = 0;

@@ -70,6 +70,7 @@ void record_boot(RunRecord& r, const BootOutcome& boot) {
   p.hypervisor_uri = boot.hypervisor_uri;
   p.hypervisor_host = boot.hypervisor_host;
   p.libvirt_version = boot.libvirt_version;
+  p.lost_hosts = boot.lost_hosts;
   p.command = boot.command;
   p.emulator_exit = boot.exit;
   p.boot_seconds = boot.seconds;
