@@ -336,8 +336,8 @@ class LibvirtBackend final : public Backend {
   // at the deadline. Returns the stop detail (-1: destroyed by us, -2: vanished unseen).
   Result<int> wait_for_end(virDomainPtr dom, const std::string& name, Clock::time_point deadline, BootOutcome& out);
 
-  // Opens the console and the result channel of the paused `dom` into out's files, then
-  // resumes it.
+  // Opens the result channel (and, for a remote host, the console) of the paused `dom` into
+  // out's files, then resumes it.
   Status start_streams(virDomainPtr dom, const BootOutcome& out, std::vector<std::unique_ptr<StreamCopy>>& copies);
 
   LibvirtOptions opt_;
@@ -403,12 +403,14 @@ Result<int> LibvirtBackend::wait_for_end(virDomainPtr dom, const std::string& na
 
 Status LibvirtBackend::start_streams(virDomainPtr dom, const BootOutcome& out,
                                      std::vector<std::unique_ptr<StreamCopy>>& copies) {
-  virStreamPtr console = virStreamNew(conn_, 0);
-  if (!console || virDomainOpenConsole(dom, nullptr, console, VIR_DOMAIN_CONSOLE_FORCE) < 0) {
-    if (console) virStreamFree(console);
-    return make_error(fmt::format("libvirt at {}: cannot open the console: {}", opt_.uri, last_error()));
+  if (streams_) {  // a local console is a file QEMU (or virtlogd) writes here
+    virStreamPtr console = virStreamNew(conn_, 0);
+    if (!console || virDomainOpenConsole(dom, nullptr, console, VIR_DOMAIN_CONSOLE_FORCE) < 0) {
+      if (console) virStreamFree(console);
+      return make_error(fmt::format("libvirt at {}: cannot open the console: {}", opt_.uri, last_error()));
+    }
+    copies.push_back(std::make_unique<StreamCopy>(console, out.console_log));
   }
-  copies.push_back(std::make_unique<StreamCopy>(console, out.console_log));
   virStreamPtr records = virStreamNew(conn_, 0);
   if (!records || virDomainOpenChannel(dom, kResultsPortName, records, VIR_DOMAIN_CHANNEL_FORCE) < 0) {
     if (records) virStreamFree(records);
@@ -457,7 +459,11 @@ Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
   const DomainSpec spec{.name = dom_name, .arch = req.arch, .accel = req.accel, .machine = req.machine,
                         .kernel = kernel, .initrd = initrd, .cmdline = req.cmdline,
                         .console_log = streams_ ? fs::path() : out.console_log,
-                        .records_file = streams_ ? fs::path() : out.records_file};
+                        // Always a unix-socket channel read through a stream, never a file chardev:
+                        // with Debian's default stdio_handler "logd", virtlogd writes file chardevs
+                        // and rolls them over at 2 MiB (virtlogd.conf max_size), which would tear a
+                        // long record stream.
+                        .records_file = fs::path()};
   const std::string xml = domain_xml(spec);
   const fs::path xml_file = req.run_dir / "domain.xml";
   if (auto st = write_file_atomic(xml_file, xml); !st.ok()) return st.error();
@@ -477,8 +483,8 @@ Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
     }
   } forget{this, dom_name};
   const auto start = Clock::now();
-  // Streams: paused until both are open, so nothing the guest says is missed.
-  const unsigned flags = VIR_DOMAIN_START_AUTODESTROY | (streams_ ? VIR_DOMAIN_START_PAUSED : 0);
+  // Paused until the streams are open, so nothing the guest says is missed.
+  const unsigned flags = VIR_DOMAIN_START_AUTODESTROY | VIR_DOMAIN_START_PAUSED;
   virDomainPtr dom = virDomainCreateXML(conn_, xml.c_str(), flags);
   if (!dom) {
     const std::string why = last_error();
@@ -490,12 +496,10 @@ Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
     return out;
   }
   std::vector<std::unique_ptr<StreamCopy>> copies;
-  if (streams_) {
-    if (auto st = start_streams(dom, out, copies); !st.ok()) {
-      virDomainDestroy(dom);
-      virDomainFree(dom);
-      return st.error();
-    }
+  if (auto st = start_streams(dom, out, copies); !st.ok()) {
+    virDomainDestroy(dom);
+    virDomainFree(dom);
+    return st.error();
   }
   auto detail = wait_for_end(dom, dom_name, start + req.timeout, out);
   virDomainFree(dom);
@@ -510,9 +514,9 @@ Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
   out.abnormal_exit = *detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED || *detail == VIR_DOMAIN_EVENT_STOPPED_FAILED ||
                       *detail == VIR_DOMAIN_EVENT_STOPPED_DESTROYED;
   if (streams_) return out;  // the copies read to the end
-  // With libvirt's default stdio_handler "logd", virtlogd (not QEMU) writes file chardevs and may
-  // still be draining the pipe when the stop event arrives: wait until both files stop growing.
-  const std::vector<fs::path> files = {out.console_log, out.records_file};
+  // With libvirt's default stdio_handler "logd", virtlogd (not QEMU) writes the console file and
+  // may still be draining the pipe when the stop event arrives: wait until it stops growing.
+  const std::vector<fs::path> files = {out.console_log};
   auto last = sizes(files);
   for (int i = 0; i < 25; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));

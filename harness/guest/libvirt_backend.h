@@ -1,10 +1,12 @@
 // LibvirtBackend: boots each run as a transient libvirt domain (virDomainCreateXML) through the
 // libvirt C API, on whatever host the connection URI names. The domain XML is domain_xml() of
-// the run's machine spec. Console and result stream: for a local URI (qemu:///system) QEMU
-// writes files in the run directory; for a URI that names a host (qemu+tcp://host/system,
-// qemu+ssh://...) the domain starts paused, foliolab opens the console and the result channel
-// through the stream API (virDomainOpenConsole / virDomainOpenChannel), resumes it and copies
-// both streams into the same files here. At the deadline the domain is destroyed
+// the run's machine spec. The domain starts paused; foliolab opens the result channel (a unix
+// socket on the libvirt host) through the stream API (virDomainOpenChannel), resumes the guest
+// and copies the stream into records.bin here, for every URI: a file chardev would be written by
+// virtlogd under Debian's default stdio_handler and rolled over at 2 MiB. The console: for a
+// local URI (qemu:///system) a file in the run directory; for a URI that names a host
+// (qemu+tcp://host/system, qemu+ssh://...) a pty read through virDomainOpenConsole into the same
+// file here, and the kernel and initrd go up as storage volumes. At the deadline the domain is destroyed
 // (virDomainDestroy); it is also started with AUTODESTROY, so a foliolab that dies leaves no
 // guest behind.
 #pragma once
