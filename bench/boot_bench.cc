@@ -1,14 +1,15 @@
 // Boot benchmarks on real guests, printing ratios measured in one invocation (absolute times on
 // a shared 2-core TCG machine are noise; run it on an idle machine):
-//   hello [--reps N]: QEMU start -> the agent's hello record, per arch (x86_64 q35, arm64 virt),
-//     with the newest cached kernel of each arch and its base image, via the QemuLaunch the
-//     executor uses (x86_64: its boot image, vmlinux by PVH when kept; --x86-kernel PATH to
-//     compare another in turn with it, e.g. a vmlinux against the bzImage). Ratios x86_64 / arm64
-//     and between the two x86_64 kernels.
+//   hello [EXPERIMENT.yaml] [--reps N]: QEMU start -> the agent's hello record per boot platform
+//     (x86_64: bzImage or vmlinux by PVH, SeaBIOS or qboot, q35 full or trimmed, microvm; arm64
+//     virt) with the experiment's kernels (default experiments/quickstart.yaml, the shared guest
+//     config) and base images. Ratios against the platform the executor boots today, and x86_64
+//     against arm64.
 //   overhead EXPERIMENT.yaml [--reps N]: `foliolab run -j 1` wall time against raw QEMU boots of the same
 //     kernels, initrds (base image + each run's job.txt) and command lines (the guest's
 //     /proc/cmdline from the record), alternating N times (default 3). Goal: <= 1.05x. The experiment's kernels must be cached.
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 
 #include "guest/qemu_args.h"
 #include "image/image_builder.h"
+#include "kernel/builder.h"
 #include "model/loader.h"
 #include "results/store.h"
 #include "util/fs.h"
@@ -43,10 +45,13 @@ struct Timed {
   double hello = -1;  // seconds from spawn to the hello record (-1: never)
   double exit = -1;   // seconds from spawn to the process's exit
   int status = -1;
+  bool hung = false;  // killed at the deadline
 };
 
-// Spawns argv; when `records` is given, notes when a hello record appears in it.
-Timed spawn_timed(const std::vector<std::string>& argv, const fs::path& records, const fs::path& log) {
+// Spawns argv; when `records` is given, notes when a hello record appears in it. A process still
+// running after `deadline` is killed (a guest that hangs at boot must not stall the bench).
+Timed spawn_timed(const std::vector<std::string>& argv, const fs::path& records, const fs::path& log,
+                  std::chrono::seconds deadline = std::chrono::hours(24)) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -70,6 +75,12 @@ Timed spawn_timed(const std::vector<std::string>& argv, const fs::path& records,
       }
     }
     if (::waitpid(pid, &t.status, WNOHANG) == pid) break;
+    if (Clock::now() - t0 > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &t.status, 0);
+      t.hung = true;
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(records.empty() ? 20 : 2));
   }
   t.exit = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -82,86 +93,149 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The newest cached kernel image of `arch` (by kernel.json's mtime), or nothing.
-std::optional<fs::path> newest_kernel(const fs::path& cache, Arch arch) {
-  std::optional<fs::path> best;
-  fs::file_time_type when{};
-  std::error_code ec;
-  for (const auto& d : fs::directory_iterator(cache / "kernels", ec)) {
-    auto meta = read_file(d.path() / "kernel.json");
-    if (!meta.ok()) continue;
-    auto j = nlohmann::json::parse(*meta, nullptr, false);
-    if (!j.is_object() || j.value("arch", "") != arch_info(arch).name) continue;
-    fs::path image = d.path() / fs::path(std::string(arch_info(arch).image_path)).filename();
-    if (arch == Arch::kX86_64 && fs::exists(d.path() / "vmlinux")) image = d.path() / "vmlinux";  // PVH
-    if (!fs::exists(image) || (best && fs::last_write_time(d.path() / "kernel.json") < when)) continue;
-    best = image;
-    when = fs::last_write_time(d.path() / "kernel.json");
-  }
-  return best;
+// NUMA nodes the guest kernel set up, from a console at loglevel 7 ("Initmem setup node N").
+int numa_nodes_seen(const fs::path& console) {
+  auto text = read_file(console);
+  if (!text.ok()) return 0;
+  int nodes = 0;
+  for (size_t at = 0; (at = text->find("Initmem setup node ", at)) != std::string::npos; ++at) ++nodes;
+  return nodes;
 }
 
-int hello_bench(int reps, const std::optional<fs::path>& x86_kernel) {
-  const fs::path cache = cache_root();
+// The experiment's kernel (its first) of `arch`, from the kernel cache (built if missing).
+Result<KernelArtifact> experiment_kernel(const Experiment& exp, const fs::path& yaml, Arch arch,
+                                         ProcessRunner& proc) {
+  KernelBuilder builder(proc, {.project_root = FOLIOLAB_SOURCE_DIR,
+                               .spec_dir = fs::absolute(yaml).parent_path(),
+                               .cache = cache_root(),
+                               .log = [](const std::string& line) { fmt::print("{}\n", line); }});
+  for (const auto& k : exp.kernels) {
+    if (k.archs.empty() || std::find(k.archs.begin(), k.archs.end(), arch) != k.archs.end()) {
+      return builder.build(k, arch);
+    }
+  }
+  return make_error(fmt::format("{} builds no {} kernel", yaml.string(), arch_info(arch).name));
+}
+
+// QEMU start -> hello per boot platform. x86_64 is tried as: the bzImage under SeaBIOS (how
+// QEMU boots a kernel by default), vmlinux by PVH under SeaBIOS, PVH under qboot (QEMU's minimal
+// firmware), PVH under qboot on a q35 without the SATA, SMBus, USB and vmport devices it has by
+// default (fewer ACPI/PCI devices to probe), and microvm (no PCI, no SRAT: no NUMA). Every
+// platform boots the same 2-node NUMA machine; a first boot per platform at loglevel 7 counts the
+// NUMA nodes the kernel set up, and each boot's hello record shows the virtio-serial port works.
+int hello_bench(int reps, const fs::path& yaml) {
+  auto exp = load_experiment(yaml.string());
+  if (!exp.ok()) {
+    fmt::print(stderr, "error: {}\n", exp.error().message);
+    return 2;
+  }
   const fs::path tmp = fs::temp_directory_path() / fmt::format("foliolab-boot-bench-{}", ::getpid());
   fs::create_directories(tmp);
   RealProcessRunner proc;
-  ImageBuilder images(proc, FOLIOLAB_SOURCE_DIR, cache);
+  ImageBuilder images(proc, FOLIOLAB_SOURCE_DIR, cache_root());
+  MachineSpec machine{.cpus = 2, .memory_mb = 1024,
+                      .numa = {NumaNode{.cpus = {0}, .memory_mb = 512}, NumaNode{.cpus = {1}, .memory_mb = 512}}};
+  const fs::path qboot = "/usr/share/qemu/qboot.rom";
   struct Subject {
     std::string label;
     QemuLaunch launch;
-    std::vector<double> hello, total;
+    bool is_default = false;  // what foliolab's executor boots today
+    int numa_nodes = 0;
+    int hangs = 0;
+    std::vector<double> hello;
   };
   std::vector<Subject> subjects;  // booted in turn, rep after rep, so load drifts hit all alike
   for (Arch arch : {Arch::kX86_64, Arch::kArm64}) {
     const std::string name(arch_info(arch).name);
-    std::vector<fs::path> kernels;
-    if (auto k = newest_kernel(cache, arch)) kernels.push_back(*k);
-    if (arch == Arch::kX86_64 && x86_kernel) kernels.push_back(*x86_kernel);
+    auto kernel = experiment_kernel(*exp, yaml, arch, proc);
     auto image = images.build(arch);
-    if (kernels.empty() || !image.ok()) {
-      fmt::print("{}: skipped (no cached kernel or image)\n", name);
+    if (!kernel.ok() || !image.ok()) {
+      fmt::print("{}: skipped ({})\n", name, !kernel.ok() ? kernel.error().message : image.error().message);
       continue;
     }
     const fs::path initrd = tmp / (name + ".cpio");
     if (!write_run_initrd(image->cpio, "foliolab-job 1\nrun_id bench\n", initrd).ok()) return 1;
-    for (const auto& kernel : kernels) {
-      const std::string label = fmt::format("{} ({}, {})", name, arch_info(arch).qemu_machine, kernel.filename().string());
-      subjects.push_back({label, QemuLaunch{.arch = arch, .accel = Accel::kTcg,
-                                            .machine = MachineSpec{.cpus = 1, .memory_mb = 1024}, .kernel = kernel,
-                                            .initrd = initrd, .cmdline = kernel_cmdline(arch, ""),
-                                            .console_log = tmp / (name + ".console"),
-                                            .results_file = tmp / (name + ".records")}});
+    const QemuLaunch base{.arch = arch, .accel = Accel::kTcg, .machine = machine, .kernel = kernel->boot_image,
+                          .initrd = initrd, .cmdline = kernel_cmdline(arch, ""),
+                          .console_log = tmp / (name + ".console"), .results_file = tmp / (name + ".records")};
+    auto add = [&](std::string label, auto&& tweak) {
+      Subject s{.label = name + " " + label, .launch = base};
+      tweak(s.launch);
+      s.is_default = qemu_argv(s.launch) == qemu_argv(base);
+      subjects.push_back(std::move(s));
+    };
+    if (arch == Arch::kArm64) {
+      add("virt, Image", [](QemuLaunch&) {});
+      continue;
     }
+    const bool pvh = kernel->boot_image.filename() == "vmlinux";
+    add("q35, bzImage, SeaBIOS", [&](QemuLaunch& l) { l.kernel = kernel->image; });
+    if (!pvh) {
+      fmt::print("x86_64: kernel {} has no vmlinux (CONFIG_PVH): only its bzImage is measured\n", kernel->build_id);
+      continue;
+    }
+    add("q35, vmlinux PVH, SeaBIOS", [](QemuLaunch&) {});
+    if (!fs::exists(qboot)) {
+      fmt::print("x86_64: {} missing (Debian's qemu-system-data): no qboot platforms\n", qboot.string());
+      continue;
+    }
+    add("q35, vmlinux PVH, qboot", [&](QemuLaunch& l) { l.bios = qboot; });
+    add("q35 without SATA/SMBus/USB/vmport, vmlinux PVH, qboot", [&](QemuLaunch& l) {
+      l.bios = qboot;
+      l.machine_override = "q35,sata=off,smbus=off,usb=off,vmport=off";
+    });
+    add("microvm, vmlinux PVH", [](QemuLaunch& l) { l.machine_override = "microvm"; });
+  }
+  if (subjects.empty()) return 1;
+  const auto deadline = std::chrono::seconds(60);  // a boot takes seconds; a hang never ends
+  for (auto& s : subjects) {  // NUMA check (and a warm page cache for the timed boots)
+    QemuLaunch l = s.launch;
+    l.cmdline = kernel_cmdline(l.arch, "loglevel=7");
+    fs::remove(l.results_file);
+    Timed t = spawn_timed(qemu_argv(l), l.results_file, tmp / "qemu.log", deadline);
+    s.numa_nodes = numa_nodes_seen(l.console_log);
+    if (t.hello < 0) ++s.hangs;
   }
   for (int i = 0; i < reps; ++i) {
-    for (auto& s : subjects) {
+    for (size_t k = 0; k < subjects.size(); ++k) {
+      Subject& s = subjects[k];
       fs::remove(s.launch.results_file);
-      Timed t = spawn_timed(qemu_argv(s.launch), s.launch.results_file, tmp / "qemu.log");
+      Timed t = spawn_timed(qemu_argv(s.launch), s.launch.results_file, tmp / "qemu.log", deadline);
       if (t.hello < 0) {
-        fmt::print("{}: no hello record (see {})\n", s.label, s.launch.console_log.string());
-        return 1;
+        ++s.hangs;  // hung or died before the agent spoke: counted, not timed
+        fs::copy_file(s.launch.console_log, tmp / fmt::format("failed-{}-rep{}.console", k, i + 1),
+                      fs::copy_options::overwrite_existing);
+        continue;
       }
       s.hello.push_back(t.hello);
-      s.total.push_back(t.exit);
     }
   }
-  for (const auto& s : subjects) {
-    fmt::print("{}: QEMU start -> hello {:.2f}s, -> QEMU exit {:.2f}s (median of {}, tcg; {})\n", s.label,
-               median(s.hello), median(s.total), reps, s.launch.kernel.string());
-  }
+  const Subject* now = nullptr;
   const Subject* arm = nullptr;
-  for (const auto& s : subjects) if (s.launch.arch == Arch::kArm64) arm = &s;
   for (const auto& s : subjects) {
-    if (arm && s.launch.arch == Arch::kX86_64) {
-      fmt::print("hello latency {} / arm64 = {:.2f}x\n", s.label, median(s.hello) / median(arm->hello));
+    if (s.is_default && s.launch.arch == Arch::kX86_64) now = &s;
+    if (s.launch.arch == Arch::kArm64) arm = &s;
+  }
+  fmt::print("QEMU start -> agent hello, TCG, 2 vCPUs, 2 NUMA nodes, median of {} boots per platform, booted in "
+             "turn:\n", reps);
+  for (const auto& s : subjects) {
+    std::string vs;
+    if (now && s.launch.arch == Arch::kX86_64 && &s != now && !s.hello.empty()) {
+      vs = fmt::format("; default / this = {:.2f}x", median(now->hello) / median(s.hello));
     }
+    if (arm && s.launch.arch == Arch::kX86_64 && !s.hello.empty()) {
+      vs += fmt::format("; this / arm64 = {:.2f}x", median(s.hello) / median(arm->hello));
+    }
+    fmt::print("  {}{}: {:.2f}s; NUMA nodes {}; failed boots {} of {}{}\n", s.label, s.is_default ? " (default)" : "",
+               median(s.hello), s.numa_nodes, s.hangs, reps + 1, vs);
   }
-  if (subjects.size() >= 2 && subjects[1].launch.arch == Arch::kX86_64) {
-    fmt::print("hello latency {} / {} = {:.2f}x\n", subjects[0].label, subjects[1].label,
-               median(subjects[0].hello) / median(subjects[1].hello));
+  bool kept = false;
+  for (const auto& s : subjects) kept = kept || s.hangs > 0;
+  if (kept) {
+    fmt::print("consoles of failed boots kept in {}\n", tmp.string());
+  } else {
+    fs::remove_all(tmp);
   }
-  fs::remove_all(tmp);
   return 0;
 }
 
@@ -244,18 +318,21 @@ int overhead_bench(const std::string& yaml, int reps) {
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "hello") {
-    int reps = 3;
-    std::optional<std::filesystem::path> x86_kernel;  // e.g. a vmlinux (PVH) against the bzImage
-    for (size_t i = 1; i + 1 < args.size(); i += 2) {
-      if (args[i] == "--reps") reps = std::max(1, std::stoi(args[i + 1]));
-      if (args[i] == "--x86-kernel") x86_kernel = args[i + 1];
+    int reps = 5;
+    std::filesystem::path yaml = std::filesystem::path(FOLIOLAB_SOURCE_DIR) / "experiments/quickstart.yaml";
+    for (size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--reps" && i + 1 < args.size()) {
+        reps = std::max(1, std::stoi(args[++i]));
+      } else {
+        yaml = args[i];
+      }
     }
-    return foliolab::hello_bench(reps, x86_kernel);
+    return foliolab::hello_bench(reps, yaml);
   }
   if (args.size() >= 2 && args[0] == "overhead") {
     const int reps = args.size() == 4 && args[2] == "--reps" ? std::max(1, std::stoi(args[3])) : 3;
     return foliolab::overhead_bench(args[1], reps);
   }
-  std::fprintf(stderr, "usage: foliolab_boot_bench hello [--reps N] [--x86-kernel PATH] | overhead EXPERIMENT.yaml [--reps N]\n");
+  std::fprintf(stderr, "usage: foliolab_boot_bench hello [EXPERIMENT.yaml] [--reps N] | overhead EXPERIMENT.yaml [--reps N]\n");
   return 2;
 }

@@ -34,7 +34,7 @@ std::string kernel_cmdline(Arch arch, const std::string& extra) {
 std::vector<std::string> qemu_argv(const QemuLaunch& l) {
   const ArchInfo& ai = arch_info(l.arch);
   std::vector<std::string> a = {std::string(ai.qemu_binary),
-                                "-M", std::string(ai.qemu_machine),
+                                "-M", l.machine_override.empty() ? std::string(ai.qemu_machine) : l.machine_override,
                                 "-accel", accel_name(l.accel),
                                 "-cpu", l.accel == Accel::kKvm ? "host" : std::string(ai.qemu_cpu),
                                 "-smp", std::to_string(l.machine.cpus),
@@ -60,10 +60,12 @@ std::vector<std::string> qemu_argv(const QemuLaunch& l) {
       }
     }
   }
+  if (!l.bios.empty()) a.insert(a.end(), {"-bios", l.bios.string()});
+  const bool mmio = l.machine_override.starts_with("microvm");  // no PCI bus: virtio over MMIO
   a.insert(a.end(), {"-kernel", l.kernel.string(), "-initrd", l.initrd.string(), "-append", l.cmdline,
                      "-display", "none", "-monitor", "none", "-nodefaults", "-no-user-config",
                      "-serial", "file:" + l.console_log.string(), "-no-reboot",
-                     "-device", "virtio-serial-pci",
+                     "-device", mmio ? "virtio-serial-device" : "virtio-serial-pci",
                      "-chardev", "file,id=results,path=" + qemu_escape(l.results_file.string()),
                      "-device", fmt::format("virtserialport,chardev=results,name={}", kResultsPortName)});
   return a;

@@ -26,6 +26,10 @@ struct QemuLaunch {
   std::filesystem::path console_log;
   std::filesystem::path results_file;
   bool prealloc = true;  // back guest RAM up front: TCG timings are stable only then
+  // Boot-platform overrides (the boot bench compares them): -M value instead of the arch's
+  // machine, and a firmware image for -bios. Empty: the arch's defaults.
+  std::string machine_override;
+  std::filesystem::path bios;
 };
 
 std::vector<std::string> qemu_argv(const QemuLaunch& launch);

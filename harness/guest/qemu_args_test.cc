@@ -54,6 +54,20 @@ TEST(QemuArgs, Arm64UsesVirtMaxAndPl011) {
   EXPECT_EQ(l.cmdline.rfind("console=ttyAMA0 ", 0), 0u);
 }
 
+TEST(QemuArgs, BootPlatformOverridesForTheBootBench) {
+  auto l = launch(Arch::kX86_64);
+  auto plain = qemu_argv(l);
+  EXPECT_EQ(std::find(plain.begin(), plain.end(), "-bios"), plain.end());
+  l.bios = "/usr/share/qemu/qboot.rom";
+  l.machine_override = "q35,sata=off";
+  auto a = qemu_argv(l);
+  EXPECT_TRUE(has_pair(a, "-M", "q35,sata=off"));
+  EXPECT_TRUE(has_pair(a, "-bios", "/usr/share/qemu/qboot.rom"));
+  EXPECT_TRUE(has_pair(a, "-device", "virtio-serial-pci"));
+  l.machine_override = "microvm";  // no PCI bus: the serial bus sits on virtio-mmio
+  EXPECT_TRUE(has_pair(qemu_argv(l), "-device", "virtio-serial-device"));
+}
+
 TEST(QemuArgs, KvmUsesTheHostCpu) {
   auto l = launch(Arch::kX86_64);
   l.accel = Accel::kKvm;
