@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Ratio of `foliolab run -j 1` to `-j N` wall time on one experiment, measured back to back in
 # one invocation (kernels must be cached: run the experiment once first). Prints ratios, not
-# absolute claims, and whether both matrices gave the same run ids and the same count metrics
-# (the workload catalog's `count` metrics, rep by rep; timings are left out: they are what -j
+# absolute claims, whether both matrices gave the same run ids, and per count metric of the
+# workload catalog how many (run, rep) values are equal (timings are left out: they are what -j
 # disturbs). Needs jq. Usage: bench/parallel-guests.sh [experiment.yaml] [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,12 +34,16 @@ counts() {
 }
 counts "$out/j1" > "$out/counts1"
 counts "$out/j$n" > "$out/countsn"
-same_counts=yes
-if ! cmp -s "$out/counts1" "$out/countsn"; then
-  same_counts="NO: $(diff "$out/counts1" "$out/countsn" | grep -c '^[<>]') lines differ"
-  diff "$out/counts1" "$out/countsn" | head -20
-fi
-printf 'experiment %s: -j 1 / -j %s wall time = %.2fx (%s and %s runs; same run ids: %s; same counts (%s values): %s)\n' \
+# Per count metric: how many (run, rep) values the two matrices share exactly, and the largest
+# difference of the rest.
+join <(awk '{ print $1 "/" $2 "/" $3, $4 }' "$out/counts1") \
+     <(awk '{ print $1 "/" $2 "/" $3, $4 }' "$out/countsn") > "$out/joined"
+per_metric=$(awk '{ split($1, k, "/"); m = k[3]; n[m]++; d = $2 - $3; if (d < 0) d = -d;
+                    if (d == 0) same[m]++; else if (d > most[m]) most[m] = d }
+                  END { for (m in n) printf "%s %d/%d%s; ", m, same[m], n[m],
+                                            (m in most) ? " (largest difference " most[m] ")" : "" }' \
+               "$out/joined" | sed 's/; $//')
+printf 'experiment %s: -j 1 / -j %s wall time = %.2fx (%s and %s runs; same run ids: %s)\n' \
   "$exp" "$n" "$(echo "$t1 / $tn" | bc -l)" "$(ls "$out"/j1/*/*/runs | wc -l)" \
-  "$(ls "$out"/j"$n"/*/*/runs | wc -l)" "$([ "$ids1" = "$idsn" ] && echo yes || echo NO)" \
-  "$(wc -l < "$out/counts1")" "$same_counts"
+  "$(ls "$out"/j"$n"/*/*/runs | wc -l)" "$([ "$ids1" = "$idsn" ] && echo yes || echo NO)"
+printf 'count metrics equal at -j 1 and -j %s, (run, rep) values: %s\n' "$n" "$per_metric"

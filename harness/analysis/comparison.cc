@@ -1,6 +1,7 @@
 #include "analysis/comparison.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -235,6 +236,22 @@ ComparisonGroup compare_group(const GroupRuns& in, const CompareOptions& options
         "their faults and timings include waits on migrating pages; "
         "`sysctl: {{vm/compaction_proactiveness: 0}}` in the knob set keeps it out",
         v.label, hit, scanned.size()));
+  }
+  // Runs measured while other guests ran beside them (`run -j N`): their timings share the
+  // host's cores and caches; the counts do not depend on it. One line per group.
+  std::vector<std::string> crowded;
+  int most = 0;
+  for (const VariantRuns& v : in.variants) {
+    const auto beside = std::count_if(v.runs.begin(), v.runs.end(),
+                                      [](const RunRecord* r) { return r->provenance.guests_beside > 0; });
+    for (const RunRecord* r : v.runs) most = std::max(most, r->provenance.guests_beside);
+    if (beside > 0) crowded.push_back(fmt::format("{} {} of {}", v.label, beside, v.runs.size()));
+  }
+  if (!crowded.empty()) {
+    g.warnings.push_back(fmt::format(
+        "runs with up to {} other guest(s) beside them (run -j): {}; their timings share the host's CPUs "
+        "(`exclusive: true` or -j 1 runs them alone)",
+        most, fmt::join(crowded, ", ")));
   }
   for (const MetricRow& row : g.rows) {
     for (const auto& d : row.deltas) {

@@ -99,6 +99,24 @@ TEST(Comparison, BackgroundCompactionDuringARepIsNamed) {
   EXPECT_NE(found.find("vm/compaction_proactiveness: 0"), std::string::npos) << found;
 }
 
+TEST(Comparison, RunsWithGuestsBesideThemAreNamed) {
+  FakeRun f;
+  f.knobs = "64K";
+  f.metrics = {{"faults", {1024, 1024}}};
+  RunRecord alone = fake_record(f);
+  alone.provenance.guests_beside = 0;
+  RunRecord crowded = fake_record(f);
+  crowded.provenance.guests_beside = 1;
+  GroupRuns in{"k · x86_64 · fault", "k", "x86_64", "fault", "", {{"64K", {&alone, &crowded}, ""}}};
+  std::string found;
+  for (const auto& w : compare_group(in, {}).warnings) {
+    if (w.find("beside") != std::string::npos) found = w;
+  }
+  EXPECT_NE(found.find("runs with up to 1 other guest(s) beside them (run -j): 64K 1 of 2;"), std::string::npos) << found;
+  crowded.provenance.guests_beside = 0;
+  for (const auto& w : compare_group(in, {}).warnings) EXPECT_EQ(w.find("beside"), std::string::npos) << w;
+}
+
 TEST(Pairing, SessionsPairByIdentityAndKernelsByWhatDiffers) {
   Side base{"quickstart/20261129T000000Z", "quickstart/20261129T000000Z", {}};
   Side cand{"quickstart/20261130T000000Z", "quickstart/20261130T000000Z", {}};
