@@ -45,7 +45,6 @@ struct Timed {
   double hello = -1;  // seconds from spawn to the hello record (-1: never)
   double exit = -1;   // seconds from spawn to the process's exit
   int status = -1;
-  bool hung = false;  // killed at the deadline
 };
 
 // Spawns argv; when `records` is given, notes when a hello record appears in it. A process still
@@ -78,7 +77,6 @@ Timed spawn_timed(const std::vector<std::string>& argv, const fs::path& records,
     if (Clock::now() - t0 > deadline) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &t.status, 0);
-      t.hung = true;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(records.empty() ? 20 : 2));
