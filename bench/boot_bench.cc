@@ -26,7 +26,9 @@
 #include <thread>
 #include <vector>
 
-#include "guest/qemu_args.h"
+#include "testing/cli_binary.h"
+#include "util/build_info.h"
+#include "backend/qemu_args.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/loader.h"
@@ -103,7 +105,7 @@ int numa_nodes_seen(const fs::path& console) {
 // The experiment's kernel (its first) of `arch`, from the kernel cache (built if missing).
 Result<KernelArtifact> experiment_kernel(const Experiment& exp, const fs::path& yaml, Arch arch,
                                          ProcessRunner& proc) {
-  KernelBuilder builder(proc, {.project_root = FOLIOLAB_SOURCE_DIR,
+  KernelBuilder builder(proc, {.project_root = foliolab::source_dir(),
                                .spec_dir = fs::absolute(yaml).parent_path(),
                                .cache = cache_root(),
                                .log = [](const std::string& line) { fmt::print("{}\n", line); }});
@@ -130,7 +132,7 @@ int hello_bench(int reps, const fs::path& yaml) {
   const fs::path tmp = fs::temp_directory_path() / fmt::format("foliolab-boot-bench-{}", ::getpid());
   fs::create_directories(tmp);
   RealProcessRunner proc;
-  ImageBuilder images(proc, FOLIOLAB_SOURCE_DIR, cache_root());
+  ImageBuilder images(proc, foliolab::source_dir(), cache_root());
   MachineSpec machine{.cpus = 2, .memory_mb = 1024,
                       .numa = {NumaNode{.cpus = {0}, .memory_mb = 512}, NumaNode{.cpus = {1}, .memory_mb = 512}}};
   const fs::path qboot = "/usr/share/qemu/qboot.rom";
@@ -246,7 +248,7 @@ struct OverheadPair {
 // One `foliolab run -j 1` of the experiment, then raw QEMU boots of each of its runs.
 Result<OverheadPair> overhead_pair(const Experiment& exp, const std::string& yaml, const fs::path& tmp, int i) {
   const fs::path results = tmp / fmt::format("results-{}", i);
-  const Timed run = spawn_timed({FOLIOLAB_CLI, "run", yaml, "-j", "1", "--results", results.string()}, {},
+  const Timed run = spawn_timed({foliolab::cli_binary(), "run", yaml, "-j", "1", "--results", results.string()}, {},
                                 tmp / "foliolab.log");
   auto session = ResultStore::latest(results, exp.name);
   if (!session) return make_error("foliolab run made no session; see " + (tmp / "foliolab.log").string());
@@ -317,7 +319,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "hello") {
     int reps = 5;
-    std::filesystem::path yaml = std::filesystem::path(FOLIOLAB_SOURCE_DIR) / "experiments/quickstart.yaml";
+    std::filesystem::path yaml = std::filesystem::path(foliolab::source_dir()) / "experiments/quickstart.yaml";
     for (size_t i = 1; i < args.size(); ++i) {
       if (args[i] == "--reps" && i + 1 < args.size()) {
         reps = std::max(1, std::stoi(args[++i]));

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "guest/protocol.h"
-#include "guest/run_report.h"
-#include "guest/stream_builder.h"
+#include "protocol/protocol.h"
+#include "protocol/run_report.h"
+#include "testing/stream_builder.h"
 
 namespace {
 

@@ -4,5 +4,5 @@
 # ${FOLIOLAB_CACHE:-~/.cache/foliolab}) and boot real QEMU guests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+bash scripts/build.sh --test
 ctest --test-dir build --output-on-failure

@@ -5,7 +5,7 @@
  * /job/kselftest/<name>, and /job/kselftest/<name>.args with one argument per line. They are
  * built from the tree the guest's kernel was built from, so their UAPI headers match it.
  *
- * Output (read by the host's `kselftest` adapter, harness/guest/output_adapter.h):
+ * Output (read by the host's `kselftest` adapter, harness/protocol/output_adapter.h):
  *   @kselftest env swap_kb=<SwapTotal>
  *   @kselftest begin <name>
  *   | <each line the program wrote on stdout or stderr>

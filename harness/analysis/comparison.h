@@ -13,7 +13,7 @@
 
 #include "analysis/stats.h"
 #include "model/experiment.h"
-#include "model/metric_catalog.h"
+#include "catalog/metric_catalog.h"
 #include "results/run_record.h"
 
 namespace foliolab {

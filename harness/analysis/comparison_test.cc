@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/pairing.h"
-#include "results/record_fixture.h"
+#include "testing/record_fixture.h"
 
 namespace foliolab {
 namespace {

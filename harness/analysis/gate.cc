@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "analysis/number_format.h"
+#include "report/number_format.h"
 
 namespace foliolab {
 namespace {

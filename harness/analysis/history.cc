@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "analysis/number_format.h"
+#include "report/number_format.h"
 
 namespace foliolab {
 using json = nlohmann::json;

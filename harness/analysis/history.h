@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/comparison.h"
-#include "analysis/render_comparison.h"
+#include "report/render_comparison.h"
 #include "results/index.h"
 
 namespace foliolab {

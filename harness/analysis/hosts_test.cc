@@ -7,14 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/build_info.h"
 #include "analysis/gate.h"
 #include "analysis/pairing.h"
-#include "analysis/render_comparison.h"
-#include "analysis/render_gate.h"
+#include "report/render_comparison.h"
+#include "report/render_gate.h"
 #include "analysis/report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
-#include "results/record_fixture.h"
+#include "testing/record_fixture.h"
 
 namespace foliolab {
 namespace {
@@ -28,7 +29,7 @@ struct Sessions {
 // Quickstart records, all on host "testhost" under TCG.
 Sessions quickstart() {
   Sessions s;
-  auto exp = load_experiment((fs::path(FOLIOLAB_SOURCE_DIR) / "experiments/quickstart.yaml").string());
+  auto exp = load_experiment((fs::path(foliolab::source_dir()) / "experiments/quickstart.yaml").string());
   EXPECT_TRUE(exp.ok()) << exp.error().message;
   s.exp = *exp;
   for (const foliolab::Run& run : expand(s.exp)) {

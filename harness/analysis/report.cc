@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/render_comparison.h"
+#include "report/render_comparison.h"
 #include "model/matrix.h"
 
 namespace foliolab {

@@ -10,7 +10,7 @@
 
 #include "analysis/comparison.h"
 #include "analysis/expectations.h"
-#include "analysis/test_results.h"
+#include "analysis/subtest_results.h"
 #include "model/experiment.h"
 #include "results/run_record.h"
 
@@ -24,7 +24,7 @@ struct SessionReport {
   // multi-host session); empty otherwise. A libvirt run's host is "<libvirt host> (<URI>)".
   std::map<std::string, std::vector<std::string>> runs_by_host;
   std::vector<std::string> moved;  // runs retried after a pool host was lost, with why
-  std::vector<RunTestResults> tests;  // runs of test-suite workloads (TAP, kselftest-mm)
+  std::vector<RunSubtests> tests;  // runs of test-suite workloads (TAP, kselftest-mm)
   size_t ignored = 0;                 // stored runs the current plan does not have
   int runs_failed = 0;
   int expectations_failed = 0;

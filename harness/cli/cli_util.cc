@@ -1,3 +1,4 @@
+#include "util/build_info.h"
 #include "cli/cli_util.h"
 
 #include <fmt/format.h>
@@ -10,9 +11,13 @@
 
 namespace foliolab::cli {
 
+int exit_code_for(const Error& e) {
+  return e.kind == ErrorKind::kInput ? kExitBadInput : kExitEnvironment;
+}
+
 int fail(const Error& e, int code) {
   fmt::print(stderr, "error: {}\n", e.message);
-  return code;
+  return e.kind == ErrorKind::kInput ? code : kExitEnvironment;
 }
 
 Status write_output(const std::string& path, const std::function<void(std::ostream&)>& write) {
@@ -28,7 +33,7 @@ Status write_output(const std::string& path, const std::function<void(std::ostre
 
 std::filesystem::path project_root() {
   if (const char* r = std::getenv("FOLIOLAB_ROOT"); r && *r) return r;
-  return FOLIOLAB_SOURCE_DIR;
+  return foliolab::source_dir();
 }
 
 std::filesystem::path default_results_root() { return project_root() / "results"; }

@@ -13,8 +13,15 @@ namespace foliolab::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitBadInput = 2;
+// The environment cannot be used (a cache directory that cannot be created, a missing tool, an
+// I/O error on a file the user did not name) or foliolab failed (a bug).
+constexpr int kExitEnvironment = 3;
 
-// Prints "error: <message>" to stderr and returns `code`.
+// The exit status for `e`: its kind decides (input 2, environment or internal 3).
+int exit_code_for(const Error& e);
+
+// Prints "error: <message>" to stderr and returns `code`, or for an error of the environment or
+// of foliolab itself, kExitEnvironment whatever `code` says.
 int fail(const Error& e, int code = kExitBadInput);
 
 // Writes through `write` to `path` atomically ("-" or "": stdout).

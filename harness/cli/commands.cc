@@ -1,3 +1,4 @@
+#include "util/build_info.h"
 #include "cli/commands.h"
 
 #include <unistd.h>
@@ -10,26 +11,26 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "analysis/render_comparison.h"
-#include "analysis/render_html.h"
+#include "report/render_comparison.h"
+#include "report/render_html.h"
 #include "analysis/report.h"
 #include "cli/progress.h"
 #include "cli/cli_util.h"
 #include "cli/merge_command.h"
 #include "cli/results_commands.h"
 #include "cli/workload_commands.h"
-#include "guest/backend.h"
-#include "guest/backend_table.h"
-#include "guest/knob_journal.h"
-#include "guest/host_pool.h"
-#include "guest/libvirt_backend.h"
+#include "backend/backend.h"
+#include "backend/backend_table.h"
+#include "backend/knob_journal.h"
+#include "backend/host_pool.h"
+#include "backend/libvirt_backend.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "kernel/cache_store.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "model/shard.h"
-#include "model/validate.h"
+#include "catalog/validate.h"
 #include "results/index.h"
 #include "results/store.h"
 #include "runner/experiment_runner.h"
@@ -48,7 +49,7 @@ namespace {
 // tree foliolab was built from; FOLIOLAB_ROOT or --root override.
 fs::path default_root() {
   if (const char* r = std::getenv("FOLIOLAB_ROOT"); r && *r) return r;
-  return FOLIOLAB_SOURCE_DIR;
+  return foliolab::source_dir();
 }
 
 struct Common {

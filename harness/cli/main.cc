@@ -1,6 +1,7 @@
 // foliolab command line. One table drives the subcommands (name, help, setup); each handler
 // turns flags into option structs and calls into the library. Exit codes: 0 success, 1 a run
-// or expectation failed, 2 bad input (YAML, flags, project files).
+// or expectation failed, 2 bad input (YAML, flags, project files), 3 an unusable environment or
+// an internal error (cli/cli_util.h).
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "util/process.h"
 
@@ -40,13 +42,16 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  // The boundary: a library exception (a filesystem error, say) is an error line, not a crash.
-  try {
-    for (size_t i = 0; i < subs.size(); ++i) {
-      if (subs[i]->parsed()) return handlers[i]();
+  // The boundary: a library exception that got this far (a filesystem error, say) is not the
+  // user's input: an error line naming the command, and exit 3.
+  for (size_t i = 0; i < subs.size(); ++i) {
+    if (!subs[i]->parsed()) continue;
+    try {
+      return handlers[i]();
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "error: foliolab {}: {}\n", subs[i]->get_name(), e.what());
+      return foliolab::cli::kExitEnvironment;
     }
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
   }
-  return 2;
+  return foliolab::cli::kExitBadInput;
 }

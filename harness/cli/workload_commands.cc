@@ -7,8 +7,8 @@
 #include <string>
 
 #include "cli/cli_util.h"
-#include "model/text.h"
-#include "model/workload_catalog.h"
+#include "util/text.h"
+#include "catalog/workload_catalog.h"
 
 namespace foliolab::cli {
 

@@ -16,20 +16,22 @@
 
 #include <fmt/format.h>
 
-#include "guest/backend.h"
+#include "testing/cli_binary.h"
+#include "util/build_info.h"
+#include "backend/backend.h"
 #include "analysis/expectations.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "runner/experiment_runner.h"
 #include "util/fs.h"
-#include "util/test_dir.h"
+#include "testing/temp_dir.h"
 #include "e2e/quickstart_checks.h"
 
 namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-const fs::path kRoot = FOLIOLAB_SOURCE_DIR;
+const fs::path kRoot = foliolab::source_dir();
 
 struct Session {
   SessionSummary summary;
@@ -187,7 +189,7 @@ pid_t spawn_cli(const std::vector<std::string>& args, const fs::path& log) {
     ::dup2(fd, 2);
   }
   std::vector<char*> argv;
-  std::string cli = FOLIOLAB_CLI;
+  std::string cli = foliolab::cli_binary();
   argv.push_back(cli.data());
   std::vector<std::string> copy = args;
   for (auto& a : copy) argv.push_back(a.data());

@@ -19,6 +19,8 @@
 
 #include <fmt/format.h>
 
+#include "testing/cli_binary.h"
+#include "util/build_info.h"
 #include "e2e/libvirt_daemon.h"
 #include "e2e/quickstart_checks.h"
 #include "model/loader.h"
@@ -31,7 +33,7 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-const fs::path kRoot = FOLIOLAB_SOURCE_DIR;
+const fs::path kRoot = foliolab::source_dir();
 
 // A loopback TCP port nobody listens on now (the kernel's pick for port 0).
 int free_tcp_port() {
@@ -96,7 +98,7 @@ class E2ELibvirt : public ::testing::Test {
     fs::remove_all(results, ec);
     RealProcessRunner proc;
     CliRun out;
-    std::vector<std::string> argv = {FOLIOLAB_CLI, "run", yaml.string()};
+    std::vector<std::string> argv = {foliolab::cli_binary(), "run", yaml.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--results", results.string(), "--quiet"});
     out.process = proc.run({.argv = argv, .log_path = *dir_ / (name + ".log"), .capture = true});
@@ -390,7 +392,7 @@ TEST_F(E2ELibvirt, KillingOneHostsDaemonMovesItsRunToTheOther) {
 TEST(LibvirtCli, UnreachableUriIsAnErrorNamingIt) {
   const std::string bad = "qemu:///system?socket=" + (fs::temp_directory_path() / "foliolab-no-such-sock").string();
   RealProcessRunner proc;
-  ProcessResult p = proc.run({.argv = {FOLIOLAB_CLI, "run", (kRoot / "experiments/quickstart.yaml").string(),
+  ProcessResult p = proc.run({.argv = {foliolab::cli_binary(), "run", (kRoot / "experiments/quickstart.yaml").string(),
                                        "--backend", "libvirt", "--connect", bad},
                               .capture = true});
   EXPECT_EQ(p.exit_code, 2) << p.output;

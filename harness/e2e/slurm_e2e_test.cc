@@ -23,19 +23,21 @@
 
 #include <fmt/format.h>
 
+#include "testing/cli_binary.h"
+#include "util/build_info.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "results/store.h"
 #include "util/fs.h"
 #include "util/process.h"
-#include "util/test_dir.h"
+#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-const fs::path kRoot = FOLIOLAB_SOURCE_DIR;
+const fs::path kRoot = foliolab::source_dir();
 
 // A TCP port nothing listens on right now (the kernel's pick for port 0).
 int free_port() {
@@ -280,7 +282,7 @@ TEST(E2ESlurm, ArrayJobOfFourShardsMergesIntoTheRunsOfOnePlainRun) {
   // The reference: one plain run of the whole experiment.
   RealProcessRunner proc;
   const fs::path single_log = dir / "single.log";
-  auto single = proc.run({.argv = {FOLIOLAB_CLI, "run", yaml.string(), "--results", (dir / "single").string(),
+  auto single = proc.run({.argv = {foliolab::cli_binary(), "run", yaml.string(), "--results", (dir / "single").string(),
                                    "-j", "2", "--quiet"},
                           .log_path = single_log, .timeout = 60min});
   ASSERT_TRUE(single.ok()) << single.describe() << "\n" << tail_lines(single_log, 30);
@@ -293,7 +295,7 @@ TEST(E2ESlurm, ArrayJobOfFourShardsMergesIntoTheRunsOfOnePlainRun) {
   ASSERT_TRUE(started.ok()) << started.error().message;
   auto submit = slurm.client({(kRoot / "examples/slurm/submit.sh").string(), yaml.string(), "4",
                               (dir / "sharded").string()},
-                             {{"FOLIOLAB", FOLIOLAB_CLI}});
+                             {{"FOLIOLAB", foliolab::cli_binary()}});
   ASSERT_TRUE(submit.ok()) << submit.describe() << ": " << submit.output;
   std::smatch ids;
   ASSERT_TRUE(std::regex_search(submit.output, ids, std::regex(R"(shards: (\d+)\nmerge: (\d+))"))) << submit.output;
@@ -350,14 +352,14 @@ TEST(E2ESlurm, ArrayJobOfFourShardsMergesIntoTheRunsOfOnePlainRun) {
   for (const auto& [id, summary] : run_summary(merged.records)) EXPECT_EQ(summary, "ok reps=2") << id;
 
   // The merged session reads like any other: report, compare against the plain run, index.
-  auto report = proc.run({.argv = {FOLIOLAB_CLI, "report", merged.store->dir().string()}, .capture = true});
+  auto report = proc.run({.argv = {foliolab::cli_binary(), "report", merged.store->dir().string()}, .capture = true});
   EXPECT_TRUE(report.ok()) << report.describe() << "\n" << report.output;
-  auto compare = proc.run({.argv = {FOLIOLAB_CLI, "compare", reference.store->dir().string(),
+  auto compare = proc.run({.argv = {foliolab::cli_binary(), "compare", reference.store->dir().string(),
                                     merged.store->dir().string()},
                            .capture = true});
   EXPECT_TRUE(compare.ok()) << compare.describe() << "\n" << compare.output;
   EXPECT_EQ(compare.output.find("warning: BASE ran on"), std::string::npos) << compare.output;  // one host
-  auto index = proc.run({.argv = {FOLIOLAB_CLI, "index", "rebuild", (dir / "sharded" / "merged").string()},
+  auto index = proc.run({.argv = {foliolab::cli_binary(), "index", "rebuild", (dir / "sharded" / "merged").string()},
                          .capture = true});
   EXPECT_TRUE(index.ok()) << index.output;
   EXPECT_NE(index.output.find("indexed 6 runs"), std::string::npos) << index.output;

@@ -7,7 +7,7 @@
 #include "image/custom_workload.h"
 #include "kernel/builder.h"
 #include "kernel/tree.h"
-#include "model/kselftest_catalog.h"
+#include "catalog/kselftest_catalog.h"
 #include "util/fs.h"
 #include "util/hash.h"
 

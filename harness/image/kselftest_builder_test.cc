@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "util/fs.h"
-#include "util/test_dir.h"
+#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {

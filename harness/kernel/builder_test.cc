@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "kernel/fake_make.h"
+#include "testing/fake_make.h"
 #include "util/fs.h"
-#include "util/test_dir.h"
+#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "kernel/tree_sync.h"
 #include "util/fs.h"
-#include "util/test_dir.h"
+#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {

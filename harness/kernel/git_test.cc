@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 
 #include "kernel/builder.h"
-#include "kernel/fake_make.h"
+#include "testing/fake_make.h"
 #include "kernel/source.h"
 #include "util/fs.h"
-#include "util/test_dir.h"
+#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "util/fs.h"
-#include "util/test_dir.h"
+#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "model/arch.h"
-#include "model/metric_catalog.h"
+#include "catalog/metric_catalog.h"
 
 namespace foliolab {
 

@@ -15,18 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "model/text.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace {
-
-// Returns early from the enclosing function with the error of a failed Status/Result.
-#define FL_TRY(expr)                                        \
-  do {                                                      \
-    if (auto fl_try_status = (expr); !fl_try_status.ok()) { \
-      return fl_try_status.error();                         \
-    }                                                       \
-  } while (0)
 
 using Keys = std::vector<std::string>;
 

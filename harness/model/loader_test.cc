@@ -1,3 +1,4 @@
+#include "util/build_info.h"
 #include "model/loader.h"
 
 #include <gmock/gmock.h>
@@ -6,7 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "model/text.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace {
@@ -149,7 +150,7 @@ workloads: [{name: fault}]
 }
 
 TEST(LoaderTest, LoadsQuickstartExample) {
-  auto exp = load_experiment(std::string(FOLIOLAB_SOURCE_DIR) + "/experiments/quickstart.yaml");
+  auto exp = load_experiment(std::string(foliolab::source_dir()) + "/experiments/quickstart.yaml");
   ASSERT_TRUE(exp.ok()) << exp.error().message;
   EXPECT_EQ(exp->name, "quickstart");
   ASSERT_EQ(exp->kernels.size(), 1u);
@@ -783,7 +784,7 @@ TEST(LoaderExpectTest, KnobLocations) {
 }
 
 TEST(LoaderExpectTest, QuickstartHasExpectations) {
-  auto exp = load_experiment(std::string(FOLIOLAB_SOURCE_DIR) + "/experiments/quickstart.yaml");
+  auto exp = load_experiment(std::string(foliolab::source_dir()) + "/experiments/quickstart.yaml");
   ASSERT_TRUE(exp.ok()) << exp.error().message;
   ASSERT_EQ(exp->expectations.size(), 3u);
   EXPECT_EQ(exp->expectations[0].metric, "mthp.64kB.anon_fault_alloc");

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "model/text.h"
+#include "util/text.h"
 #include "util/hash.h"
 
 namespace foliolab {

@@ -1,3 +1,4 @@
+#include "util/build_info.h"
 #include "model/matrix.h"
 
 #include <gmock/gmock.h>
@@ -185,7 +186,7 @@ TEST(MatrixTest, FormatPlanListsEveryRun) {
 }
 
 TEST(MatrixTest, QuickstartExampleExpandsToFourRuns) {
-  auto exp = load_experiment(std::string(FOLIOLAB_SOURCE_DIR) + "/experiments/quickstart.yaml");
+  auto exp = load_experiment(std::string(foliolab::source_dir()) + "/experiments/quickstart.yaml");
   ASSERT_TRUE(exp.ok()) << exp.error().message;
   EXPECT_EQ(expand(*exp).size(), 4u);
   // Same content as kTwoByTwo except timeout and description: same ids.

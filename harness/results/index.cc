@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "model/text.h"
+#include "util/text.h"
 #include "results/record_codec.h"
 #include "util/fs.h"
 

@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "results/record_fixture.h"
+#include "testing/record_fixture.h"
 #include "results/store.h"
 #include "util/fs.h"
-#include "util/test_dir.h"
+#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {

@@ -342,7 +342,7 @@ json encode_record(const RunRecord& r) {
               {"deltas", rep.deltas}};
     if (!rep.tests.empty()) {
       json tests = json::array();
-      for (const TestOutcome& t : rep.tests) {
+      for (const SubtestOutcome& t : rep.tests) {
         tests.push_back(
             {{"number", t.number}, {"name", t.name}, {"status", t.status}, {"reason", t.reason}});
       }

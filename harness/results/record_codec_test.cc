@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "results/record_fixture.h"
+#include "testing/record_fixture.h"
 
 namespace foliolab {
 namespace {

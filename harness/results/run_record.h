@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/experiment.h"  // KeyValues, MachineSpec
-#include "model/test_outcome.h"
+#include "model/subtest_outcome.h"
 
 namespace foliolab {
 
@@ -90,7 +90,7 @@ struct Repetition {
   int64_t wall_ns = 0, exit_status = 0, signal = 0;
   std::map<std::string, double> metrics;  // workload metrics
   std::map<std::string, int64_t> deltas;  // counter deltas around the rep (vmstat., mthp., ...)
-  std::vector<TestOutcome> tests;         // a test-suite workload's tests (TAP), in order
+  std::vector<SubtestOutcome> tests;         // a test-suite workload's tests (TAP), in order
 };
 
 // Who is to blame for a failed run.

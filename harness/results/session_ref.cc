@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "model/text.h"
+#include "util/text.h"
 #include "results/store.h"
 #include "util/fs.h"
 

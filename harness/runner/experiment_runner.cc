@@ -11,11 +11,11 @@
 #include <thread>
 #include <tuple>
 
-#include "guest/job.h"
-#include "guest/protocol.h"
-#include "guest/run_report.h"
+#include "protocol/job.h"
+#include "protocol/protocol.h"
+#include "protocol/run_report.h"
 #include "image/custom_workload.h"
-#include "model/kselftest_catalog.h"
+#include "catalog/kselftest_catalog.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/matrix.h"

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "guest/backend.h"
-#include "guest/run_report.h"
+#include "backend/backend.h"
+#include "protocol/run_report.h"
 #include "image/image_builder.h"
 #include "image/kselftest_builder.h"
 #include "kernel/builder.h"

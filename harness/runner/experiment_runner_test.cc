@@ -8,13 +8,13 @@
 #include <functional>
 #include <map>
 
-#include "guest/stream_builder.h"
+#include "testing/stream_builder.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "model/shard.h"
 #include "util/fs.h"
 #include "results/record_codec.h"
-#include "util/test_dir.h"
+#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {

@@ -2,8 +2,8 @@
 // and image artifacts, the boot outcome and the guest's report.
 #pragma once
 
-#include "guest/backend.h"
-#include "guest/run_report.h"
+#include "backend/backend.h"
+#include "protocol/run_report.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"

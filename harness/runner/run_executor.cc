@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <fmt/format.h>
 
-#include "guest/job.h"
-#include "guest/run_report.h"
+#include "protocol/job.h"
+#include "protocol/run_report.h"
 #include "runner/experiment_runner.h"
 #include "runner/record_builder.h"
 #include "util/fs.h"

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "guest/accel_probe.h"
-#include "guest/backend.h"
+#include "backend/accel_probe.h"
+#include "backend/backend.h"
 #include "image/cpio.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"

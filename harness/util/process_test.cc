@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "util/fs.h"
-#include "util/test_dir.h"
+#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {

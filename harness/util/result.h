@@ -9,11 +9,31 @@
 
 namespace foliolab {
 
+// Whose fault a failure is, which decides the exit status: the user's input (2), or the
+// environment foliolab runs in (3: a directory that cannot be created, a missing tool, an I/O
+// error on a file the user did not name) and foliolab itself (3, a bug).
+enum class ErrorKind { kInput, kEnvironment, kInternal };
+
 struct Error {
   std::string message;
+  ErrorKind kind = ErrorKind::kInput;
 };
 
 inline Error make_error(std::string message) { return Error{std::move(message)}; }
+// An environment failure: the message names what was being done and the path.
+inline Error make_env_error(std::string message) {
+  return Error{std::move(message), ErrorKind::kEnvironment};
+}
+inline Error make_internal_error(std::string message) {
+  return Error{std::move(message), ErrorKind::kInternal};
+}
+
+// Returns the error of `expr` (a Status or Result) from the enclosing function.
+#define FL_TRY(expr)                                     \
+  do {                                                   \
+    if (auto fl_try_status_ = (expr); !fl_try_status_.ok()) \
+      return fl_try_status_.error();                     \
+  } while (0)
 
 template <class T>
 class [[nodiscard]] Result {

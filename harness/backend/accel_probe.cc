@@ -1,0 +1,171 @@
+#include "backend/accel_probe.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "protocol/run_report.h"
+#include "util/fs.h"
+#include "util/hash.h"
+
+namespace foliolab {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr int kVerdictSchema = 1;
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+// The last non-empty lines of `text`, joined with " | ", at most `max_chars` from the end.
+std::string fold_tail(const std::string& text, size_t max_chars = 600) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = trim(text.substr(start, nl - start));
+    if (!line.empty()) out += (out.empty() ? "" : " | ") + line;
+    start = nl + 1;
+  }
+  if (out.size() > max_chars) out = "..." + out.substr(out.size() - max_chars);
+  return out;
+}
+
+// What identifies "this host, this QEMU, this guest arch" for caching a verdict.
+struct ProbeKey {
+  std::string qemu_path;
+  std::string text;  // human-readable, stored beside the verdict
+  std::string hash;
+};
+
+Result<ProbeKey> probe_key(ProcessRunner& runner, Arch arch, const AccelProbeOptions& opt) {
+  const std::string bin(arch_info(arch).qemu_binary);
+  ProbeKey key;
+  key.qemu_path = find_program(bin);
+  if (key.qemu_path.empty()) return make_error(bin + " not found in PATH; scripts/setup.sh installs it");
+  struct stat st {};
+  if (::stat(key.qemu_path.c_str(), &st) != 0) return make_error(fmt_errno("stat " + key.qemu_path));
+  ProcessResult v = runner.run({.argv = {key.qemu_path, "--version"}, .capture = true,
+                                .timeout = std::chrono::seconds(60)});
+  if (!v.ok()) return make_error(fmt::format("{} --version: {}", key.qemu_path, v.describe()));
+  const std::string version = v.output.substr(0, v.output.find('\n'));
+  std::string boot_id = "unknown";
+  if (auto b = read_file(opt.boot_id_file); b.ok()) boot_id = trim(*b);
+  char host[256] = {};
+  (void)::gethostname(host, sizeof host - 1);
+  key.text = fmt::format("host {} boot {}; {} ({} bytes, mtime {}.{:09}); {}; guest {}", host, boot_id,
+                         key.qemu_path, static_cast<long long>(st.st_size),
+                         static_cast<long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec, version,
+                         arch_info(arch).name);
+  key.hash = sha256_hex(key.text).substr(0, 16);
+  return key;
+}
+
+}  // namespace
+
+std::string emulator_failure(const ProcessResult& r, const fs::path& qemu_log) {
+  std::string out = r.describe();
+  auto log = read_file(qemu_log);
+  if (log.ok()) {
+    std::string tail = fold_tail(tail_lines(qemu_log, 6));
+    if (!tail.empty()) out += "; " + qemu_log.filename().string() + ": " + tail;
+  }
+  return out;
+}
+
+AccelProbe::AccelProbe(ProcessRunner& runner, AccelProbeOptions options)
+    : runner_(runner), opt_(std::move(options)) {}
+
+Result<AccelVerdict> accel_without_kvm(const AccelRequest& req, const std::string& why) {
+  if (req.choice == AccelChoice::kKvm) {
+    return make_error(fmt::format("accel kvm was requested for {} guests, but {}", arch_info(req.arch).name, why));
+  }
+  return AccelVerdict{Accel::kTcg, "auto: " + why};
+}
+
+Result<AccelVerdict> AccelProbe::resolve(const AccelRequest& req) {
+  const std::string arch(arch_info(req.arch).name);
+  if (req.choice == AccelChoice::kTcg) return AccelVerdict{Accel::kTcg, "tcg requested"};
+  if (req.arch != host_arch()) {
+    return accel_without_kvm(
+        req, fmt::format("an {} guest cannot use KVM on an {} host", arch, arch_info(host_arch()).name));
+  }
+  int fd = ::open(opt_.kvm_device.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return accel_without_kvm(req, fmt_errno(opt_.kvm_device.string()));
+  ::close(fd);
+  auto verdict = probe(req.arch, req.images);
+  if (!verdict.ok()) return verdict.error();
+  if (verdict->accel == Accel::kTcg) return accel_without_kvm(req, verdict->reason);
+  return verdict;
+}
+
+Result<AccelVerdict> AccelProbe::probe(Arch arch, const std::function<Result<ProbeImages>()>& images) {
+  auto key = probe_key(runner_, arch, opt_);
+  if (!key.ok()) return key.error();
+  const fs::path dir = opt_.cache_dir / "accel";
+  const std::string stem = fmt::format("{}-{}", arch_info(arch).name, key->hash);
+  const fs::path verdict_file = dir / (stem + ".json");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return make_error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  auto load_cached = [&]() -> std::optional<AccelVerdict> {
+    auto text = read_file(verdict_file);
+    if (!text.ok()) return std::nullopt;
+    json j = json::parse(*text, nullptr, false);
+    if (!j.is_object() || j.value("schema", 0) != kVerdictSchema) return std::nullopt;
+    const std::string accel = j.value("accel", "");
+    if (accel != "kvm" && accel != "tcg") return std::nullopt;
+    return AccelVerdict{accel == "kvm" ? Accel::kKvm : Accel::kTcg,
+                        j.value("reason", "") + " (cached: " + verdict_file.string() + ")", true};
+  };
+  if (auto v = load_cached()) return *v;
+  FileLock lock(dir / (stem + ".lock"));
+  if (auto v = load_cached()) return *v;  // probed by another foliolab while we waited
+
+  auto img = images();
+  if (!img.ok()) return img.error();
+  const fs::path work = dir / stem;
+  fs::remove_all(work, ec);
+  fs::create_directories(work, ec);
+  const fs::path console = work / "console.log", records = work / "records.bin", log = work / "qemu.log";
+  QemuLaunch launch{.arch = arch, .accel = Accel::kKvm, .machine = MachineSpec{.cpus = 1, .memory_mb = 256},
+                    .kernel = img->kernel, .initrd = img->initrd, .cmdline = kernel_cmdline(arch, ""),
+                    .console_log = console, .results_file = records, .prealloc = false};
+  ProcessResult r = runner_.run({.argv = qemu_argv(launch), .log_path = log, .timeout = opt_.deadline,
+                                 .kill_grace = std::chrono::seconds(2)});
+  if (!r.spawn_error.empty()) return make_error(fmt::format("cannot start {}: {}", key->qemu_path, r.spawn_error));
+  auto bytes = read_file(records);
+  const RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string());
+  AccelVerdict v;
+  if (report.has_hello) {
+    v = {Accel::kKvm, fmt::format("a KVM probe boot reached the guest agent in {:.1f}s", r.elapsed.count() / 1000.0)};
+  } else if (r.timed_out) {
+    auto text = read_file(console);
+    const std::string last = text.ok() ? fold_tail(tail_lines(console, 1), 160) : "";
+    v = {Accel::kTcg, last.empty()
+                          ? fmt::format("under KVM the guest printed nothing within {}s", opt_.deadline.count())
+                          : fmt::format("under KVM the guest did not reach its init within {}s (last console line: {})",
+                                        opt_.deadline.count(), last)};
+  } else if (!r.ok()) {
+    v = {Accel::kTcg, "QEMU with -accel kvm " + emulator_failure(r, log)};
+  } else {
+    v = {Accel::kTcg, "QEMU with -accel kvm exited before the guest agent started; " + emulator_failure(r, log)};
+  }
+  json j = {{"schema", kVerdictSchema}, {"accel", accel_name(v.accel)}, {"reason", v.reason},
+            {"key", key->text}, {"probed_at", utc_stamp()}, {"logs", work.string()},
+            {"command", format_argv(qemu_argv(launch))}};
+  if (auto st = write_file_atomic(verdict_file, j.dump(2) + "\n"); !st.ok()) return st.error();
+  return v;
+}
+
+}  // namespace foliolab

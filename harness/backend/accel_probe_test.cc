@@ -1,0 +1,144 @@
+#include "backend/accel_probe.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "testing/stream_builder.h"
+#include "util/fs.h"
+#include "testing/temp_dir.h"
+
+namespace foliolab {
+namespace {
+namespace fs = std::filesystem;
+
+// Plays QEMU: answers --version, and a probe boot either reaches the agent (a hello record on
+// the results port), aborts like QEMU 7.2 under broken nested KVM, or never prints.
+class FakeQemu : public ProcessRunner {
+ public:
+  enum class Guest { kBoots, kAborts, kSilent };
+  Guest guest = Guest::kBoots;
+  int boots = 0;
+  std::vector<std::string> last_argv;
+
+  ProcessResult run(const ProcessSpec& spec) override {
+    ProcessResult r;
+    r.exit_code = 0;
+    if (spec.argv.size() == 2 && spec.argv[1] == "--version") {
+      r.output = "QEMU emulator version 7.2.22\n";
+      return r;
+    }
+    ++boots;
+    last_argv = spec.argv;
+    std::string records;
+    for (const auto& a : spec.argv) {
+      if (a.rfind("file,id=results,path=", 0) == 0) records = a.substr(21);
+    }
+    EXPECT_FALSE(records.empty());
+    switch (guest) {
+      case Guest::kBoots:
+        EXPECT_TRUE(write_file_atomic(records, StreamBuilder().hello().bytes()).ok());
+        break;
+      case Guest::kAborts:
+        EXPECT_TRUE(write_file_atomic(spec.log_path, "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69\n").ok());
+        r.exit_code = -1;
+        r.signal = 6;
+        break;
+      case Guest::kSilent:
+        r.timed_out = true;
+        r.signal = 15;
+        break;
+    }
+    return r;
+  }
+};
+
+class AccelProbeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fresh_test_dir("foliolab-accel");
+    ASSERT_TRUE(write_file_atomic(dir_ / "kvm", "").ok());  // a device stand-in that opens
+    ASSERT_TRUE(write_file_atomic(dir_ / "boot_id", "boot-1\n").ok());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  AccelProbeOptions options() {
+    return {.cache_dir = dir_ / "cache", .kvm_device = dir_ / "kvm", .boot_id_file = dir_ / "boot_id"};
+  }
+  AccelRequest request(AccelChoice choice, Arch arch = host_arch()) {
+    return {.choice = choice, .arch = arch, .images = [this]() -> Result<ProbeImages> {
+              ++image_builds_;
+              return ProbeImages{dir_ / "bzImage", dir_ / "initrd.cpio"};
+            }};
+  }
+  fs::path dir_;
+  int image_builds_ = 0;
+};
+
+TEST_F(AccelProbeTest, KvmWhenTheProbeBootReachesTheAgentAndTheVerdictIsCached) {
+  FakeQemu qemu;
+  AccelProbe probe(qemu, options());
+  auto v = probe.resolve(request(AccelChoice::kAuto));
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(v->accel, Accel::kKvm);
+  EXPECT_NE(v->reason.find("reached the guest agent"), std::string::npos) << v->reason;
+  EXPECT_FALSE(v->cached);
+  // The probe boots exactly what runs boot: -accel kvm and -cpu host.
+  const std::string argv = format_argv(qemu.last_argv);
+  EXPECT_NE(argv.find("-accel kvm -cpu host"), std::string::npos) << argv;
+  auto again = AccelProbe(qemu, options()).resolve(request(AccelChoice::kKvm));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->accel, Accel::kKvm);
+  EXPECT_TRUE(again->cached);
+  EXPECT_EQ(qemu.boots, 1);
+  EXPECT_EQ(image_builds_, 1);
+}
+
+TEST_F(AccelProbeTest, ARebootProbesAgain) {
+  FakeQemu qemu;
+  ASSERT_TRUE(AccelProbe(qemu, options()).resolve(request(AccelChoice::kAuto)).ok());
+  ASSERT_TRUE(write_file_atomic(dir_ / "boot_id", "boot-2\n").ok());
+  qemu.guest = FakeQemu::Guest::kSilent;
+  auto v = AccelProbe(qemu, options()).resolve(request(AccelChoice::kAuto));
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(qemu.boots, 2);
+  EXPECT_EQ(v->accel, Accel::kTcg);
+  EXPECT_EQ(v->reason, "auto: under KVM the guest printed nothing within 30s");
+}
+
+TEST_F(AccelProbeTest, AbortingQemuFallsBackToTcgInItsOwnWordsOrIsAnErrorWhenKvmWasAsked) {
+  FakeQemu qemu;
+  qemu.guest = FakeQemu::Guest::kAborts;
+  auto v = AccelProbe(qemu, options()).resolve(request(AccelChoice::kAuto));
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->accel, Accel::kTcg);
+  EXPECT_EQ(v->reason, "auto: QEMU with -accel kvm killed by signal 6 (Aborted); qemu.log: "
+                       "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69");
+  auto kvm = AccelProbe(qemu, options()).resolve(request(AccelChoice::kKvm));
+  ASSERT_FALSE(kvm.ok());
+  EXPECT_NE(kvm.error().message.find(fmt::format("accel kvm was requested for {} guests, but QEMU with -accel "
+                                                 "kvm killed by signal 6", arch_info(host_arch()).name)),
+            std::string::npos) << kvm.error().message;
+}
+
+TEST_F(AccelProbeTest, NoDeviceForeignArchAndTcgNeedNoProbe) {
+  FakeQemu qemu;
+  AccelProbeOptions opt = options();
+  opt.kvm_device = dir_ / "absent";
+  auto none = AccelProbe(qemu, opt).resolve(request(AccelChoice::kAuto));
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->reason, "auto: " + (dir_ / "absent").string() + ": No such file or directory");
+  const Arch other = host_arch() == Arch::kX86_64 ? Arch::kArm64 : Arch::kX86_64;
+  auto foreign = AccelProbe(qemu, options()).resolve(request(AccelChoice::kAuto, other));
+  ASSERT_TRUE(foreign.ok());
+  EXPECT_EQ(foreign->reason, fmt::format("auto: an {} guest cannot use KVM on an {} host", arch_info(other).name,
+                                         arch_info(host_arch()).name));
+  EXPECT_FALSE(AccelProbe(qemu, options()).resolve(request(AccelChoice::kKvm, other)).ok());
+  auto tcg = AccelProbe(qemu, options()).resolve(request(AccelChoice::kTcg));
+  ASSERT_TRUE(tcg.ok());
+  EXPECT_EQ(tcg->accel, Accel::kTcg);
+  EXPECT_EQ(qemu.boots, 0);
+  EXPECT_EQ(image_builds_, 0);
+}
+
+}  // namespace
+}  // namespace foliolab

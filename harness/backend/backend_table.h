@@ -1,0 +1,56 @@
+// The backends `machine.backend:` and `run --backend` can name, and what each needs. The planner
+// reads the needs (the host backend builds no kernel and writes no initrd; it never runs beside
+// another run); the CLI makes the backend through the entry's factory.
+//
+// Adding a backend is one entry in backend_table() (backend_table.cc) plus its class: name,
+// doc, needs, transport and a factory taking BackendContext. A backend option from the command
+// line (e.g. libvirt's --connect URI) goes into BackendContext.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/backend.h"
+#include "model/experiment.h"
+#include "util/process.h"
+#include "util/result.h"
+
+namespace foliolab {
+
+// How the agent's record stream reaches the host.
+enum class ResultTransport {
+  kVirtioSerialFile,  // a virtio-serial port the emulator writes into a host file
+  kInheritedFd,       // a host file the agent inherits as a descriptor (FOLIOLAB_RESULTS_FD)
+  kLibvirtChannel,    // a virtio-serial channel: a host file for a local URI, a libvirt stream for a remote one
+};
+std::string_view transport_name(ResultTransport t);
+
+struct BackendContext {
+  ProcessRunner& runner;
+  std::filesystem::path cache;  // foliolab's cache root (accel verdicts; <cache>/host state)
+  std::string connect;          // a hypervisor URI for backends that take one (--connect; "": default)
+};
+
+struct BackendEntry {
+  std::string_view name;
+  std::string_view doc;
+  BackendNeeds needs;
+  ResultTransport transport;
+  std::function<Result<std::unique_ptr<Backend>>(const BackendContext&)> factory;  // e.g. cannot connect
+};
+
+const std::vector<BackendEntry>& backend_table();
+const BackendEntry* find_backend(std::string_view name);
+std::vector<std::string> backend_names();
+
+// machine.backend names a backend of the table; a located error with "did you mean" otherwise.
+Status validate_backend(const Experiment& exp);
+
+// The host backend's state directory (restore journal and lock) under a cache root.
+std::filesystem::path host_state_dir(const std::filesystem::path& cache);
+
+}  // namespace foliolab

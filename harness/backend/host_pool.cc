@@ -1,0 +1,267 @@
+#include "backend/host_pool.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "util/fs.h"
+#include "util/process.h"
+
+namespace foliolab {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kMaxSlots = 1024;
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\n");
+  if (b == std::string_view::npos) return "";
+  const auto e = s.find_last_not_of(" \t\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+Status check_uri(const std::string& uri) {
+  if (uri.find("://") == std::string::npos) {
+    return make_error(fmt::format("'{}' is not a libvirt URI (e.g. qemu:///system, qemu+ssh://root@lab/system)", uri));
+  }
+  return {};
+}
+
+Status check_unique(const std::vector<PoolHost>& hosts) {
+  std::set<std::string> seen;
+  for (const PoolHost& h : hosts) {
+    if (!seen.insert(h.uri).second) {
+      return make_error(fmt::format("host {} is listed twice (give it more slots instead: {}*N)", h.uri, h.uri));
+    }
+  }
+  return {};
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : std::string(sep)) + i;
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<PoolHost>> parse_hosts(std::string_view text) {
+  std::vector<PoolHost> hosts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = trim(text.substr(start, comma - start));
+    start = comma + 1;
+    if (item.empty()) return make_error(fmt::format("--hosts '{}': an empty item", text));
+    PoolHost h{.uri = item};
+    if (const auto star = item.rfind('*'); star != std::string::npos) {
+      h.uri = trim(item.substr(0, star));
+      const std::string n = trim(item.substr(star + 1));
+      int slots = 0;
+      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), slots);
+      if (ec != std::errc() || end != n.data() + n.size() || slots < 1 || slots > kMaxSlots) {
+        return make_error(fmt::format("--hosts item '{}': slots after '*' must be a whole number from 1 to {}",
+                                      item, kMaxSlots));
+      }
+      h.slots = slots;
+    }
+    if (auto st = check_uri(h.uri); !st.ok()) return make_error("--hosts item '" + item + "': " + st.error().message);
+    hosts.push_back(std::move(h));
+  }
+  if (auto st = check_unique(hosts); !st.ok()) return make_error("--hosts: " + st.error().message);
+  return hosts;
+}
+
+Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text, const std::string& file_name) {
+  auto at = [&](const YAML::Node& n, const std::string& key, const std::string& msg) {
+    const YAML::Mark m = n.Mark();
+    return make_error(fmt::format("{}:{}:{}: {}: {}", file_name, m.line + 1, m.column + 1, key, msg));
+  };
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::ParserException& e) {
+    return make_error(fmt::format("{}:{}:{}: {}", file_name, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (!root.IsMap() || !root["hosts"]) {
+    return make_error(fmt::format("{}: expected a map with `hosts: [{{uri: URI, slots: N}}, ...]`", file_name));
+  }
+  for (const auto& kv : root) {
+    if (kv.first.as<std::string>() != "hosts") return at(kv.first, kv.first.as<std::string>(), "unknown key (valid: hosts)");
+  }
+  const YAML::Node list = root["hosts"];
+  if (!list.IsSequence() || list.size() == 0) return at(list, "hosts", "a non-empty list of {uri, slots}");
+  std::vector<PoolHost> hosts;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node item = list[i];
+    const std::string key = fmt::format("hosts[{}]", i);
+    if (item.IsScalar()) {  // a bare URI
+      PoolHost h{.uri = item.as<std::string>()};
+      if (auto st = check_uri(h.uri); !st.ok()) return at(item, key, st.error().message);
+      hosts.push_back(h);
+      continue;
+    }
+    if (!item.IsMap()) return at(item, key, "a URI or {uri: URI, slots: N}");
+    PoolHost h;
+    for (const auto& kv : item) {
+      const std::string k = kv.first.as<std::string>();
+      if (k == "uri") {
+        if (!kv.second.IsScalar()) return at(kv.second, key + ".uri", "a libvirt URI");
+        h.uri = kv.second.as<std::string>();
+        if (auto st = check_uri(h.uri); !st.ok()) return at(kv.second, key + ".uri", st.error().message);
+      } else if (k == "slots") {
+        int n = 0;
+        try {
+          n = kv.second.as<int>();
+        } catch (const YAML::Exception&) {
+          n = 0;
+        }
+        if (n < 1 || n > kMaxSlots) return at(kv.second, key + ".slots", fmt::format("a whole number from 1 to {}", kMaxSlots));
+        h.slots = n;
+      } else {
+        return at(kv.first, key + "." + k, "unknown key (valid: uri, slots)");
+      }
+    }
+    if (h.uri.empty()) return at(item, key + ".uri", "missing");
+    hosts.push_back(std::move(h));
+  }
+  if (auto st = check_unique(hosts); !st.ok()) return make_error(file_name + ": " + st.error().message);
+  return hosts;
+}
+
+Result<std::vector<PoolHost>> load_hosts(const std::string& value) {
+  std::error_code ec;
+  if (value.find("://") == std::string::npos && fs::is_regular_file(value, ec)) {
+    auto text = read_file(value);
+    if (!text.ok()) return make_error("--hosts " + value + ": " + text.error().message);
+    return parse_hosts_file(*text, value);
+  }
+  return parse_hosts(value);
+}
+
+Result<std::unique_ptr<PoolBackend>> PoolBackend::open(const std::vector<PoolHost>& hosts, const Factory& factory,
+                                                       std::vector<std::string>& warnings) {
+  std::vector<Member> members;
+  std::vector<std::string> failures;
+  for (const PoolHost& h : hosts) {
+    auto b = factory(h);
+    if (!b.ok()) {
+      failures.push_back(b.error().message);
+      warnings.push_back(fmt::format("host {} left out of the pool: {}", h.uri, b.error().message));
+      continue;
+    }
+    members.push_back(Member{.host = h, .backend = std::move(*b)});
+  }
+  if (members.empty()) return make_error("no host of the pool can be reached: " + join(failures, "; "));
+  return std::unique_ptr<PoolBackend>(new PoolBackend(std::move(members)));
+}
+
+std::string PoolBackend::name() const { return members_.front().backend->name(); }
+
+Status PoolBackend::preflight(const Experiment& exp, const std::vector<Run>& runs) {
+  for (Member& m : members_) {
+    if (auto st = m.backend->preflight(exp, runs); !st.ok()) return make_error(m.host.uri + ": " + st.error().message);
+  }
+  return {};
+}
+
+Result<AccelVerdict> PoolBackend::resolve_accel(const AccelRequest& req) {
+  std::vector<std::string> why;
+  bool all_kvm = true;
+  for (Member& m : members_) {
+    if (m.lost) continue;
+    auto v = m.backend->resolve_accel(req);
+    if (!v.ok()) return make_error(m.host.uri + ": " + v.error().message);
+    all_kvm = all_kvm && v->accel == Accel::kKvm;
+    why.push_back(m.host.uri + ": " + v->reason);
+  }
+  if (all_kvm) return AccelVerdict{Accel::kKvm, "kvm on every host of the pool (" + join(why, "; ") + ")"};
+  if (req.choice == AccelChoice::kTcg) return AccelVerdict{Accel::kTcg, "tcg requested"};
+  return accel_without_kvm(req, "not every host of the pool can run kvm, and one matrix does not mix KVM and "
+                                "TCG timings (" + join(why, "; ") + ")");
+}
+
+int PoolBackend::slots() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  int n = 0;
+  for (const Member& m : members_) n += m.lost ? 0 : m.host.slots;
+  return n;
+}
+
+std::vector<PoolHostUse> PoolBackend::usage() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<PoolHostUse> out;
+  for (const Member& m : members_) out.push_back({m.host.uri, m.host.slots, m.runs, m.lost, m.lost_why});
+  return out;
+}
+
+Status PoolBackend::reachable() {
+  return slots() > 0 ? Status() : make_error("every host of the pool is lost");
+}
+
+PoolBackend::Member* PoolBackend::acquire() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    Member* best = nullptr;
+    bool any_live = false;
+    for (Member& m : members_) {
+      if (m.lost) continue;
+      any_live = true;
+      const int free = m.host.slots - m.busy;
+      if (free > 0 && (!best || free > best->host.slots - best->busy)) best = &m;
+    }
+    if (!any_live) return nullptr;
+    if (best) {
+      ++best->busy;
+      return best;
+    }
+    // Every live slot is taken (a lost host shrank the pool below the executor's -j).
+    cv_.wait(lock);
+  }
+}
+
+void PoolBackend::release(Member* m, bool ran) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --m->busy;
+    if (ran) ++m->runs;
+  }
+  cv_.notify_all();
+}
+
+Result<BootOutcome> PoolBackend::boot(const BootRequest& req) {
+  std::vector<std::string> lost;
+  while (true) {
+    Member* m = acquire();
+    if (!m) {
+      return make_error(fmt::format("every host of the pool is lost ({}); the run is not recorded and "
+                                    "--resume reruns it", join(lost, "; ")));
+    }
+    auto out = m->backend->boot(req);
+    if (out.ok()) {
+      release(m, true);
+      out->lost_hosts = lost;
+      return out;
+    }
+    Status alive = m->backend->reachable();
+    if (alive.ok() || cancel_requested()) {
+      release(m, false);
+      return make_error(m->host.uri + ": " + out.error().message);  // this boot failed, not the host
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      m->lost = true;
+      m->lost_why = out.error().message;
+    }
+    const std::string& why = out.error().message;  // libvirt's errors name the URI already
+    lost.push_back(why.find(m->host.uri) != std::string::npos ? why : m->host.uri + ": " + why);
+    release(m, false);
+  }
+}
+
+}  // namespace foliolab

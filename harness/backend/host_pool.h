@@ -1,0 +1,88 @@
+// A pool of libvirt hosts behind one Backend: `run --hosts URI[*slots],URI...` or a hosts file.
+//
+// Each boot goes to the live host with the most free slots (the first listed on a tie), so a
+// matrix spreads by capacity; the executor runs as many guests at once as the pool has slots.
+// A host whose connection is lost mid-boot (libvirtd killed or restarted, the network gone) is
+// taken out of the pool for the rest of the session and the boot is retried on another host,
+// inside the same boot() call: the run gets one record, which names the lost host
+// (BootOutcome::lost_hosts). Only when every host is lost does boot() fail, which the executor
+// treats as a host failure (no record, the matrix stops, --resume reruns the run).
+//
+// Pure apart from the member backends, which come from a factory: the unit tests pool fakes.
+#pragma once
+
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/backend.h"
+#include "util/result.h"
+
+namespace foliolab {
+
+struct PoolHost {
+  std::string uri;
+  int slots = 1;  // guests at once on this host
+};
+
+// "qemu:///system*2,qemu+ssh://root@lab2/system*4" (slots default to 1). Errors name the item.
+Result<std::vector<PoolHost>> parse_hosts(std::string_view text);
+// A YAML file `hosts: [{uri: URI, slots: N}, ...]`; errors name file, line and key.
+Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text, const std::string& file_name);
+// --hosts: a file when the value names an existing file, else the comma list.
+Result<std::vector<PoolHost>> load_hosts(const std::string& value);
+
+// What the pool did per host, for the session's closing lines.
+struct PoolHostUse {
+  std::string uri;
+  int slots = 0;
+  int runs = 0;        // boots that ended on this host (whatever the guest did)
+  bool lost = false;
+  std::string lost_why;
+};
+
+class PoolBackend : public Backend {
+ public:
+  using Factory = std::function<Result<std::unique_ptr<Backend>>(const PoolHost&)>;
+
+  // Connects every host; one that cannot be reached is left out with a warning (in
+  // `warnings`); no reachable host at all is an error naming each.
+  static Result<std::unique_ptr<PoolBackend>> open(const std::vector<PoolHost>& hosts, const Factory& factory,
+                                                  std::vector<std::string>& warnings);
+
+  std::string name() const override;
+  Status preflight(const Experiment& exp, const std::vector<Run>& runs) override;
+  // The same accelerator for every host: kvm only when each live host grants it (a matrix
+  // must not mix KVM and TCG timings); otherwise tcg, or an error for an explicit `kvm`.
+  Result<AccelVerdict> resolve_accel(const AccelRequest& req) override;
+  Result<BootOutcome> boot(const BootRequest& req) override;
+  Status reachable() override;
+
+  int slots() const;  // of the live hosts
+  std::vector<PoolHostUse> usage() const;
+
+ private:
+  struct Member {
+    PoolHost host;
+    std::unique_ptr<Backend> backend;
+    int busy = 0;
+    int runs = 0;
+    bool lost = false;
+    std::string lost_why;
+  };
+  explicit PoolBackend(std::vector<Member> members) : members_(std::move(members)) {}
+  // The live member with the most free slots, waiting for one; nullptr when none is live.
+  Member* acquire();
+  void release(Member* m, bool ran);
+
+  std::vector<Member> members_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+};
+
+}  // namespace foliolab

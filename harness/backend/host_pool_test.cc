@@ -1,0 +1,202 @@
+#include "backend/host_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <thread>
+
+namespace foliolab {
+namespace {
+
+// A host whose boots succeed, block until opened, or fail with the host going away.
+struct FakeHost {
+  std::string uri;
+  Accel accel = Accel::kTcg;
+  bool lose_on_boot = false;  // the next boot fails and the host is unreachable from then on
+  bool fail_boot = false;     // the next boot fails, the host stays
+  bool block = false;         // boots wait for open_gate()
+  std::atomic<bool> lost{false};
+  std::atomic<int> inside{0};
+  std::mutex mu;
+  std::condition_variable cv;
+  bool gate_open = false;
+  void open_gate() {
+    std::lock_guard<std::mutex> lock(mu);
+    gate_open = true;
+    cv.notify_all();
+  }
+};
+
+class FakeBackend : public Backend {
+ public:
+  explicit FakeBackend(FakeHost& h) : h_(h) {}
+  std::string name() const override { return "libvirt"; }
+  Result<AccelVerdict> resolve_accel(const AccelRequest&) override {
+    return AccelVerdict{h_.accel, h_.uri + " says " + (h_.accel == Accel::kKvm ? "kvm" : "tcg")};
+  }
+  Result<BootOutcome> boot(const BootRequest&) override {
+    ++h_.inside;
+    if (h_.block) {
+      std::unique_lock<std::mutex> lock(h_.mu);
+      h_.cv.wait(lock, [&] { return h_.gate_open; });
+    }
+    --h_.inside;
+    if (h_.lose_on_boot) {
+      h_.lost = true;
+      return make_error("lost domain: client socket is closed");
+    }
+    if (h_.fail_boot) return make_error("cannot open the console");
+    BootOutcome out;
+    out.backend = "libvirt";
+    out.hypervisor_uri = h_.uri;
+    return out;
+  }
+  Status reachable() override {
+    return h_.lost ? make_error("the connection to libvirt at " + h_.uri + " is lost") : Status();
+  }
+
+ private:
+  FakeHost& h_;
+};
+
+std::unique_ptr<PoolBackend> pool_of(std::vector<std::pair<FakeHost*, int>> hosts) {
+  std::vector<PoolHost> list;
+  std::map<std::string, FakeHost*> by_uri;
+  for (auto& [h, slots] : hosts) {
+    list.push_back({h->uri, slots});
+    by_uri[h->uri] = h;
+  }
+  std::vector<std::string> warnings;
+  auto pool = PoolBackend::open(
+      list, [&](const PoolHost& p) -> Result<std::unique_ptr<Backend>> { return std::unique_ptr<Backend>(new FakeBackend(*by_uri.at(p.uri))); },
+      warnings);
+  EXPECT_TRUE(pool.ok());
+  EXPECT_TRUE(warnings.empty());
+  return pool.ok() ? std::move(*pool) : nullptr;
+}
+
+TEST(HostPool, HostsParseWithSlotsAndBadItemsAreNamed) {
+  auto h = parse_hosts("qemu:///system*2, qemu+tcp://127.0.0.1:16509/system");
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  ASSERT_EQ(h->size(), 2u);
+  EXPECT_EQ((*h)[0].uri, "qemu:///system");
+  EXPECT_EQ((*h)[0].slots, 2);
+  EXPECT_EQ((*h)[1].uri, "qemu+tcp://127.0.0.1:16509/system");
+  EXPECT_EQ((*h)[1].slots, 1);
+  EXPECT_NE(parse_hosts("qemu:///system*0").error().message.find("item 'qemu:///system*0': slots"), std::string::npos);
+  EXPECT_NE(parse_hosts("qemu:///system*two").error().message.find("whole number"), std::string::npos);
+  EXPECT_NE(parse_hosts("lab2").error().message.find("'lab2' is not a libvirt URI"), std::string::npos);
+  EXPECT_NE(parse_hosts("qemu:///system,").error().message.find("an empty item"), std::string::npos);
+  EXPECT_NE(parse_hosts("qemu:///system,qemu:///system*2").error().message.find("listed twice"), std::string::npos);
+}
+
+TEST(HostPool, HostsFileErrorsNameFileLineAndKey) {
+  auto ok = parse_hosts_file("hosts:\n  - {uri: qemu:///system, slots: 2}\n  - qemu+ssh://root@lab/system\n", "h.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  ASSERT_EQ(ok->size(), 2u);
+  EXPECT_EQ((*ok)[0].slots, 2);
+  EXPECT_EQ((*ok)[1].uri, "qemu+ssh://root@lab/system");
+  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, slots: -1}\n", "h.yaml").error().message,
+            "h.yaml:2:34: hosts[0].slots: a whole number from 1 to 1024");
+  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, slot: 2}\n", "h.yaml").error().message,
+            "h.yaml:2:27: hosts[0].slot: unknown key (valid: uri, slots)");
+  EXPECT_NE(parse_hosts_file("hosts: [\n", "h.yaml").error().message.find("h.yaml:"), std::string::npos);
+}
+
+TEST(HostPool, BootsGoToTheHostWithTheMostFreeSlots) {
+  FakeHost a{.uri = "qemu:///a", .block = true}, b{.uri = "qemu+tcp://b/system", .block = true};
+  auto pool = pool_of({{&a, 2}, {&b, 1}});
+  EXPECT_EQ(pool->slots(), 3);
+  std::vector<std::thread> boots;
+  std::vector<std::string> where(3);
+  for (int i = 0; i < 3; ++i) {
+    boots.emplace_back([&, i] {
+      auto out = pool->boot({});
+      if (out.ok()) where[i] = out->hypervisor_uri;
+    });
+  }
+  while (a.inside + b.inside < 3) std::this_thread::yield();
+  EXPECT_EQ(a.inside, 2);  // A (2 free) first, then A and B tie at 1 free: A, listed first... 
+  EXPECT_EQ(b.inside, 1);  // ...then B, the only host with a free slot
+  a.open_gate();
+  b.open_gate();
+  for (auto& t : boots) t.join();
+  auto use = pool->usage();
+  EXPECT_EQ(use[0].runs, 2);
+  EXPECT_EQ(use[1].runs, 1);
+}
+
+TEST(HostPool, ALostHostsRunIsRetriedOnAnotherAndNamed) {
+  FakeHost a{.uri = "qemu:///a", .lose_on_boot = true}, b{.uri = "qemu+tcp://b/system"};
+  auto pool = pool_of({{&a, 1}, {&b, 1}});
+  auto out = pool->boot({});
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(out->hypervisor_uri, "qemu+tcp://b/system");
+  ASSERT_EQ(out->lost_hosts.size(), 1u);
+  EXPECT_EQ(out->lost_hosts[0], "qemu:///a: lost domain: client socket is closed");
+  EXPECT_EQ(pool->slots(), 1);
+  // Later runs go to what is left, and each counts once.
+  ASSERT_TRUE(pool->boot({}).ok());
+  auto use = pool->usage();
+  EXPECT_TRUE(use[0].lost);
+  EXPECT_EQ(use[0].runs, 0);
+  EXPECT_EQ(use[1].runs, 2);
+  // With the last host lost, a boot fails (a host failure for the executor: no record).
+  b.lose_on_boot = true;
+  auto none = pool->boot({});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("every host of the pool is lost (qemu+tcp://b/system: lost domain"),
+            std::string::npos)
+      << none.error().message;
+  EXPECT_FALSE(pool->reachable().ok());
+}
+
+TEST(HostPool, AFailedBootOnAHostThatIsStillThereIsNotRetried) {
+  FakeHost a{.uri = "qemu:///a", .fail_boot = true}, b{.uri = "qemu+tcp://b/system"};
+  auto pool = pool_of({{&a, 1}, {&b, 1}});
+  auto out = pool->boot({});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().message, "qemu:///a: cannot open the console");
+  EXPECT_EQ(pool->slots(), 2);
+  EXPECT_EQ(pool->usage()[1].runs, 0);
+}
+
+TEST(HostPool, OneAcceleratorForTheWholePool) {
+  FakeHost a{.uri = "qemu:///a", .accel = Accel::kKvm}, b{.uri = "qemu+tcp://b/system", .accel = Accel::kTcg};
+  auto pool = pool_of({{&a, 1}, {&b, 1}});
+  auto v = pool->resolve_accel({.choice = AccelChoice::kAuto});
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->accel, Accel::kTcg);
+  EXPECT_NE(v->reason.find("qemu+tcp://b/system says tcg"), std::string::npos) << v->reason;
+  EXPECT_FALSE(pool->resolve_accel({.choice = AccelChoice::kKvm}).ok());
+  b.accel = Accel::kKvm;
+  v = pool->resolve_accel({.choice = AccelChoice::kAuto});
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->accel, Accel::kKvm);
+}
+
+TEST(HostPool, AnUnreachableHostIsLeftOutWithAWarning) {
+  FakeHost b{.uri = "qemu+tcp://b/system"};
+  std::vector<std::string> warnings;
+  auto pool = PoolBackend::open(
+      {{"qemu:///a", 1}, {"qemu+tcp://b/system", 2}},
+      [&](const PoolHost& p) -> Result<std::unique_ptr<Backend>> {
+        if (p.uri == "qemu:///a") return make_error("cannot connect to libvirt at qemu:///a");
+        return std::unique_ptr<Backend>(new FakeBackend(b));
+      },
+      warnings);
+  ASSERT_TRUE(pool.ok());
+  EXPECT_EQ((*pool)->slots(), 2);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "host qemu:///a left out of the pool: cannot connect to libvirt at qemu:///a");
+  auto none = PoolBackend::open({{"qemu:///a", 1}},
+                                [](const PoolHost&) -> Result<std::unique_ptr<Backend>> { return make_error("refused"); },
+                                warnings);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "no host of the pool can be reached: refused");
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,74 @@
+#include "backend/qemu_args.h"
+
+#include <fmt/format.h>
+
+namespace foliolab {
+
+namespace {
+// QEMU option values separate properties with ',': a literal comma is written twice.
+std::string qemu_escape(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    out += c;
+    if (c == ',') out += ',';
+  }
+  return out;
+}
+}  // namespace
+
+std::string accel_name(Accel a) {
+  switch (a) {
+    case Accel::kKvm: return "kvm";
+    case Accel::kTcg: return "tcg";
+    case Accel::kNone: return "none";
+  }
+  return "tcg";
+}
+
+std::string kernel_cmdline(Arch arch, const std::string& extra) {
+  std::string c = fmt::format("console={} panic=-1 rdinit=/init loglevel=6", arch_info(arch).console);
+  if (!extra.empty()) c += " " + extra;
+  return c;
+}
+
+std::vector<std::string> qemu_argv(const QemuLaunch& l) {
+  const ArchInfo& ai = arch_info(l.arch);
+  std::vector<std::string> a = {std::string(ai.qemu_binary),
+                                "-M", l.machine_override.empty() ? std::string(ai.qemu_machine) : l.machine_override,
+                                "-accel", accel_name(l.accel),
+                                "-cpu", l.accel == Accel::kKvm ? "host" : std::string(ai.qemu_cpu),
+                                "-smp", std::to_string(l.machine.cpus),
+                                "-m", fmt::format("{}M", l.machine.memory_mb)};
+  if (l.machine.numa.empty()) {
+    if (l.prealloc) a.push_back("-mem-prealloc");
+  } else {
+    for (size_t i = 0; i < l.machine.numa.size(); ++i) {
+      const NumaNode& n = l.machine.numa[i];
+      a.push_back("-object");
+      a.push_back(fmt::format("memory-backend-ram,id=m{},size={}M{}", i, n.memory_mb,
+                              l.prealloc ? ",prealloc=on" : ""));
+      std::string node = fmt::format("node,memdev=m{},nodeid={}", i, i);
+      for (int cpu : n.cpus) node += fmt::format(",cpus={}", cpu);
+      a.push_back("-numa");
+      a.push_back(node);
+    }
+    for (size_t i = 0; i < l.machine.numa_distance.size(); ++i) {
+      for (size_t j = 0; j < l.machine.numa_distance[i].size(); ++j) {
+        if (i == j) continue;
+        a.push_back("-numa");
+        a.push_back(fmt::format("dist,src={},dst={},val={}", i, j, l.machine.numa_distance[i][j]));
+      }
+    }
+  }
+  if (!l.bios.empty()) a.insert(a.end(), {"-bios", l.bios.string()});
+  const bool mmio = l.machine_override.starts_with("microvm");  // no PCI bus: virtio over MMIO
+  a.insert(a.end(), {"-kernel", l.kernel.string(), "-initrd", l.initrd.string(), "-append", l.cmdline,
+                     "-display", "none", "-monitor", "none", "-nodefaults", "-no-user-config",
+                     "-serial", "file:" + l.console_log.string(), "-no-reboot",
+                     "-device", mmio ? "virtio-serial-device" : "virtio-serial-pci",
+                     "-chardev", "file,id=results,path=" + qemu_escape(l.results_file.string()),
+                     "-device", fmt::format("virtserialport,chardev=results,name={}", kResultsPortName)});
+  return a;
+}
+
+}  // namespace foliolab

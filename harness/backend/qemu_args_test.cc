@@ -1,0 +1,98 @@
+#include "backend/qemu_args.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace foliolab {
+namespace {
+
+bool has_pair(const std::vector<std::string>& a, const std::string& flag, const std::string& value) {
+  for (size_t i = 0; i + 1 < a.size(); ++i) {
+    if (a[i] == flag && a[i + 1] == value) return true;
+  }
+  return false;
+}
+
+QemuLaunch launch(Arch arch) {
+  QemuLaunch l;
+  l.arch = arch;
+  l.machine.cpus = 2;
+  l.machine.memory_mb = 1024;
+  l.kernel = "/k/bzImage";
+  l.initrd = "/r/initrd.cpio";
+  l.cmdline = kernel_cmdline(arch, "transparent_hugepage=always");
+  l.console_log = "/r/console.log";
+  l.results_file = "/r/records.bin";
+  return l;
+}
+
+TEST(QemuArgs, X86UsesQ35SerialConsoleAndAResultsPortApartFromIt) {
+  auto a = qemu_argv(launch(Arch::kX86_64));
+  EXPECT_EQ(a[0], "qemu-system-x86_64");
+  EXPECT_TRUE(has_pair(a, "-M", "q35"));
+  EXPECT_TRUE(has_pair(a, "-accel", "tcg"));
+  EXPECT_TRUE(has_pair(a, "-cpu", "max"));
+  EXPECT_TRUE(has_pair(a, "-smp", "2"));
+  EXPECT_TRUE(has_pair(a, "-m", "1024M"));
+  EXPECT_TRUE(has_pair(a, "-kernel", "/k/bzImage"));
+  EXPECT_TRUE(has_pair(a, "-initrd", "/r/initrd.cpio"));
+  EXPECT_TRUE(has_pair(a, "-append", "console=ttyS0 panic=-1 rdinit=/init loglevel=6 transparent_hugepage=always"));
+  EXPECT_TRUE(has_pair(a, "-serial", "file:/r/console.log"));
+  EXPECT_TRUE(has_pair(a, "-chardev", "file,id=results,path=/r/records.bin"));
+  EXPECT_TRUE(has_pair(a, "-device", "virtserialport,chardev=results,name=org.foliolab.results"));
+  EXPECT_NE(std::find(a.begin(), a.end(), "-no-reboot"), a.end());  // a panic ends QEMU
+  EXPECT_NE(std::find(a.begin(), a.end(), "-mem-prealloc"), a.end());  // stable TCG timings
+}
+
+TEST(QemuArgs, Arm64UsesVirtMaxAndPl011) {
+  auto l = launch(Arch::kArm64);
+  auto a = qemu_argv(l);
+  EXPECT_EQ(a[0], "qemu-system-aarch64");
+  EXPECT_TRUE(has_pair(a, "-M", "virt"));
+  EXPECT_TRUE(has_pair(a, "-cpu", "max"));
+  EXPECT_EQ(l.cmdline.rfind("console=ttyAMA0 ", 0), 0u);
+}
+
+TEST(QemuArgs, BootPlatformOverridesForTheBootBench) {
+  auto l = launch(Arch::kX86_64);
+  auto plain = qemu_argv(l);
+  EXPECT_EQ(std::find(plain.begin(), plain.end(), "-bios"), plain.end());
+  l.bios = "/usr/share/qemu/qboot.rom";
+  l.machine_override = "q35,sata=off";
+  auto a = qemu_argv(l);
+  EXPECT_TRUE(has_pair(a, "-M", "q35,sata=off"));
+  EXPECT_TRUE(has_pair(a, "-bios", "/usr/share/qemu/qboot.rom"));
+  EXPECT_TRUE(has_pair(a, "-device", "virtio-serial-pci"));
+  l.machine_override = "microvm";  // no PCI bus: the serial bus sits on virtio-mmio
+  EXPECT_TRUE(has_pair(qemu_argv(l), "-device", "virtio-serial-device"));
+}
+
+TEST(QemuArgs, KvmUsesTheHostCpu) {
+  auto l = launch(Arch::kX86_64);
+  l.accel = Accel::kKvm;
+  auto a = qemu_argv(l);
+  EXPECT_TRUE(has_pair(a, "-accel", "kvm"));
+  EXPECT_TRUE(has_pair(a, "-cpu", "host"));
+}
+
+TEST(QemuArgs, NumaNodesGetPreallocatedBackendsAndDistances) {
+  auto l = launch(Arch::kArm64);
+  l.machine.numa = {{{0}, 512}, {{1}, 512}};
+  l.machine.numa_distance = {{10, 20}, {20, 10}};
+  auto a = qemu_argv(l);
+  EXPECT_TRUE(has_pair(a, "-object", "memory-backend-ram,id=m0,size=512M,prealloc=on"));
+  EXPECT_TRUE(has_pair(a, "-numa", "node,memdev=m1,nodeid=1,cpus=1"));
+  EXPECT_TRUE(has_pair(a, "-numa", "dist,src=0,dst=1,val=20"));
+  EXPECT_EQ(std::find(a.begin(), a.end(), "-mem-prealloc"), a.end());
+}
+
+TEST(QemuArgs, CommasInPathsAreEscapedForChardevOptions) {
+  auto l = launch(Arch::kX86_64);
+  l.results_file = "/r/a,b/records.bin";
+  auto a = qemu_argv(l);
+  EXPECT_TRUE(has_pair(a, "-chardev", "file,id=results,path=/r/a,,b/records.bin"));
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,42 @@
+#include "util/build_info.h"
+#include "catalog/kselftest_catalog.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "catalog/workload_catalog.h"
+
+namespace foliolab {
+namespace {
+
+WorkloadSpec with_tests(const std::string& tests) {
+  return WorkloadSpec{.name = "kselftest-mm", .params = {{"tests", tests}}};
+}
+
+TEST(KselftestCatalog, Selection) {
+  EXPECT_EQ(*kselftest_selection(WorkloadSpec{.name = "kselftest-mm"}),
+            (std::vector<std::string>{"split_huge_page_test", "khugepaged", "cow", "transhuge-stress"}));
+  EXPECT_EQ(*kselftest_selection(with_tests(" cow,cow  khugepaged ")),
+            (std::vector<std::string>{"cow", "khugepaged"}));
+  EXPECT_EQ(kselftest_selection(with_tests("cwo")).error().message, "unknown mm selftest 'cwo'; did you mean 'cow'?");
+  EXPECT_EQ(kselftest_selection(with_tests(" , ")).error().message, "tests: no mm selftest named");
+}
+
+// The runner's default list is the catalog's, and every program of the default exists.
+TEST(KselftestCatalog, DefaultsAgree) {
+  const ParamInfo* tests = find_workload("kselftest-mm")->param("tests");
+  ASSERT_NE(tests, nullptr);
+  std::ifstream in(std::string(foliolab::source_dir()) + "/workloads/kselftest-mm.c");
+  std::stringstream source;
+  source << in.rdbuf();
+  EXPECT_NE(source.str().find("{\"tests\", \"" + tests->def + "\", NULL}"), std::string::npos);
+  for (const auto& p : kselftest_programs()) {
+    EXPECT_FALSE(p.helpers.empty()) << p.name;
+  }
+  for (const auto& need : kselftest_needs()) EXPECT_NE(find_kselftest_program(need.program), nullptr);
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,109 @@
+#include "catalog/plan_limits.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "model/loader.h"
+#include "model/matrix.h"
+
+namespace foliolab {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kHostMib = 24 * 1024;  // a 24 GiB host
+
+std::string check(const std::string& extra, const std::string& name = "p",
+                  const std::string& results = "/r") {
+  const std::string text = "name: " + name +
+                           "\nkernels: [{name: k}]\narchs: [x86_64, arm64]\n"
+                           "knobs: {a: {}, b: {}}\nworkloads: [{name: fault}]\n" +
+                           extra;
+  auto exp = parse_experiment(text, "x.yaml");
+  if (!exp.ok()) return "parse: " + exp.error().message;
+  Status st = check_plan_limits(*exp, HostFacts{kHostMib}, results);
+  return st.ok() ? "ok" : st.error().message;
+}
+
+TEST(PlanLimits, MemTotal) {
+  EXPECT_EQ(parse_mem_total_mb("MemTotal:       24634412 kB\nMemFree: 1 kB\n"), 24057u);
+  EXPECT_EQ(parse_mem_total_mb("MemFree: 1 kB\n"), std::nullopt);
+  EXPECT_EQ(parse_mem_total_mb("MemTotal: lots\n"), std::nullopt);
+  EXPECT_FALSE(read_host_facts("/nonexistent/meminfo").mem_total_mb);
+}
+
+TEST(PlanLimits, GuestMemoryAboveTheHost) {
+  EXPECT_EQ(check("machine: {memory: 4T}\n"),
+            "x.yaml:6:19: machine.memory: the guest needs 4194304 MiB but this host has 24576 "
+            "MiB (MemTotal)");
+  EXPECT_EQ(check("machine: {memory: 2G}\n"), "ok");
+}
+
+TEST(PlanLimits, NumaTotalAboveTheHost) {
+  EXPECT_EQ(check("machine:\n  cpus: 2\n  numa:\n    nodes: [{cpus: [0], memory: 16G}, {cpus: [1], memory: "
+                  "16G}]\n"),
+            "x.yaml:9:5: machine.numa: the guest needs 32768 MiB (sum of the NUMA nodes) but "
+            "this host has 24576 MiB (MemTotal)");
+}
+
+TEST(PlanLimits, UnknownHostMemoryIsNotChecked) {
+  auto exp = parse_experiment(
+      "name: p\nkernels: [{name: k}]\narchs: [x86_64]\nknobs: {a: {}}\nworkloads: [{name: "
+      "fault}]\nmachine: {memory: 4T}\n",
+      "x.yaml");
+  ASSERT_TRUE(exp.ok());
+  EXPECT_TRUE(check_plan_limits(*exp, HostFacts{}, "/r").ok());
+}
+
+TEST(PlanLimits, Repeat) {
+  EXPECT_EQ(check("repeat: 1000000000\n"),
+            "x.yaml:6:9: repeat: at most 10000 repetitions per run, got 1000000000");
+  EXPECT_EQ(check("repeat: 10000\n"), "ok");
+}
+
+TEST(PlanLimits, Timeout) {
+  EXPECT_EQ(check("timeout: 99999999\n"),
+            "x.yaml:6:10: timeout: at most 604800 seconds (7 days) per guest boot, got 99999999");
+}
+
+TEST(PlanLimits, LongName) {
+  EXPECT_EQ(check("", std::string(5000, 'n')),
+            "x.yaml:1:7: name: name of 5000 characters: results go to <results>/<name>/, and a "
+            "path component holds at most 255 (NAME_MAX)");
+  EXPECT_EQ(check("", std::string(255, 'n')), "ok");
+}
+
+TEST(PlanLimits, LongResultsPath) {
+  EXPECT_THAT(check("", std::string(200, 'n'), "/" + std::string(3900, 'r')),
+              HasSubstr("x.yaml:1:7: name: result paths would have"));
+}
+
+TEST(PlanLimits, LongRunId) {
+  auto out = check("", "p", "/r");
+  EXPECT_EQ(out, "ok");
+  const std::string text = "name: p\nkernels: [{name: k}]\narchs: [x86_64]\nknobs: {" +
+                           std::string(250, 'a') + ": {}}\nworkloads: [{name: fault}]\n";
+  auto exp = parse_experiment(text, "x.yaml");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_THAT(check_plan_limits(*exp, HostFacts{kHostMib}, "/r").error().message,
+              HasSubstr("more than NAME_MAX (255)"));
+}
+
+TEST(PlanLimits, EverythingExcluded) {
+  EXPECT_EQ(check("exclude: [{arch: x86_64}, {arch: arm64}]\n"),
+            "x.yaml:6:11: exclude: no runs left: the 4 runs of the matrix are all excluded");
+  EXPECT_EQ(check("exclude: [{arch: x86_64}]\n"), "ok");
+}
+
+TEST(PlanLimits, TimeEstimate) {
+  auto exp = parse_experiment(
+      "name: p\nkernels: [{name: k}]\narchs: [x86_64, arm64]\nknobs: {a: {}, b: {}}\n"
+      "workloads: [{name: fault}]\ntimeout: 600\n",
+      "x.yaml");
+  ASSERT_TRUE(exp.ok());
+  EXPECT_THAT(format_time_estimate(*exp, expand(*exp)),
+              HasSubstr("time: at most 40m 0s (4 runs × 600 s timeout, 3 repetitions each)"));
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,148 @@
+#include "catalog/validate.h"
+
+#include <algorithm>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "catalog/knob_catalog.h"
+#include "util/text.h"
+#include "catalog/workload_check.h"
+
+namespace foliolab {
+namespace fs = std::filesystem;
+namespace {
+
+// Entries of `dir` (sorted); with `suffix`, only names ending in it, suffix removed.
+std::vector<std::string> list_names(const fs::path& dir, const std::string& suffix) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!suffix.empty()) {
+      if (!name.ends_with(suffix)) continue;
+      name.resize(name.size() - suffix.size());
+    } else if (!it->is_directory(ec)) {
+      continue;
+    }
+    names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string hint(const std::string& name, const std::vector<std::string>& available) {
+  if (auto near = closest_match(name, available)) return "; did you mean '" + *near + "'?";
+  if (available.empty()) return "";
+  std::string out = "; available:";
+  for (const auto& a : available) out += " " + a;
+  return out;
+}
+
+bool is_tarball(const std::string& name) {
+  for (const char* ext : {".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2"}) {
+    if (name.ends_with(ext)) return true;
+  }
+  return false;
+}
+
+class Checker {
+ public:
+  void fail(const SourceLoc& at, const std::string& path, const std::string& message) {
+    problems_ += (problems_.empty() ? "" : "\n") + at.str() + ": " + path + ": " + message;
+  }
+  void add(const std::string& lines) { problems_ += (problems_.empty() ? "" : "\n") + lines; }
+  Status status() const { return problems_.empty() ? Status() : make_error(problems_); }
+
+ private:
+  std::string problems_;
+};
+
+void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Checker* check) {
+  const KernelSpec& k = exp.kernels[index];
+  const std::string path = "kernels[" + std::to_string(index) + "]";
+  std::error_code ec;
+  const fs::path config_dir = root / "kernel-config";
+  for (size_t i = 0; i < k.config.size(); ++i) {
+    const fs::path file = config_dir / (k.config[i] + ".config");
+    if (fs::is_regular_file(file, ec)) continue;
+    const SourceLoc at = i < k.config_locs.size() ? k.config_locs[i] : k.loc;
+    check->fail(at, path + ".config[" + std::to_string(i) + "]",
+                "config fragment '" + k.config[i] + "' not found (no " + file.string() + ")" +
+                    hint(k.config[i], list_names(config_dir, ".config")));
+  }
+  if (!k.patches.empty()) {
+    const fs::path dir = root / "patches" / k.patches;
+    const SourceLoc at = k.patches_loc.line ? k.patches_loc : k.loc;
+    if (!fs::is_directory(dir, ec)) {
+      check->fail(at, path + ".patches",
+                  "patch series '" + k.patches + "' not found (no folder " + dir.string() + ")" +
+                      hint(k.patches, list_names(root / "patches", "")));
+    } else if (!fs::is_regular_file(dir / "series", ec)) {
+      check->fail(at, path + ".patches",
+                  "patch series folder " + dir.string() + " has no 'series' file");
+    }
+  }
+  if (!k.patches_range.empty()) {
+    const SourceLoc at = k.patches_loc.line ? k.patches_loc : k.loc;
+    if (k.patches_repo.empty() && !k.source_git) {
+      check->fail(at, path + ".patches",
+                  "commit range '" + k.patches_range +
+                      "' needs a repository: give `repo:` or use a git source (source: {git: PATH})");
+    } else if (!k.patches_repo.empty()) {
+      const fs::path repo = resolve_path(exp, k.patches_repo);
+      if (!fs::exists(repo / ".git", ec)) {
+        check->fail(at, path + ".patches.repo", "git repository " + repo.string() + " not found (no .git)");
+      }
+    }
+  }
+  if (k.source_git) {
+    const fs::path repo = resolve_source(exp, k);
+    const SourceLoc at = k.source_loc.line ? k.source_loc : k.loc;
+    if (!fs::exists(repo / ".git", ec)) {
+      check->fail(at, path + ".source.git", "git repository " + repo.string() + " not found (no .git)");
+    }
+    return;
+  }
+  if (k.source != "debian") {
+    const fs::path source = resolve_source(exp, k);
+    const SourceLoc at = k.source_loc.line ? k.source_loc : k.loc;
+    if (fs::is_directory(source, ec)) return;
+    if (!fs::exists(source, ec)) {
+      check->fail(at, path + ".source", "kernel source " + source.string() + " does not exist");
+    } else if (!is_tarball(source.filename().string())) {
+      check->fail(at, path + ".source",
+                  "kernel source " + source.string() +
+                      " is neither a directory nor a .tar/.tar.gz/.tgz/.tar.xz/.tar.bz2 file");
+    }
+  }
+}
+
+}  // namespace
+
+fs::path resolve_path(const Experiment& exp, const std::string& path) {
+  const fs::path p(path);
+  if (p.is_absolute()) return p;
+  return fs::path(exp.file).parent_path() / p;
+}
+
+fs::path resolve_source(const Experiment& exp, const KernelSpec& kernel) {
+  if (kernel.source == "debian" && !kernel.source_git) return {};
+  return resolve_path(exp, kernel.source);
+}
+
+Status validate_project(const Experiment& exp, const fs::path& project_root,
+                        const HostFacts& host, const std::string& results_root) {
+  Checker check;
+  for (size_t i = 0; i < exp.kernels.size(); ++i) check_kernel(exp, i, project_root, &check);
+  Status knobs = validate_knobs(exp);
+  if (!knobs.ok()) check.add(knobs.error().message);
+  Status workloads = validate_workloads(exp);
+  if (!workloads.ok()) check.add(workloads.error().message);
+  Status limits = check_plan_limits(
+      exp, host, results_root.empty() ? (project_root / "results").string() : results_root);
+  if (!limits.ok()) check.add(limits.error().message);
+  return check.status();
+}
+
+}  // namespace foliolab

@@ -1,0 +1,163 @@
+#include "util/build_info.h"
+#include "catalog/validate.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "model/loader.h"
+
+namespace foliolab {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// A throwaway project tree: kernel-config/{numa,debug}.config, patches/mthp-vmstat/series,
+// patches/empty/ (no series file), src/linux/ and src/linux.tar.xz.
+class ValidateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) /
+            ("validate_test_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    touch(root_ / "kernel-config/numa.config");
+    touch(root_ / "kernel-config/debug.config");
+    touch(root_ / "patches/mthp-vmstat/series");
+    fs::create_directories(root_ / "patches/empty");
+    fs::create_directories(root_ / "experiments/src/linux");
+    touch(root_ / "experiments/src/linux.tar.xz");
+    touch(root_ / "experiments/src/notes.txt");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  static void touch(const fs::path& file) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << "";
+  }
+
+  // Parses `kernels_block` (the lines after "kernels:") as if from experiments/x.yaml.
+  Status validate(const std::string& kernels_block) {
+    const std::string text = "name: v\nkernels:\n" + kernels_block +
+                             "archs: [x86_64]\nknobs: {a: {}}\nworkloads: [{name: fault}]\n";
+    auto exp = parse_experiment(text, (root_ / "experiments/x.yaml").string());
+    EXPECT_TRUE(exp.ok()) << exp.error().message;
+    if (!exp.ok()) return exp.error();
+    return validate_project(*exp, root_);
+  }
+
+  std::string file() const { return (root_ / "experiments/x.yaml").string(); }
+
+  fs::path root_;
+};
+
+TEST_F(ValidateTest, AcceptsExistingFiles) {
+  const Status s = validate(R"(  - name: a
+    config: [numa, debug]
+    patches: mthp-vmstat
+  - name: b
+    source: src/linux
+  - name: c
+    source: src/linux.tar.xz
+)");
+  EXPECT_TRUE(s.ok()) << s.error().message;
+}
+
+TEST_F(ValidateTest, MissingFragmentHasLocationAndSuggestion) {
+  const Status s = validate("  - name: a\n    config: [numa, debg]\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr(file() + ":4:20: kernels[0].config[1]: config "
+                                                    "fragment 'debg' not found"));
+  EXPECT_THAT(s.error().message, HasSubstr("did you mean 'debug'?"));
+}
+
+TEST_F(ValidateTest, MissingFragmentListsAvailable) {
+  const Status s = validate("  - name: a\n    config: [zzzzzz]\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("available: debug numa"));
+}
+
+TEST_F(ValidateTest, MissingSeriesFolder) {
+  const Status s = validate("  - name: a\n    patches: mthp-vmstt\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message,
+              HasSubstr(file() + ":4:14: kernels[0].patches: patch series 'mthp-vmstt' not found"));
+  EXPECT_THAT(s.error().message, HasSubstr("did you mean 'mthp-vmstat'?"));
+}
+
+TEST_F(ValidateTest, SeriesFolderWithoutSeriesFile) {
+  const Status s = validate("  - name: a\n    patches: empty\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr(file() + ":4:14: kernels[0].patches: patch series "
+                                                    "folder "));
+  EXPECT_THAT(s.error().message, HasSubstr("has no 'series' file"));
+}
+
+TEST_F(ValidateTest, SourcePathMustExist) {
+  const Status s = validate("  - name: a\n    source: src/missing\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr(file() + ":4:13: kernels[0].source: kernel source "));
+  EXPECT_THAT(s.error().message, HasSubstr("does not exist"));
+}
+
+TEST_F(ValidateTest, SourceFileMustBeATarball) {
+  const Status s = validate("  - name: a\n    source: src/notes.txt\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("is neither a directory nor a .tar"));
+}
+
+TEST_F(ValidateTest, AbsoluteSourcePath) {
+  const Status s =
+      validate("  - name: a\n    source: " + (root_ / "experiments/src/linux").string() + "\n");
+  EXPECT_TRUE(s.ok()) << s.error().message;
+}
+
+TEST_F(ValidateTest, ReportsEveryProblemOnItsOwnLine) {
+  const Status s = validate(R"(  - name: a
+    config: [nope]
+  - name: b
+    patches: nope
+    source: nope
+)");
+  ASSERT_FALSE(s.ok());
+  const std::string& m = s.error().message;
+  EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 2) << m;
+  EXPECT_THAT(m, HasSubstr(":4:14: kernels[0].config[0]:"));
+  EXPECT_THAT(m, HasSubstr(":6:14: kernels[1].patches:"));
+  EXPECT_THAT(m, HasSubstr(":7:13: kernels[1].source:"));
+}
+
+TEST_F(ValidateTest, QuickstartExampleValidatesAgainstRepository) {
+  auto exp = load_experiment(std::string(foliolab::source_dir()) + "/experiments/quickstart.yaml");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  const Status s = validate_project(*exp, foliolab::source_dir());
+  EXPECT_TRUE(s.ok()) << s.error().message;
+}
+
+TEST_F(ValidateTest, KnobValuesAreCheckedAgainstTheKernel) {
+  auto exp = parse_experiment(R"(name: v
+kernels:
+  - name: a
+    config: [numa]
+archs: [x86_64]
+knobs:
+  "64K": {hugepages-64kB/enabled: alway}
+workloads: [{name: fault}]
+)",
+                              file());
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  const Status s = validate_project(*exp, root_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            file() +
+                ":7:35: knobs[\"64K\"].hugepages-64kB/enabled: 'alway' is not offered by "
+                "Linux 6.12 (always inherit madvise never); did you mean 'always'? (kernel a "
+                "on x86_64)");
+}
+
+}  // namespace
+}  // namespace foliolab

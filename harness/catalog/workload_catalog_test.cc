@@ -1,0 +1,150 @@
+#include "util/build_info.h"
+#include "catalog/workload_catalog.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace foliolab {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string read(const std::string& rel) {
+  std::ifstream in(std::string(foliolab::source_dir()) + "/" + rel);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The program's own argument table: {"key", "default", NULL} entries of `struct wl_arg spec[]`.
+std::map<std::string, std::string> arg_table(const std::string& source) {
+  std::map<std::string, std::string> out;
+  const size_t at = source.find("struct wl_arg spec[] = {");
+  const size_t end = source.find(";", at);
+  const std::string table = source.substr(at, end - at);
+  static const std::regex entry(R"re(\{"([a-z_]+)", "([^"]*)", NULL\})re");
+  for (std::sregex_iterator it(table.begin(), table.end(), entry), last; it != last; ++it) {
+    out[(*it)[1]] = (*it)[2];
+  }
+  return out;
+}
+
+bool has_literal(const std::string& source, const std::string& word) {
+  return source.find("\"" + word + "\"") != std::string::npos;
+}
+
+// Every built-in workload's declaration matches what its C program parses and prints.
+TEST(WorkloadCatalog, MatchesThePrograms) {
+  const std::string common = read("workloads/common.h");
+  for (const WorkloadInfo& w : workload_catalog()) {
+    if (w.open_metrics) continue;  // custom: no program of ours
+    SCOPED_TRACE(w.name);
+    const std::string source = read("workloads/" + w.name + ".c");
+    ASSERT_FALSE(source.empty());
+    std::map<std::string, std::string> declared;
+    for (const ParamInfo& p : w.params) {
+      if (p.name != "prctl_thp_disable") declared[p.name] = p.def;
+      for (const auto& choice : p.choices) {
+        EXPECT_TRUE(has_literal(source, choice) || has_literal(common, choice)) << choice;
+      }
+      // Integer ranges written as literals in wl_arg_long(spec, "key", lo, hi).
+      const std::regex range("wl_arg_long\\(spec, \"" + p.name + "\", (-?[0-9]+), ([0-9L<]+)\\)");
+      std::smatch m;
+      if (p.type == ParamType::kInt && std::regex_search(source, m, range)) {
+        EXPECT_EQ(p.int_min, std::stoll(m[1])) << p.name;
+        const std::string hi = m[2];
+        if (hi == "1L << 62") {
+          EXPECT_EQ(p.int_max, int64_t{1} << 62);
+        } else {
+          EXPECT_EQ(p.int_max, std::stoll(hi)) << p.name;
+        }
+      }
+    }
+    EXPECT_EQ(declared, arg_table(source));
+    // Each metric the program names is declared, and each declared one is named.
+    static const std::regex printed(R"re(wl_json_[a-z]+\(&?j, "([a-z0-9_]+)")re");
+    std::set<std::string> names;
+    for (std::sregex_iterator it(source.begin(), source.end(), printed), last; it != last; ++it) {
+      names.insert((*it)[1]);
+    }
+    for (const auto& n : names) EXPECT_TRUE(w.metric(n)) << "undeclared metric " << n;
+    for (const WorkloadMetric& m : w.metrics) {
+      const std::string numbered = std::regex_replace(m.name, std::regex("[0-9]+$"), "%d");
+      EXPECT_TRUE(has_literal(source, m.name) || has_literal(source, numbered)) << m.name;
+    }
+  }
+}
+
+TEST(WorkloadCatalog, SameMetricNameMeansTheSameEverywhere) {
+  std::map<std::string, std::pair<std::string, MetricInfo>> seen;
+  for (const WorkloadInfo& w : workload_catalog()) {
+    for (const WorkloadMetric& m : w.metrics) {
+      auto [it, fresh] = seen.try_emplace(m.name, w.name, m.info);
+      if (fresh) continue;
+      const MetricInfo& first = it->second.second;
+      EXPECT_TRUE(first.unit == m.info.unit && first.better == m.info.better &&
+                  first.kind == m.info.kind)
+          << m.name << " differs between " << it->second.first << " and " << w.name;
+    }
+  }
+}
+
+TEST(WorkloadCatalog, MetricCatalogReadsWorkloadMetrics) {
+  const MetricInfo faults = metric_info("faults");
+  EXPECT_TRUE(faults.known);
+  EXPECT_EQ(faults.better, Better::kLower);
+  EXPECT_EQ(metric_info("ns_per_access").kind, MetricKind::kTiming);
+  EXPECT_EQ(metric_info("util_460_512").kind, MetricKind::kCount);
+  EXPECT_FALSE(metric_info("no_such_metric").known);
+}
+
+TEST(WorkloadCatalog, ReadmeTableIsGenerated) {
+  const std::string readme = read("README.md");
+  const std::string begin = "<!-- workloads:begin (generated: workload_table_markdown) -->\n";
+  const size_t a = readme.find(begin);
+  const size_t b = readme.find("<!-- workloads:end -->");
+  ASSERT_NE(a, std::string::npos);
+  ASSERT_NE(b, std::string::npos);
+  EXPECT_EQ(readme.substr(a + begin.size(), b - a - begin.size()), workload_table_markdown())
+      << "update README.md's workload table:\n"
+      << workload_table_markdown();
+}
+
+TEST(WorkloadCatalog, ParamValues) {
+  const WorkloadInfo& fault = *find_workload("fault");
+  EXPECT_TRUE(check_param_value(*fault.param("size"), "64M").ok());
+  EXPECT_EQ(check_param_value(*fault.param("size"), "64X").error().message,
+            "invalid size '64X': expected bytes with an optional K, M or G suffix (e.g. 64M)");
+  EXPECT_EQ(check_param_value(*fault.param("size"), "0").error().message,
+            "size 0 out of range (>= 1 bytes)");
+  EXPECT_FALSE(check_param_value(*fault.param("size"), "99999999999999999999G").ok());
+  EXPECT_EQ(check_param_value(*fault.param("threads"), "100000000").error().message,
+            "100000000 out of range (1..1024)");
+  EXPECT_EQ(check_param_value(*fault.param("mapping"), "anonymous").error().message,
+            "unknown value 'anonymous' (valid: anon | anon-shared | tmpfs | memfd | sysv-shm)");
+  EXPECT_THAT(check_param_value(*fault.param("mapping"), "anon-share").error().message,
+              HasSubstr("did you mean 'anon-shared'?"));
+  EXPECT_TRUE(check_param_value(*fault.param("prctl_thp_disable"), "yes").ok());
+  EXPECT_FALSE(check_param_value(*fault.param("prctl_thp_disable"), "maybe").ok());
+  EXPECT_EQ(parse_workload_size("2k"), 2048u);
+  EXPECT_EQ(parse_workload_size("1MB"), std::nullopt);  // the programs take no "B"
+  EXPECT_EQ(parse_workload_size("-1"), std::nullopt);
+}
+
+TEST(WorkloadCatalog, Listing) {
+  const std::string list = format_workload_list();
+  for (const auto& name : workload_names()) EXPECT_THAT(list, HasSubstr(name + " "));
+  const std::string fault = format_workload_details(*find_workload("fault"));
+  EXPECT_THAT(fault, HasSubstr("mapping"));
+  EXPECT_THAT(fault, HasSubstr("anon | anon-shared | tmpfs | memfd | sysv-shm"));
+  EXPECT_THAT(fault, HasSubstr("faults_per_sec"));
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,54 @@
+#include "protocol/job.h"
+
+#include <fmt/format.h>
+
+#include "protocol/output_adapter.h"
+#include "image/custom_workload.h"
+#include "catalog/workload_catalog.h"
+
+namespace foliolab {
+namespace {
+
+bool line_safe(const std::string& v) { return v.find_first_of(std::string("\t\n\r\0", 4)) == std::string::npos; }
+
+
+}  // namespace
+
+Result<std::string> render_job(const Experiment& exp, const Run& run) {
+  const KnobSet& ks = exp.knob_sets.at(run.knob_set);
+  const WorkloadSpec& wl = exp.workloads.at(run.workload);
+  std::string out = std::string(kJobMagic) + "\n";
+  std::string bad;
+  auto line = [&](const std::string& key, const std::string& a, const std::string& b = "") {
+    if (!line_safe(a) || !line_safe(b) || (!b.empty() && a.find(' ') != std::string::npos)) bad = key + " " + a;
+    out += b.empty() ? fmt::format("{} {}\n", key, a) : fmt::format("{} {} {}\n", key, a, b);
+  };
+  line("run_id", run.id);
+  line("repeat", std::to_string(exp.repeat));
+  for (const auto& [path, value] : ks.knobs) line("knob", path, value);
+  for (const auto& [path, value] : ks.sysctls) line("sysctl", path, value);
+  line("workload", wl.name);
+  if (is_custom(wl)) line("exec", kCustomGuestPath);
+  // A TAP program exits non-zero when a test failed: a result the host reads, not the end.
+  if (output_adapter_for(wl).format == OutputFormat::kTap) line("nonzero_exit_ok", "1");
+  const WorkloadInfo* info = find_workload(wl.name);
+  for (const auto& [key, value] : wl.params) {
+    // The host's own keys: which program, and how its output is read.
+    if (is_custom(wl) && (key == "source" || key == "program" || key == "output")) continue;
+    const ParamInfo* p = info ? info->param(key) : nullptr;
+    // Booleans reach programs as 1 or 0 whatever the YAML spelled (true, yes, on, ...).
+    const bool is_bool = p && p->type == ParamType::kBool;
+    const std::string v = is_bool ? (parse_workload_bool(value).value_or(false) ? "1" : "0") : value;
+    if (is_custom(wl) && key == "args") {
+      for (const auto& tok : split_args(value)) line("argv", tok);
+    } else if (key == "prctl_thp_disable") {
+      line("prctl_thp_disable", v);
+    } else {
+      line("arg", key, v);
+    }
+  }
+  if (!bad.empty()) return make_error(fmt::format("run {}: value not allowed in a job line: {}", run.id, bad));
+  return out;
+}
+
+}  // namespace foliolab

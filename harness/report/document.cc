@@ -1,0 +1,167 @@
+#include "report/document.h"
+
+#include <algorithm>
+
+namespace foliolab {
+namespace {
+
+bool numeric(const std::string& s) {
+  if (s.empty()) return false;
+  const unsigned char c = static_cast<unsigned char>(s[0]);
+  return (c >= '0' && c <= '9') || ((c == '-' || c == '+') && s.size() > 1);
+}
+
+std::string pad(const std::string& s, size_t w, bool right) {
+  const std::string fill(w - std::min(w, display_width(s)), ' ');
+  return right ? fill + s : s + fill;
+}
+
+// Word-wraps `text` at `width`, continuation lines indented by `indent` spaces.
+std::vector<std::string> wrap(const std::string& text, size_t width, size_t indent) {
+  std::vector<std::string> lines;
+  // The line's own indentation is kept, and continuation lines are indented beyond it.
+  size_t start = text.find_first_not_of(' ');
+  if (start == std::string::npos) return {text};
+  std::string line(start, ' ');
+  indent += start;
+  bool first = true;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!first && display_width(line) + 1 + display_width(word) > width) {
+      lines.push_back(line);
+      line = std::string(indent, ' ') + word;
+    } else {
+      line += (first ? "" : " ") + word;
+    }
+    first = false;
+    start = end + 1;
+  }
+  lines.push_back(line);
+  return lines;
+}
+
+void render_chunk(const TextTable& t, const std::vector<size_t>& cols,
+                  const std::vector<size_t>& widths, std::ostream& out) {
+  auto line = [&](const std::vector<std::string>& cells, bool header) {
+    std::string s;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      const size_t c = cols[i];
+      const std::string cell = c < cells.size() ? cells[c] : "";
+      const bool right = !header && c >= t.key_columns && numeric(cell);
+      const bool last = i + 1 == cols.size();
+      s += last && !right ? cell : pad(cell, widths[c], right || (header && c >= t.key_columns));
+      if (!last) s += "  ";
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out << s << "\n";
+  };
+  line(t.header, true);
+  for (const auto& row : t.rows) line(row, false);
+}
+
+}  // namespace
+
+size_t display_width(std::string_view s) {
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+}
+
+void render_text(const Document& doc, std::ostream& out, size_t width) {
+  for (const std::string& l : doc.preamble) {
+    for (const std::string& w : wrap(l, width, 2)) out << w << "\n";
+  }
+  for (const TextTable& t : doc.tables) {
+    if (!t.title.empty()) {
+      for (const std::string& w : wrap(t.title, width, 2)) out << w << "\n";
+    }
+    std::vector<size_t> widths(t.header.size(), 0);
+    for (size_t c = 0; c < t.header.size(); ++c) widths[c] = display_width(t.header[c]);
+    for (const auto& row : t.rows) {
+      for (size_t c = 0; c < row.size() && c < widths.size(); ++c) {
+        widths[c] = std::max(widths[c], display_width(row[c]));
+      }
+    }
+    // Greedy chunks of columns: the key columns, then as many others as fit.
+    const size_t keys = std::min(t.key_columns, t.header.size());
+    size_t key_width = 0;
+    for (size_t c = 0; c < keys; ++c) key_width += widths[c] + 2;
+    size_t c = keys;
+    do {
+      std::vector<size_t> cols;
+      for (size_t k = 0; k < keys; ++k) cols.push_back(k);
+      size_t used = key_width;
+      while (c < t.header.size() && (cols.size() == keys || used + widths[c] <= width)) {
+        cols.push_back(c);
+        used += widths[c] + 2;
+        ++c;
+      }
+      render_chunk(t, cols, widths, out);
+    } while (c < t.header.size());
+    if (!t.notes.empty()) {
+      std::string joined = "warning:";
+      for (size_t i = 0; i < t.notes.size(); ++i) joined += (i ? "; " : " ") + t.notes[i];
+      for (const std::string& w : wrap(joined, width, 2)) out << w << "\n";
+    }
+    out << "\n";
+  }
+  for (const std::string& l : doc.epilogue) {
+    for (const std::string& w : wrap(l, width, 6)) out << w << "\n";
+  }
+}
+
+namespace {
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+}  // namespace
+
+void render_markdown(const Document& doc, std::ostream& out) {
+  for (const std::string& l : doc.preamble) out << l << "\n\n";
+  for (const TextTable& t : doc.tables) {
+    if (!t.title.empty()) out << "#### " << t.title << "\n\n";
+    out << "|";
+    for (const auto& h : t.header) out << " " << md_cell(h) << " |";
+    out << "\n|";
+    for (size_t c = 0; c < t.header.size(); ++c) out << (c < t.key_columns ? "---|" : "---:|");
+    out << "\n";
+    for (const auto& row : t.rows) {
+      out << "|";
+      for (size_t c = 0; c < t.header.size(); ++c) {
+        out << " " << md_cell(c < row.size() ? row[c] : "") << " |";
+      }
+      out << "\n";
+    }
+    if (!t.notes.empty()) {
+      out << "\n";
+      for (const auto& n : t.notes) out << "- ⚠ " << n << "\n";
+    }
+    out << "\n";
+  }
+  for (const std::string& l : doc.epilogue) out << l << "\n";
+}
+
+void render_csv(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
+  auto field = [](const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << field(cells[i]);
+    out << "\r\n";
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+}
+
+}  // namespace foliolab

@@ -1,0 +1,112 @@
+// The HTML report rendered for real: Debian's chromium, headless, runs the page's JavaScript
+// and dumps the DOM; the test counts the SVG marks it drew and checks for script errors.
+// E2E-prefixed: it starts a browser (seconds, not milliseconds).
+#include "util/build_info.h"
+#include "report/render_html.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "analysis/report.h"
+#include "model/loader.h"
+#include "model/matrix.h"
+#include "testing/record_fixture.h"
+#include "util/fs.h"
+#include "util/process.h"
+#include "testing/temp_dir.h"
+
+namespace foliolab {
+namespace {
+namespace fs = std::filesystem;
+
+const fs::path kRoot = foliolab::source_dir();
+
+ProcessResult chromium(const fs::path& dir, const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {"chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                                   "--disable-quic", "--no-first-run",
+                                   "--disable-background-networking",
+                                   "--disable-component-update", "--disable-sync",
+                                   "--user-data-dir=" + (dir / "profile").string(),
+                                   "--enable-logging=stderr", "--v=0",
+                                   "--virtual-time-budget=10000"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  RealProcessRunner proc;
+  return proc.run({.argv = argv, .capture = true, .capture_limit = 64 << 20,
+                   .timeout = std::chrono::seconds(120)});
+}
+
+int attr(const std::string& dom, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex(name + "=\"(\\d+)\""))) return -1;
+  return std::stoi(m[1]);
+}
+
+// Seed 001's size sweep: one knob set per mTHP size, a per-size counter each.
+TEST(E2EHtmlReport, SeedSizeSweepDrawsInChromium) {
+  auto exp = load_experiment((kRoot / "experiments/seeds/001-anon-mthp.yaml").string());
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  std::vector<RunRecord> records;
+  size_t expected_dots = 0, expected_bars = 0;
+  std::set<std::string> groups;
+  for (const foliolab::Run& run : expand(*exp)) {
+    FakeRun f;
+    f.kernel = exp->kernels[run.kernel].name;
+    f.arch = arch_info(run.arch).name;
+    f.knobs = exp->knob_sets[run.knob_set].name;
+    const double kb = f.knobs == "4K" ? 4 : std::stod(f.knobs.substr(0, f.knobs.size() - 1)) * (f.knobs.back() == 'M' ? 1024 : 1);
+    const double faults = 65536 / kb + 1;
+    f.metrics = {{"faults", {faults, faults}}, {"sys_s", {0.2, 0.25}}};
+    if (f.knobs != "4K") {
+      const auto n = static_cast<int64_t>(65536 / kb);
+      f.deltas[fmt::format("mthp.{}kB.anon_fault_alloc", static_cast<int>(kb))] = {n, n};
+    }
+    RunRecord r = fake_record(f);
+    r.id.run_id = run.id;
+    records.push_back(r);
+    groups.insert(f.kernel + f.arch);
+  }
+  const SessionReport report = build_session_report(*exp, records);
+  for (const ComparisonGroup& g : report.model.groups) {
+    size_t sizes = 0;
+    for (const MetricRow& row : g.rows) {
+      if (row.metric.starts_with("mthp.")) ++sizes;
+      if (row.metric.starts_with("mthp.") || row.metric.starts_with("vmstat.")) continue;
+      for (const SampleStats& s : row.stats) expected_dots += s.values.size();
+    }
+    expected_bars += sizes * g.variants.size();
+  }
+  ASSERT_GT(expected_bars, 0u);
+  const fs::path dir = fresh_test_dir("foliolab-html");
+  std::ostringstream html;
+  render_html(report.model, report.extra_lines(), html);
+  ASSERT_TRUE(write_file_atomic(dir / "report.html", html.str()).ok());
+  EXPECT_EQ(html.str().find("http://"), html.str().find("http://www.w3.org/2000/svg"));  // offline
+
+  const ProcessResult r = chromium(dir, {"--dump-dom", "file://" + (dir / "report.html").string()});
+  ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.output.substr(0, 4000);
+  const std::string& dom = r.output;
+  EXPECT_EQ(dom.find("data-error"), std::string::npos) << "JavaScript error";
+  EXPECT_EQ(dom.find("Uncaught"), std::string::npos) << "console error";
+  const int plots = attr(dom, "data-plots");
+  const int marks = attr(dom, "data-marks");
+  EXPECT_GT(plots, 0);
+  // Count the drawn marks in the DOM itself, not only the page's own tally.
+  size_t circles = 0, bars = 0;
+  for (size_t p = 0; (p = dom.find("<circle", p)) != std::string::npos; ++p) ++circles;
+  for (size_t p = 0; (p = dom.find("class=\"mark bar\"", p)) != std::string::npos; ++p) ++bars;
+  EXPECT_EQ(circles, expected_dots);
+  EXPECT_EQ(bars, expected_bars);
+  EXPECT_EQ(static_cast<size_t>(marks), expected_dots + expected_bars);
+  // The knob state and provenance tables are there too.
+  EXPECT_NE(dom.find("knob state"), std::string::npos);
+  EXPECT_NE(dom.find("provenance"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,11 @@
+// Where this foliolab was built from, and its revision. Compiled into one file each, so that a
+// commit or another checkout of the tree recompiles those and nothing else (and ccache hits
+// across checkouts).
+#pragma once
+
+namespace foliolab {
+
+// The source tree foliolab was built from (the default project root).
+const char* source_dir();
+
+}  // namespace foliolab
