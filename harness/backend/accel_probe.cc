@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "backend/kvm_smoke.h"
 #include "protocol/run_report.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -71,6 +72,15 @@ Result<ProbeKey> probe_key(ProcessRunner& runner, Arch arch, const AccelProbeOpt
   return key;
 }
 
+// Stores `v` with what it was probed on (`key`), its logs and the command that decided it.
+Result<AccelVerdict> save_verdict(const fs::path& file, const AccelVerdict& v, const std::string& key,
+                                  const fs::path& logs, const std::string& command) {
+  json j = {{"schema", kVerdictSchema}, {"accel", accel_name(v.accel)}, {"reason", v.reason},
+            {"key", key}, {"probed_at", utc_stamp()}, {"logs", logs.string()}, {"command", command}};
+  if (auto st = write_file_atomic(file, j.dump(2) + "\n"); !st.ok()) return st.error();
+  return v;
+}
+
 }  // namespace
 
 std::string emulator_failure(const ProcessResult& r, const fs::path& qemu_log) {
@@ -82,6 +92,28 @@ std::string emulator_failure(const ProcessResult& r, const fs::path& qemu_log) {
   }
   return out;
 }
+
+namespace {
+
+// x86_64: the smoke test (backend/kvm_smoke.h) first. A TCG verdict when KVM failed it; nullopt
+// when it passed (then only the full probe boot can tell).
+Result<std::optional<AccelVerdict>> smoke_verdict(ProcessRunner& runner, Arch arch, const std::string& qemu,
+                                                  const fs::path& work) {
+  if (arch != Arch::kX86_64) return std::optional<AccelVerdict>();
+  auto smoke = run_kvm_smoke(runner, {.dir = work, .qemu = qemu});
+  if (!smoke.ok()) return smoke.error();
+  if (smoke->kvm_ok) return std::optional<AccelVerdict>();
+  if (smoke->kvm.timed_out) {
+    return std::optional<AccelVerdict>(AccelVerdict{
+        Accel::kTcg, fmt::format("under KVM a guest touching 112 MiB with paging on did not finish within "
+                                 "{:.1f}s (TCG: {:.2f}s)",
+                                 smoke->deadline_seconds, smoke->tcg_seconds)});
+  }
+  return std::optional<AccelVerdict>(
+      AccelVerdict{Accel::kTcg, "QEMU with -accel kvm " + emulator_failure(smoke->kvm, smoke->kvm_log)});
+}
+
+}  // namespace
 
 AccelProbe::AccelProbe(ProcessRunner& runner, AccelProbeOptions options)
     : runner_(runner), opt_(std::move(options)) {}
@@ -131,12 +163,19 @@ Result<AccelVerdict> AccelProbe::probe(Arch arch, const std::function<Result<Pro
   if (auto v = load_cached()) return *v;
   FileLock lock(dir / (stem + ".lock"));
   if (auto v = load_cached()) return *v;  // probed by another foliolab while we waited
-
-  auto img = images();
-  if (!img.ok()) return img.error();
   const fs::path work = dir / stem;
   fs::remove_all(work, ec);
   fs::create_directories(work, ec);
+  if (ec) return make_env_error(fmt::format("cannot create {}: {}", work.string(), ec.message()));
+  if (auto smoke = smoke_verdict(runner_, arch, key->qemu_path, work); !smoke.ok()) {
+    return smoke.error();
+  } else if (*smoke) {
+    return save_verdict(verdict_file, **smoke, key->text, work,
+                        format_argv(kvm_smoke_argv(key->qemu_path, work / "kvm-smoke.bin", "kvm")));
+  }
+
+  auto img = images();
+  if (!img.ok()) return img.error();
   const fs::path console = work / "console.log", records = work / "records.bin", log = work / "qemu.log";
   QemuLaunch launch{.arch = arch, .accel = Accel::kKvm, .machine = MachineSpec{.cpus = 1, .memory_mb = 256},
                     .kernel = img->kernel, .initrd = img->initrd, .cmdline = kernel_cmdline(arch, ""),
@@ -161,11 +200,7 @@ Result<AccelVerdict> AccelProbe::probe(Arch arch, const std::function<Result<Pro
   } else {
     v = {Accel::kTcg, "QEMU with -accel kvm exited before the guest agent started; " + emulator_failure(r, log)};
   }
-  json j = {{"schema", kVerdictSchema}, {"accel", accel_name(v.accel)}, {"reason", v.reason},
-            {"key", key->text}, {"probed_at", utc_stamp()}, {"logs", work.string()},
-            {"command", format_argv(qemu_argv(launch))}};
-  if (auto st = write_file_atomic(verdict_file, j.dump(2) + "\n"); !st.ok()) return st.error();
-  return v;
+  return save_verdict(verdict_file, v, key->text, work, format_argv(qemu_argv(launch)));
 }
 
 }  // namespace foliolab
