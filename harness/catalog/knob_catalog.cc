@@ -1,5 +1,7 @@
 #include "catalog/knob_catalog.h"
 
+#include "catalog/page_size.h"
+
 #include <algorithm>
 #include <climits>
 #include <set>
@@ -248,19 +250,7 @@ Status check_knob(const std::string& rel_path, const std::string& value, const K
 
 std::optional<KernelFacts> kernel_facts(const KernelSpec& kernel, Arch arch) {
   if (kernel.source != "debian") return std::nullopt;
-  KernelFacts facts{kDescribedVersion, 4, !kernel.patches.empty()};
-  if (arch != Arch::kArm64) return facts;
-  // The base page size axis: a fragment (kernel-config/arm64-16k, arm64-64k) or inline options.
-  auto has = [&](const char* fragment, const char* option) {
-    if (std::find(kernel.config.begin(), kernel.config.end(), fragment) != kernel.config.end()) return true;
-    for (const auto& [k, v] : kernel.options) {
-      if (k == option && v == "y") return true;
-    }
-    return false;
-  };
-  if (has("arm64-16k", "CONFIG_ARM64_16K_PAGES")) facts.page_size_kb = 16;
-  if (has("arm64-64k", "CONFIG_ARM64_64K_PAGES")) facts.page_size_kb = 64;
-  return facts;
+  return KernelFacts{kDescribedVersion, guest_page_size_kb(kernel, arch), !kernel.patches.empty()};
 }
 
 Status validate_knobs(const Experiment& exp) {

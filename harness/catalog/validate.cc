@@ -1,5 +1,7 @@
 #include "catalog/validate.h"
 
+#include "catalog/page_size.h"
+
 #include <algorithm>
 #include <string>
 #include <system_error>
@@ -139,6 +141,8 @@ Status validate_project(const Experiment& exp, const fs::path& project_root,
   if (!knobs.ok()) check.add(knobs.error().message);
   Status workloads = validate_workloads(exp);
   if (!workloads.ok()) check.add(workloads.error().message);
+  Status pages = check_page_multiples(exp);
+  if (!pages.ok()) check.add(pages.error().message);
   Status limits = check_plan_limits(
       exp, host, results_root.empty() ? (project_root / "results").string() : results_root);
   if (!limits.ok()) check.add(limits.error().message);

@@ -63,6 +63,17 @@ std::vector<ParamInfo> common_params() {
 }
 
 
+// FL_PAGE_MULTIPLE of a parameter the workload declared above it.
+void mark_page_multiple(WorkloadInfo& w, const char* name) {
+  for (ParamInfo& p : w.params) {
+    if (p.name == name) {
+      p.page_multiple = true;
+      return;
+    }
+  }
+  std::abort();  // a .def naming a parameter it does not declare
+}
+
 std::vector<WorkloadInfo> build_catalog() {
   std::vector<WorkloadInfo> all;
 #define FL_WORKLOAD(n, d) all.push_back(WorkloadInfo{.name = n, .doc = d});
@@ -70,6 +81,7 @@ std::vector<WorkloadInfo> build_catalog() {
   all.back().params.push_back(make_param(name, FL_PARAM_TYPE(type), def, min, max, choices, doc));
 #define FL_METRIC(name, unit, better, kind, doc) \
   all.back().metrics.push_back(WorkloadMetric{name, MetricInfo{unit, better, kind, true}, doc});
+#define FL_PAGE_MULTIPLE(name) mark_page_multiple(all.back(), name);
 #include "../../workloads/fault.def"
 #include "../../workloads/zero-page.def"
 #include "../../workloads/thp-util.def"
@@ -80,6 +92,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #undef FL_WORKLOAD
 #undef FL_PARAM
 #undef FL_METRIC
+#undef FL_PAGE_MULTIPLE
   for (WorkloadInfo& w : all) {
     for (ParamInfo& p : common_params()) w.params.push_back(std::move(p));
   }

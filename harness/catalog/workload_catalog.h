@@ -27,6 +27,9 @@ struct ParamInfo {
   std::optional<int64_t> int_min, int_max;  // kInt
   std::vector<std::string> choices;  // kEnum
   std::string doc;
+  // kSize: must be a multiple of the guest's base page size (FL_PAGE_MULTIPLE in the .def),
+  // checked at plan against each run's kernel (catalog/page_size.h).
+  bool page_multiple = false;
 };
 
 struct WorkloadMetric {
