@@ -9,9 +9,11 @@
  * PID 1 must never exit (the kernel panics): every path ends in power_off(), which only
  * returns into an endless pause() if reboot() itself fails. There is no guest watchdog: the
  * host kills QEMU at its deadline.
+ *
+ * Top layer (main and the run loop); it calls base, record, job and sysfs, and nothing calls
+ * it (the layers are listed in base.h).
  */
 #define _GNU_SOURCE
-#include "agent.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,85 +22,19 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base.h"
+#include "job.h"
+#include "record.h"
+#include "sysfs.h"
+
+#define AGENT_VERSION "1.1"
 #define PORT_TIMEOUT_MS 30000 /* TCG guests are slow to probe virtio-serial */
-
-char g_release[65] = "unknown";
-static int g_failing;
-
-/* ---------------- logging and power-off ---------------- */
-
-/* One line to /dev/console (fd 2 once setup_console() ran), prefixed "foliolab-agent:". */
-void log_msg(const char *fmt, ...)
-{
-	char line[1024];
-	int n = snprintf(line, sizeof line, "foliolab-agent: ");
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-	va_end(ap);
-	size_t len = strlen(line);
-	line[len] = '\n';
-	if (write(2, line, len + 1) < 0) {
-		/* no console: nothing else to tell */
-	}
-}
-
-int host_results_fd(void)
-{
-	const char *v = getenv("FOLIOLAB_RESULTS_FD");
-	if (!v || !*v)
-		return -1;
-	char *end;
-	long fd = strtol(v, &end, 10);
-	return (*end || fd < 3 || fd > 1000) ? -1 : (int)fd;
-}
-
-_Noreturn void power_off(void)
-{
-	if (host_results_fd() >= 0) { /* on a host: end this process, never the machine */
-		log_msg("exiting (host mode)");
-		_exit(0);
-	}
-	log_msg("powering off");
-	sync();
-	/* Under TCG the port's kick is handled synchronously, so records are already in the host
-	 * file; with KVM ioeventfd the host drains the queue asynchronously: give it a moment. */
-	struct timespec ts = {0, 100 * 1000 * 1000};
-	nanosleep(&ts, NULL);
-	reboot(RB_POWER_OFF);
-	log_msg("reboot(RB_POWER_OFF) failed: %s", strerror(errno));
-	for (;;)
-		pause();
-}
-
-static void emit_done(const char *status)
-{
-	struct sb p = {0};
-	kv_add(&p, "status", status);
-	record_emit_sb("done", &p);
-	sb_free(&p);
-	log_msg("done status=%s", status);
-}
-
-_Noreturn void fail_run(const char *stage, const char *fmt, ...)
-{
-	if (!g_failing) { /* a failure while failing: just power off */
-		g_failing = 1;
-		va_list ap;
-		va_start(ap, fmt);
-		emit_verror(stage, fmt, ap);
-		va_end(ap);
-		emit_done("failed");
-	}
-	power_off();
-}
 
 /* ---------------- early setup ---------------- */
 
@@ -139,10 +75,7 @@ static void setup(void)
 	if (access("/sys/kernel/debug", F_OK) == 0)
 		mount_fs("debugfs", "/sys/kernel/debug", NULL);
 	mount_fs("tmpfs", "/tmp", "mode=1777");
-	struct utsname u;
-	if (uname(&u) == 0)
-		snprintf(g_release, sizeof g_release, "%s", u.release);
-	log_msg("agent %s on kernel %s", AGENT_VERSION, g_release);
+	log_msg("agent %s on kernel %s", AGENT_VERSION, kernel_release());
 }
 
 /* ---------------- hello ---------------- */
@@ -180,28 +113,6 @@ static void emit_hello(const struct job *job)
 	record_emit_sb("hello", &p);
 	sb_free(&p);
 	sb_free(&cmdline);
-}
-
-/* ---------------- job ---------------- */
-
-/* Returns 0 with *job filled, or -1 with err set (the caller reports after hello). */
-static int load_job(struct job *job, char *err, size_t errlen)
-{
-	struct sb text = {0};
-	int rc = read_file(JOB_PATH, &text);
-	if (rc) {
-		*job = (struct job){.run_id = ""};
-		snprintf(err, errlen, "cannot read %s: %s", JOB_PATH, strerror(-rc));
-		return -1;
-	}
-	if (text.len >= MAX_PAYLOAD) {
-		*job = (struct job){.run_id = ""};
-		snprintf(err, errlen, "%s is larger than %zu bytes", JOB_PATH, MAX_PAYLOAD);
-		return -1;
-	}
-	rc = job_parse(text.p, text.len, job, err, errlen);
-	sb_free(&text);
-	return rc;
 }
 
 /* ---------------- workload ---------------- */
@@ -299,6 +210,20 @@ static void emit_workload(const struct job *job, long rep, const struct wl_resul
 			 job->argv[0], MAX_PAYLOAD);
 }
 
+/* knobs(initial), one knob-set per knob/sysctl line in file order, knobs(final). */
+static void apply_steps(const struct job *job)
+{
+	knobs_dump("initial");
+	for (size_t i = 0; i < job->nsteps; i++) {
+		const struct step *st = &job->steps[i];
+		if (st->kind == STEP_KNOB)
+			knob_set(st->path, st->value);
+		else
+			sysctl_set(st->path, st->value);
+	}
+	knobs_dump("final");
+}
+
 static void run_reps(const struct job *job)
 {
 	if (!job->workload)
@@ -322,16 +247,13 @@ int main(void)
 		power_off(); /* nowhere to report; the host sees no records */
 	struct job job;
 	char err[512];
-	int jrc = load_job(&job, err, sizeof err);
+	int jrc = job_load(&job, err, sizeof err);
 	emit_hello(&job);
 	if (jrc)
 		fail_run("job", "%s", err);
 	log_msg("job %s: %zu knob/sysctl lines, workload %s x%ld", job.run_id, job.nsteps,
 		job.workload ? job.workload : "(none)", job.repeat);
-	knobs_dump("initial");
-	for (size_t i = 0; i < job.nsteps; i++)
-		step_apply(&job.steps[i]);
-	knobs_dump("final");
+	apply_steps(&job);
 	run_reps(&job);
 	emit_done("ok");
 	power_off();

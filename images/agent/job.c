@@ -1,13 +1,15 @@
 /* Job file parser (docs/guest-protocol.md "Job file"). Strict: anything not in the contract
  * is an error, reported with its line number. */
 #define _GNU_SOURCE
-#include "agent.h"
+#include "job.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base.h"
 
 #define MAX_STEPS 1024
 #define MAX_ARGS 256
@@ -35,7 +37,7 @@ static int perr(struct parse *ps, const char *fmt, ...)
 	return -1;
 }
 
-/* A path below THP_DIR or SYSCTL_DIR: [A-Za-z0-9_.-] components separated by '/', no empty,
+/* A path below the THP or sysctl tree (sysfs.h): [A-Za-z0-9_.-] components separated by '/', no empty,
  * "." or ".." component. Keeps the agent from writing outside those trees. */
 static int valid_relpath(const char *p)
 {
@@ -254,4 +256,23 @@ int job_parse(const char *text, size_t len, struct job *job, char *err, size_t e
 	free(ps.raw);
 	job->argv[1 + job->nargs] = NULL;
 	return 0;
+}
+
+int job_load(struct job *job, char *err, size_t errlen)
+{
+	struct sb text = {0};
+	int rc = read_file(JOB_PATH, &text);
+	if (rc) {
+		*job = (struct job){.run_id = ""};
+		snprintf(err, errlen, "cannot read %s: %s", JOB_PATH, strerror(-rc));
+		return -1;
+	}
+	if (text.len >= MAX_PAYLOAD) {
+		*job = (struct job){.run_id = ""};
+		snprintf(err, errlen, "%s is larger than %zu bytes", JOB_PATH, MAX_PAYLOAD);
+		return -1;
+	}
+	rc = job_parse(text.p, text.len, job, err, errlen);
+	sb_free(&text);
+	return rc;
 }

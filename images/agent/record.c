@@ -1,6 +1,7 @@
-/* Record channel (docs/guest-protocol.md "Record channel") and string buffers. */
+/* Record channel (docs/guest-protocol.md "Record channel"): payload lines, CRC-32, the results
+ * port, framing, and the `error`/`done` records that end a run. */
 #define _GNU_SOURCE
-#include "agent.h"
+#include "record.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,81 +14,9 @@
 
 static int g_port_fd = -1;
 static unsigned long g_seq;
+static int g_failing;
 
-/* ---------------- string buffer ---------------- */
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		log_msg("out of memory (%zu bytes)", n);
-		power_off();
-	}
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(xmalloc(n), s, n);
-}
-
-static void sb_reserve(struct sb *b, size_t extra)
-{
-	if (b->len + extra + 1 <= b->cap)
-		return;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap < b->len + extra + 1)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p) {
-		log_msg("out of memory (%zu bytes)", cap);
-		power_off();
-	}
-	b->p = p;
-	b->cap = cap;
-}
-
-void sb_free(struct sb *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
-}
-
-void sb_append(struct sb *b, const void *data, size_t n)
-{
-	sb_reserve(b, n);
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void sb_puts(struct sb *b, const char *s)
-{
-	sb_append(b, s, strlen(s));
-}
-
-static void sb_vprintf(struct sb *b, const char *fmt, va_list ap)
-{
-	va_list ap2;
-	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0)
-		return;
-	sb_reserve(b, (size_t)n);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	b->len += (size_t)n;
-}
-
-void sb_printf(struct sb *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	sb_vprintf(b, fmt, ap);
-	va_end(ap);
-}
+/* ---------------- payload lines ---------------- */
 
 void kv_add(struct sb *b, const char *key, const char *value)
 {
@@ -205,6 +134,8 @@ int port_open(int timeout_ms)
 	return -1;
 }
 
+/* ---------------- records ---------------- */
+
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
@@ -257,7 +188,9 @@ void record_emit_sb(const char *type, const struct sb *b)
 	record_emit(type, b->p ? b->p : "", b->len);
 }
 
-void emit_verror(const char *stage, const char *fmt, va_list ap)
+/* ---------------- the end of a run ---------------- */
+
+static void emit_verror(const char *stage, const char *fmt, va_list ap)
 {
 	struct sb msg = {0}, p = {0};
 	sb_vprintf(&msg, fmt, ap);
@@ -270,10 +203,24 @@ void emit_verror(const char *stage, const char *fmt, va_list ap)
 	sb_free(&p);
 }
 
-void emit_error(const char *stage, const char *fmt, ...)
+void emit_done(const char *status)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	emit_verror(stage, fmt, ap);
-	va_end(ap);
+	struct sb p = {0};
+	kv_add(&p, "status", status);
+	record_emit_sb("done", &p);
+	sb_free(&p);
+	log_msg("done status=%s", status);
+}
+
+_Noreturn void fail_run(const char *stage, const char *fmt, ...)
+{
+	if (!g_failing) { /* a failure while failing: just power off */
+		g_failing = 1;
+		va_list ap;
+		va_start(ap, fmt);
+		emit_verror(stage, fmt, ap);
+		va_end(ap);
+		emit_done("failed");
+	}
+	power_off();
 }

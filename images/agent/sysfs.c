@@ -1,6 +1,6 @@
 /* THP knobs, sysctls and kernel counters (docs/guest-protocol.md "Payloads"). */
 #define _GNU_SOURCE
-#include "agent.h"
+#include "sysfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,36 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int read_file(const char *path, struct sb *out)
-{
-	out->len = 0;
-	sb_append(out, "", 0);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	char buf[4096];
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			close(fd);
-			return -e;
-		}
-		if (n == 0 || out->len + (size_t)n > MAX_PAYLOAD)
-			break;
-		sb_append(out, buf, (size_t)n);
-	}
-	close(fd);
-	return 0;
-}
-
-void strip_newlines(struct sb *b)
-{
-	while (b->len && b->p[b->len - 1] == '\n')
-		b->p[--b->len] = '\0';
-}
+#include "base.h"
+#include "record.h"
 
 /* Files with no read permission bit (sysfs/procfs write-only attributes such as
  * vm/drop_caches) fail with EACCES even for root: treat them as write-only. */
@@ -163,37 +135,41 @@ static void apply_file(const char *full, const char *value, struct apply *a)
 	}
 }
 
-static void report_failure(const struct step *st, const char *full, const struct apply *a)
+/* Where a job's knob or sysctl line writes, and how it is named in records and messages. */
+struct target {
+	const char *stage; /* error stage */
+	const char *dir;
+	const char *prefix; /* of the path shown in `knob-set` */
+};
+static const struct target knob_target = {"knob", THP_DIR, ""};
+static const struct target sysctl_target = {"sysctl", SYSCTL_DIR, "sysctl:"};
+
+static _Noreturn void report_failure(const char *stage, const char *value, const char *full,
+				     const struct apply *a)
 {
-	const char *stage = st->kind == STEP_KNOB ? "knob" : "sysctl";
+	const char *rel = kernel_release();
 	if (!strcmp(a->status, "missing"))
-		fail_run(stage, "kernel %s: %s does not exist", g_release, full);
+		fail_run(stage, "kernel %s: %s does not exist", rel, full);
 	if (!strcmp(a->status, "write-failed"))
-		fail_run(stage, "kernel %s: writing '%s' to %s failed: %s", g_release, st->value,
-			 full, strerror(a->err));
-	if (a->err)
-		fail_run(stage, "kernel %s: reading back %s failed: %s", g_release, full,
+		fail_run(stage, "kernel %s: writing '%s' to %s failed: %s", rel, value, full,
 			 strerror(a->err));
-	fail_run(stage, "kernel %s: %s reads '%s' (selected '%s') after writing '%s'", g_release,
-		 full, a->raw.p, a->readback, st->value);
+	if (a->err)
+		fail_run(stage, "kernel %s: reading back %s failed: %s", rel, full, strerror(a->err));
+	fail_run(stage, "kernel %s: %s reads '%s' (selected '%s') after writing '%s'", rel, full,
+		 a->raw.p, a->readback, value);
 }
 
 /* Emits `knob-set`; on any failure also `error`, `done failed` and powers off. */
-int step_apply(const struct step *st)
+static void set_file(const struct target *t, const char *path, const char *value)
 {
 	struct sb full = {0}, shown = {0}, p = {0};
 	struct apply a = {0};
-	if (st->kind == STEP_KNOB) {
-		sb_printf(&full, "%s/%s", THP_DIR, st->path);
-		sb_puts(&shown, st->path);
-	} else {
-		sb_printf(&full, "%s/%s", SYSCTL_DIR, st->path);
-		sb_printf(&shown, "sysctl:%s", st->path);
-	}
-	apply_file(full.p, st->value, &a);
-	log_msg("set %s = '%s': %s", shown.p, st->value, a.status);
+	sb_printf(&full, "%s/%s", t->dir, path);
+	sb_printf(&shown, "%s%s", t->prefix, path);
+	apply_file(full.p, value, &a);
+	log_msg("set %s = '%s': %s", shown.p, value, a.status);
 	kv_add(&p, "path", shown.p);
-	kv_add(&p, "requested", st->value);
+	kv_add(&p, "requested", value);
 	kv_add(&p, "readback", a.readback ? a.readback : "");
 	kv_add(&p, "raw", a.raw.p ? a.raw.p : "");
 	kv_add(&p, "status", a.status);
@@ -201,10 +177,19 @@ int step_apply(const struct step *st)
 		kv_add(&p, "error", strerror(a.err));
 	record_emit_sb("knob-set", &p);
 	if (strcmp(a.status, "ok"))
-		report_failure(st, full.p, &a);
+		report_failure(t->stage, value, full.p, &a);
 	free(a.readback);
 	sb_free(&a.raw), sb_free(&full), sb_free(&shown), sb_free(&p);
-	return 0;
+}
+
+void knob_set(const char *path, const char *value)
+{
+	set_file(&knob_target, path, value);
+}
+
+void sysctl_set(const char *path, const char *value)
+{
+	set_file(&sysctl_target, path, value);
 }
 
 /* ---------------- counters ---------------- */
