@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A newcomer's first run, phase by phase: what `bash scripts/quickstart.sh` does on a fresh
+# machine, with a fresh kernel cache, a fresh build directory and a cold compiler cache, so
+# nothing this machine built before is reused (Debian's packages are installed already if they
+# are; the apt phase then measures the check alone). Prints each phase's seconds and share of
+# the total, as measured in this one invocation.
+# Usage: bench/first-run.sh [WORKDIR]   (default: a new temporary directory, removed after)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${1:-$(mktemp -d)}
+[ -n "${1:-}" ] || trap 'rm -rf "$work"' EXIT
+mkdir -p "$work"
+export FOLIOLAB_CACHE="$work/cache" CCACHE_DIR="$work/ccache"
+log="$work/run.log"
+now() { date +%s.%N; }
+# Every line of the run, prefixed with the seconds since the run started.
+stamp() {
+  local t0=$1 line
+  while IFS= read -r line; do printf '%s %s\n' "$(echo "$(now) - $t0" | bc)" "$line"; done
+}
+
+t_start=$(now)
+bash scripts/setup.sh > "$work/setup.log" 2>&1
+t_setup=$(now)
+cmake -S . -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOLIOLAB_WERROR=ON \
+  > "$work/build.log" 2>&1
+cmake --build "$work/build" --target foliolab >> "$work/build.log" 2>&1
+t_build=$(now)
+"$work/build/foliolab" run experiments/quickstart.yaml --results "$work/results" 2>&1 \
+  | stamp "$t_build" > "$log"
+t_end=$(now)
+
+# Offsets (seconds since the run started) of the first line matching a pattern.
+at() { awk -v re="$1" '$0 ~ re { print $1; exit }' "$log"; }
+span() {  # name, start pattern, end pattern
+  local a b
+  a=$(at "$2"); b=$(at "$3")
+  [ -n "$a" ] && [ -n "$b" ] && printf '%s %s\n' "$1" "$(echo "$b - $a" | bc)"
+}
+total=$(echo "$t_end - $t_start" | bc)
+{
+  printf 'apt (scripts/setup.sh) %s\n' "$(echo "$t_setup - $t_start" | bc)"
+  printf 'harness build (foliolab target) %s\n' "$(echo "$t_build - $t_setup" | bc)"
+  span "kernel x86_64" "building kernel .* for x86_64" "built kernel .* for x86_64"
+  span "kernel arm64" "building kernel .* for arm64" "built kernel .* for arm64"
+  # Everything after the last kernel build or accelerator verdict: the guests that were left.
+  last=$(awk '/built kernel |accel (x86_64|arm64): / { t = $1 } END { print t }' "$log")
+  done_at=$(at "results: ")
+  [ -n "$last" ] && [ -n "$done_at" ] && printf 'guests after the last build %s\n' "$(echo "$done_at - $last" | bc)"
+  printf 'whole run (foliolab run) %s\n' "$(echo "$t_end - $t_build" | bc)"
+} | awk -v total="$total" '{
+  secs = $NF; $NF = ""; sub(/ $/, "")
+  printf "%-40s %7.1f s  %5.1f %%\n", $0, secs, 100 * secs / total
+}'
+printf '%-40s %7.1f s  (%.1f min; goal: 8 min)\n' "total" "$total" "$(echo "$total / 60" | bc -l)"
+echo "(phases overlap where foliolab runs them at once; the run's log: $log)"
+awk '/^[0-9.]+ accel / { $1 = ""; print " " $0 }' "$log"
