@@ -149,7 +149,7 @@ Result<AccelVerdict> AccelProbe::probe(Arch arch, const std::function<Result<Pro
   const fs::path verdict_file = dir / (stem + ".json");
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return make_error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  if (ec) return make_env_error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   auto load_cached = [&]() -> std::optional<AccelVerdict> {
     auto text = read_file(verdict_file);
     if (!text.ok()) return std::nullopt;
