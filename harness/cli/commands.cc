@@ -34,6 +34,7 @@
 #include "results/index.h"
 #include "results/store.h"
 #include "runner/experiment_runner.h"
+#include "runner/scheduler.h"
 #include "util/fs.h"
 
 #ifndef FOLIOLAB_GIT_REV

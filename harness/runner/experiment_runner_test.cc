@@ -14,6 +14,8 @@
 #include "model/shard.h"
 #include "util/fs.h"
 #include "results/record_codec.h"
+#include "runner/run_executor.h"
+#include "runner/scheduler.h"
 #include "testing/temp_dir.h"
 
 namespace foliolab {
