@@ -10,6 +10,7 @@
 
 #include "testing/fake_artifacts.h"
 #include "testing/fake_backend.h"
+#include "testing/fake_experiment.h"
 #include "testing/stream_builder.h"
 #include "model/loader.h"
 #include "model/matrix.h"
@@ -24,27 +25,11 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-const char* kYaml = R"(name: fake
-kernels:
-  - name: good
-  - name: broken
-archs: [x86_64]
-knobs:
-  ok-a: {enabled: always}
-  panics: {enabled: panic}
-  hangs: {enabled: hang}
-  ok-b: {enabled: never}
-workloads:
-  - name: fault
-repeat: 2
-timeout: 5
-)";
-
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fresh_test_dir("foliolab-runner");
-    ASSERT_TRUE(write_file_atomic(root_ / "fake.yaml", kYaml).ok());
+    ASSERT_TRUE(write_file_atomic(root_ / "fake.yaml", kFakeExperimentYaml).ok());
     ASSERT_TRUE(write_file_atomic(root_ / "base.cpio", "070701").ok());
     artifacts_.base_cpio = root_ / "base.cpio";
     auto exp = load_experiment((root_ / "fake.yaml").string());
