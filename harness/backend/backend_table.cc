@@ -73,7 +73,8 @@ Result<MadeBackend> make_backend(const BackendChoice& choice, ProcessRunner& run
     return make_internal_error("make_backend: no backend '" + choice.name + "' in the table");
   }
   if (choice.hosts.empty()) {
-    auto backend = made.entry->factory({.runner = runner, .cache = cache, .connect = choice.connect});
+    auto backend =
+        made.entry->factory({.runner = runner, .cache = cache, .connect = choice.connect});
     if (!backend.ok()) return backend.error();
     made.backend = std::move(*backend);
     return made;

@@ -70,7 +70,10 @@ std::unique_ptr<PoolBackend> pool_of(std::vector<std::pair<FakeHost*, int>> host
   }
   std::vector<std::string> warnings;
   auto pool = PoolBackend::open(
-      list, [&](const PoolHost& p) -> Result<std::unique_ptr<Backend>> { return member_on(*by_uri.at(p.uri)); },
+      list,
+      [&](const PoolHost& p) -> Result<std::unique_ptr<Backend>> {
+        return member_on(*by_uri.at(p.uri));
+      },
       warnings);
   EXPECT_TRUE(pool.ok());
   EXPECT_TRUE(warnings.empty());

@@ -189,7 +189,8 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
                  "move to another; default -j: all slots)");
   app.add_option("--results", f.results, "results root (default: <root>/results)");
   app.add_option("--resume-dir", f.resume, "continue this results session (skips runs it has)");
-  app.add_flag("--resume", f.resume_latest, "continue the newest results session of this experiment");
+  app.add_flag("--resume", f.resume_latest,
+               "continue the newest results session of this experiment");
   app.add_flag("--retry-failed", f.retry, "with --resume: rerun runs that failed");
   app.add_option("-j,--jobs", f.guests,
                  "guests at once (default: host cores, bounded by free memory over the guest's RAM)")

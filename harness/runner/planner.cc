@@ -96,8 +96,9 @@ const Result<KernelArtifact>& Planner::kernel_for(const Run& run) {
   auto key = std::make_pair(run.kernel, run.arch);
   if (!kernels_.count(key)) {
     const KernelSpec& spec = exp_.kernels[run.kernel];
-    kernels_.emplace(key, needs_.kernel ? artifacts_.kernel(spec, run.arch)
-                                        : Result<KernelArtifact>(host_kernel_artifact(spec, run.arch)));
+    kernels_.emplace(key, needs_.kernel
+                              ? artifacts_.kernel(spec, run.arch)
+                              : Result<KernelArtifact>(host_kernel_artifact(spec, run.arch)));
   }
   return kernels_.at(key);
 }

@@ -76,7 +76,8 @@ TEST_F(PlannerTest, EachArtifactIsMadeOnceAndAFailedBuildIsRecordedBeforeAnyBoot
 TEST_F(PlannerTest, RunsKeptFromAnEarlierSessionAreCountedNotPlanned) {
   auto first = session();
   ASSERT_TRUE(first.ok());
-  ASSERT_TRUE(Planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_).plan(runs_, *first).ok());
+  Planner planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_);
+  ASSERT_TRUE(planner.plan(runs_, *first).ok());
   auto resumed = session({.resume_dir = first->dir()});
   ASSERT_TRUE(resumed.ok()) << resumed.error().message;
   auto todo = Planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_).plan(runs_, *resumed);
