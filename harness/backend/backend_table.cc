@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "backend/host_backend.h"
+#include "backend/knob_journal.h"
 #include "backend/libvirt_backend.h"
 #include "util/text.h"
 
@@ -63,6 +64,36 @@ Status validate_backend(const Experiment& exp) {
   std::string message = fmt::format("{}: machine.backend: unknown backend '{}'", exp.machine.backend_loc.str(), name);
   if (auto near = closest_match(name, valid)) message += "; did you mean '" + *near + "'?";
   return make_error(fmt::format("{} (valid: {})", message, fmt::join(valid, ", ")));
+}
+
+Result<MadeBackend> make_backend(const BackendChoice& choice, ProcessRunner& runner,
+                                 const fs::path& cache, std::vector<std::string>& warnings) {
+  MadeBackend made{.entry = find_backend(choice.hosts.empty() ? choice.name : "libvirt")};
+  if (!made.entry) {
+    return make_internal_error("make_backend: no backend '" + choice.name + "' in the table");
+  }
+  if (choice.hosts.empty()) {
+    auto backend =
+        made.entry->factory({.runner = runner, .cache = cache, .connect = choice.connect});
+    if (!backend.ok()) return backend.error();
+    made.backend = std::move(*backend);
+    return made;
+  }
+  const BackendEntry& libvirt = *made.entry;
+  auto pool = PoolBackend::open(
+      choice.hosts,
+      [&](const PoolHost& h) {
+        return libvirt.factory({.runner = runner, .cache = cache, .connect = h.uri});
+      },
+      warnings);
+  if (!pool.ok()) return pool.error();
+  made.pool = pool->get();
+  made.backend = std::move(*pool);
+  return made;
+}
+
+Result<std::string> recover_interrupted_runs(const fs::path& cache) {
+  return recover_host_journal(host_state_dir(cache));
 }
 
 }  // namespace foliolab

@@ -2,6 +2,10 @@
 // reads the needs (the host backend builds no kernel and writes no initrd; it never runs beside
 // another run); the CLI makes the backend through the entry's factory.
 //
+// It also makes the backend a session runs on (make_backend): the entry's, or a pool of libvirt
+// hosts (`run --hosts`); and before any backend runs, it restores what an interrupted run left
+// (recover_interrupted_runs).
+//
 // Adding a backend is one entry in backend_table() (backend_table.cc) plus its class: name,
 // doc, needs, transport and a factory taking BackendContext. A backend option from the command
 // line (e.g. libvirt's --connect URI) goes into BackendContext.
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/host_pool.h"
 #include "model/experiment.h"
 #include "util/process.h"
 #include "util/result.h"
@@ -52,5 +57,29 @@ Status validate_backend(const Experiment& exp);
 
 // The host backend's state directory (restore journal and lock) under a cache root.
 std::filesystem::path host_state_dir(const std::filesystem::path& cache);
+
+// The backend a session asked for: machine.backend (or --backend), machine.connect (or
+// --connect), and `hosts`, a pool of libvirt hosts (--hosts) in place of one connection.
+struct BackendChoice {
+  std::string name;
+  std::string connect;
+  std::vector<PoolHost> hosts;
+};
+
+struct MadeBackend {
+  const BackendEntry* entry = nullptr;  // the chosen entry (libvirt for a pool)
+  std::unique_ptr<Backend> backend;
+  PoolBackend* pool = nullptr;  // `backend` when it is a pool of hosts
+};
+
+// Makes the chosen backend through its entry's factory or, with hosts, a pool of libvirt
+// backends, one per host: a host that cannot be reached is left out with a line in `warnings`.
+Result<MadeBackend> make_backend(const BackendChoice& choice, ProcessRunner& runner,
+                                 const std::filesystem::path& cache,
+                                 std::vector<std::string>& warnings);
+
+// Before any backend runs: a host run SIGKILLed before restoring the host's knobs left a journal
+// in <cache>/host, which this restores. Says what it did, or "" when there was nothing to do.
+Result<std::string> recover_interrupted_runs(const std::filesystem::path& cache);
 
 }  // namespace foliolab

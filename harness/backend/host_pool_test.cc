@@ -7,6 +7,8 @@
 #include <map>
 #include <thread>
 
+#include "testing/fake_backend.h"
+
 namespace foliolab {
 namespace {
 
@@ -29,37 +31,35 @@ struct FakeHost {
   }
 };
 
-class FakeBackend : public Backend {
- public:
-  explicit FakeBackend(FakeHost& h) : h_(h) {}
-  std::string name() const override { return "libvirt"; }
-  Result<AccelVerdict> resolve_accel(const AccelRequest&) override {
-    return AccelVerdict{h_.accel, h_.uri + " says " + (h_.accel == Accel::kKvm ? "kvm" : "tcg")};
-  }
-  Result<BootOutcome> boot(const BootRequest&) override {
-    ++h_.inside;
-    if (h_.block) {
-      std::unique_lock<std::mutex> lock(h_.mu);
-      h_.cv.wait(lock, [&] { return h_.gate_open; });
+// A pool member: the shared fake backend acting as libvirt on `h`.
+std::unique_ptr<Backend> member_on(FakeHost& h) {
+  auto b = std::make_unique<FakeBackend>();
+  b->backend_name = "libvirt";
+  b->on_accel = [&h](const AccelRequest&) -> Result<AccelVerdict> {
+    return AccelVerdict{h.accel, h.uri + " says " + (h.accel == Accel::kKvm ? "kvm" : "tcg")};
+  };
+  b->on_boot = [&h](const BootRequest&) -> Result<BootOutcome> {
+    ++h.inside;
+    if (h.block) {
+      std::unique_lock<std::mutex> lock(h.mu);
+      h.cv.wait(lock, [&] { return h.gate_open; });
     }
-    --h_.inside;
-    if (h_.lose_on_boot) {
-      h_.lost = true;
+    --h.inside;
+    if (h.lose_on_boot) {
+      h.lost = true;
       return make_error("lost domain: client socket is closed");
     }
-    if (h_.fail_boot) return make_error("cannot open the console");
+    if (h.fail_boot) return make_error("cannot open the console");
     BootOutcome out;
     out.backend = "libvirt";
-    out.hypervisor_uri = h_.uri;
+    out.hypervisor_uri = h.uri;
     return out;
-  }
-  Status reachable() override {
-    return h_.lost ? make_error("the connection to libvirt at " + h_.uri + " is lost") : Status();
-  }
-
- private:
-  FakeHost& h_;
-};
+  };
+  b->on_reachable = [&h]() -> Status {
+    return h.lost ? make_error("the connection to libvirt at " + h.uri + " is lost") : Status();
+  };
+  return b;
+}
 
 std::unique_ptr<PoolBackend> pool_of(std::vector<std::pair<FakeHost*, int>> hosts) {
   std::vector<PoolHost> list;
@@ -70,7 +70,10 @@ std::unique_ptr<PoolBackend> pool_of(std::vector<std::pair<FakeHost*, int>> host
   }
   std::vector<std::string> warnings;
   auto pool = PoolBackend::open(
-      list, [&](const PoolHost& p) -> Result<std::unique_ptr<Backend>> { return std::unique_ptr<Backend>(new FakeBackend(*by_uri.at(p.uri))); },
+      list,
+      [&](const PoolHost& p) -> Result<std::unique_ptr<Backend>> {
+        return member_on(*by_uri.at(p.uri));
+      },
       warnings);
   EXPECT_TRUE(pool.ok());
   EXPECT_TRUE(warnings.empty());
@@ -184,7 +187,7 @@ TEST(HostPool, AnUnreachableHostIsLeftOutWithAWarning) {
       {{"qemu:///a", 1}, {"qemu+tcp://b/system", 2}},
       [&](const PoolHost& p) -> Result<std::unique_ptr<Backend>> {
         if (p.uri == "qemu:///a") return make_error("cannot connect to libvirt at qemu:///a");
-        return std::unique_ptr<Backend>(new FakeBackend(b));
+        return member_on(b);
       },
       warnings);
   ASSERT_TRUE(pool.ok());

@@ -1,4 +1,3 @@
-#include "util/build_info.h"
 #include "cli/commands.h"
 
 #include <unistd.h>
@@ -21,8 +20,6 @@
 #include "cli/workload_commands.h"
 #include "backend/backend.h"
 #include "backend/backend_table.h"
-#include "backend/knob_journal.h"
-#include "backend/host_pool.h"
 #include "backend/libvirt_backend.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
@@ -34,6 +31,7 @@
 #include "results/index.h"
 #include "results/store.h"
 #include "runner/experiment_runner.h"
+#include "runner/scheduler.h"
 #include "util/fs.h"
 
 #ifndef FOLIOLAB_GIT_REV
@@ -45,15 +43,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The project root holds kernel-config/, patches/, images/, workloads/. Default: the source
-// tree foliolab was built from; FOLIOLAB_ROOT or --root override.
-fs::path default_root() {
-  if (const char* r = std::getenv("FOLIOLAB_ROOT"); r && *r) return r;
-  return foliolab::source_dir();
-}
-
 struct Common {
-  std::string root = default_root().string();
+  std::string root = project_root().string();  // --root, FOLIOLAB_ROOT or the source tree
   std::string cache = cache_root().string();
   void add(CLI::App& app) {
     app.add_option("--root", root, "project root (kernel-config/, patches/, workloads/)");
@@ -155,159 +146,207 @@ void collect_after_run(const std::string& cache) {
   }
 }
 
-std::function<int()> setup_run(CLI::App& app) {
-  auto file = std::make_shared<std::string>();
-  auto common = std::make_shared<Common>();
-  auto archs = std::make_shared<std::vector<std::string>>();
-  auto results = std::make_shared<std::string>((fs::path(default_root()) / "results").string());
-  auto resume = std::make_shared<std::string>();
-  auto resume_latest = std::make_shared<bool>(false);
-  auto retry = std::make_shared<bool>(false);
-  auto jobs = std::make_shared<int>(0);
-  auto guests = std::make_shared<int>(0);
-  auto accel = std::make_shared<std::string>();
-  auto shard_text = std::make_shared<std::string>();
-  auto connect = std::make_shared<std::string>();
-  app.add_option("experiment", *file, "experiment YAML file")->required();
-  app.add_option("--arch", *archs, "only these architectures");
-  app.add_option("--shard", *shard_text, "run only slice K of N of the plan (K/N, 1-based; `foliolab merge` joins them)");
-  auto backend_name = std::make_shared<std::string>();
+// `foliolab run`'s flags.
+struct RunFlags {
+  std::string file;
+  Common common;
+  std::vector<std::string> archs;
+  std::string results = default_results_root().string();
+  std::string resume;
+  bool resume_latest = false;
+  bool retry = false;
+  int make_jobs = 0;
+  int guests = 0;
+  std::string accel;
+  std::string shard;
+  std::string connect;
+  std::string backend;
+  std::string hosts;
+  bool quiet = false;
+  bool verbose = false;
+  Verbosity verbosity() const {
+    return quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
+  }
+};
+
+void add_run_flags(CLI::App& app, RunFlags& f) {
+  app.add_option("experiment", f.file, "experiment YAML file")->required();
+  app.add_option("--arch", f.archs, "only these architectures");
+  app.add_option("--shard", f.shard,
+                 "run only slice K of N of the plan (K/N, 1-based; `foliolab merge` joins them)");
   std::string backends_doc = "backend (overrides machine.backend):";
   for (const auto& e : backend_table()) backends_doc += fmt::format("\n  {}: {}", e.name, e.doc);
-  app.add_option("--backend", *backend_name, backends_doc)->check(CLI::IsMember(backend_names()));
-  app.add_option("--accel", *accel, "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
+  app.add_option("--backend", f.backend, backends_doc)->check(CLI::IsMember(backend_names()));
+  app.add_option("--accel", f.accel,
+                 "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
-  app.add_option("--connect", *connect,
-                 fmt::format("libvirt URI (overrides machine.connect; default {})", kDefaultLibvirtUri));
-  auto hosts_text = std::make_shared<std::string>();
-  app.add_option("--hosts", *hosts_text,
-                 "a pool of libvirt hosts: URI[*slots],URI... or a YAML file `hosts: [{uri, slots}]` (implies "
-                 "--backend libvirt; runs go to free slots, a lost host's runs move to another; default -j: all slots)");
-  app.add_option("--results", *results, "results root (default: <root>/results)");
-  app.add_option("--resume-dir", *resume, "continue this results session (skips runs it has)");
-  app.add_flag("--resume", *resume_latest, "continue the newest results session of this experiment");
-  app.add_flag("--retry-failed", *retry, "with --resume: rerun runs that failed");
-  app.add_option("-j,--jobs", *guests,
+  app.add_option("--connect", f.connect,
+                 fmt::format("libvirt URI (overrides machine.connect; default {})",
+                             kDefaultLibvirtUri));
+  app.add_option("--hosts", f.hosts,
+                 "a pool of libvirt hosts: URI[*slots],URI... or a YAML file `hosts: [{uri, "
+                 "slots}]` (implies --backend libvirt; runs go to free slots, a lost host's runs "
+                 "move to another; default -j: all slots)");
+  app.add_option("--results", f.results, "results root (default: <root>/results)");
+  app.add_option("--resume-dir", f.resume, "continue this results session (skips runs it has)");
+  app.add_flag("--resume", f.resume_latest,
+               "continue the newest results session of this experiment");
+  app.add_flag("--retry-failed", f.retry, "with --resume: rerun runs that failed");
+  app.add_option("-j,--jobs", f.guests,
                  "guests at once (default: host cores, bounded by free memory over the guest's RAM)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--make-jobs", *jobs, "parallel make jobs for kernel builds (default: all CPUs)");
-  auto quiet = std::make_shared<bool>(false);
-  auto verbose = std::make_shared<bool>(false);
-  app.add_flag("--quiet,-q", *quiet, "only failures, warnings and the final report");
-  app.add_flag("--verbose,-v", *verbose, "a line as each run starts and ends");
-  common->add(app);
-  return [=] {
-    auto exp = load(*file, *common, *archs);
-    if (!exp) return kExitBadInput;
-    if (!accel->empty()) exp->machine.accel = *parse_accel_choice(*accel);
-    if (!backend_name->empty()) exp->machine.backend = *backend_name;
-    if (!connect->empty()) exp->machine.connect = *connect;
-    std::vector<PoolHost> pool_hosts;
-    if (!hosts_text->empty()) {
-      if (!backend_name->empty() && *backend_name != "libvirt") {
-        return fail(make_error("--hosts is a pool of libvirt hosts: it cannot go with --backend " + *backend_name));
-      }
-      if (!connect->empty()) return fail(make_error("--connect and --hosts: list the host in --hosts instead"));
-      auto parsed = load_hosts(*hosts_text);
-      if (!parsed.ok()) return fail(parsed.error());
-      pool_hosts = *parsed;
-      exp->machine.backend = "libvirt";
-      exp->machine.connect.clear();
+  app.add_option("--make-jobs", f.make_jobs,
+                 "parallel make jobs for kernel builds (default: all CPUs)");
+  app.add_flag("--quiet,-q", f.quiet, "only failures, warnings and the final report");
+  app.add_flag("--verbose,-v", f.verbose, "a line as each run starts and ends");
+  f.common.add(app);
+}
+
+// Applies --accel, --backend, --connect and --hosts to exp.machine; the backend they choose.
+Result<BackendChoice> choose_backend(const RunFlags& f, Experiment& exp) {
+  if (!f.accel.empty()) exp.machine.accel = *parse_accel_choice(f.accel);
+  if (!f.backend.empty()) exp.machine.backend = f.backend;
+  if (!f.connect.empty()) exp.machine.connect = f.connect;
+  BackendChoice choice;
+  if (!f.hosts.empty()) {
+    if (!f.backend.empty() && f.backend != "libvirt") {
+      return make_error("--hosts is a pool of libvirt hosts: it cannot go with --backend " +
+                        f.backend);
     }
-    if (!exp->machine.connect.empty() && exp->machine.backend != "libvirt") {
-      return fail(make_error("--connect " + exp->machine.connect + ": a libvirt URI needs --backend libvirt"));
+    if (!f.connect.empty()) {
+      return make_error("--connect and --hosts: list the host in --hosts instead");
     }
-    const BackendEntry& entry = *find_backend(exp->machine.backend);  // validated by load() or the flag
-    // A host run SIGKILLed before restoring the host's knobs left a journal: restore it first.
-    if (auto restored = recover_host_journal(host_state_dir(common->cache)); !restored.ok()) {
-      fmt::print(stderr, "error: {}\n", restored.error().message);
-      return kExitFailed;
-    } else if (!restored->empty()) {
-      fmt::print(stderr, "{}\n", *restored);
-    }
-    int parallel = !entry.needs.parallel ? 1 : *guests > 0 ? *guests : default_guest_jobs(exp->machine.memory_mb);
-    auto runs = expand(*exp);
-    std::optional<RunnerOptions::ShardOf> shard;
-    if (!shard_text->empty()) {
-      auto parsed = parse_shard(*shard_text);
-      if (!parsed.ok()) return fail(parsed.error());
-      shard = RunnerOptions::ShardOf{*parsed, plan_hash(runs), static_cast<int>(runs.size())};
-      runs = shard_runs(runs, *parsed);
-      fmt::print(stderr, "shard {}: {} of the plan's {} runs (plan {})\n", parsed->text(), runs.size(),
-                 shard->plan_runs, shard->plan_hash);
-    }
-    const Verbosity verbosity = *quiet ? Verbosity::kQuiet : *verbose ? Verbosity::kVerbose : Verbosity::kNormal;
-    if (verbosity != Verbosity::kQuiet) fmt::print(stderr, "{}", format_plan(*exp, runs));
-    // A status block redrawn in place on a terminal, plain lines in CI logs.
-    std::unique_ptr<RunStatus> status = make_status(stderr, verbosity);
-    RunStatus* shown = status.get();
-    RealProcessRunner proc;
-    std::unique_ptr<Backend> backend;
-    PoolBackend* pool = nullptr;
-    if (!pool_hosts.empty()) {
-      std::vector<std::string> warnings;
-      auto opened = PoolBackend::open(
-          pool_hosts,
-          [&](const PoolHost& h) {
-            return make_libvirt_backend(proc, {.uri = h.uri, .probe = AccelProbeOptions{.cache_dir = common->cache}});
-          },
-          warnings);
-      for (const auto& w : warnings) fmt::print(stderr, "warning: {}\n", w);
-      if (!opened.ok()) return fail(opened.error());
-      pool = opened->get();
-      if (*guests == 0) parallel = pool->slots();
-      backend = std::move(*opened);
-    } else {
-      auto made = entry.factory({.runner = proc, .cache = common->cache, .connect = exp->machine.connect});
-      if (!made.ok()) return fail(made.error());
-      backend = std::move(*made);
-    }
-    auto index = ResultIndex::open(*results);
-    if (!index.ok()) fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
-    RunnerOptions opt{.project_root = common->root, .results_root = *results,
-                      .resume_latest = *resume_latest, .retry_failed = *retry,
-                      .index = index.ok() ? &*index : nullptr, .shard = shard, .needs = entry.needs,
-                      .jobs = parallel, .status = shown};
-    if (!resume->empty()) opt.resume_dir = fs::path(*resume);
-    if (parallel > 1) shown->note(fmt::format("{} guests at once (-j)", parallel));
-    if (*guests > 1 && !entry.needs.parallel) {
-      shown->note(fmt::format("backend {} runs one run at a time (-j {} ignored)", entry.name, *guests));
-    }
-    BuildingArtifactProvider artifacts(
-        proc, {.project_root = common->root, .spec_dir = fs::path(exp->file).parent_path(), .cache = common->cache,
-               .jobs = *jobs, .log = [shown](const std::string& line) { shown->note(line); },
-               .progress = [shown](const std::string& what, double s, const std::string& last) {
-                 shown->build_progress(what, s, last);
-               }});
-    ExperimentRunner runner(artifacts, *backend, opt);
-    auto summary = runner.run(*exp, runs);
-    status.reset();  // the block goes before the report is printed
-    if (pool) {
-      for (const PoolHostUse& u : pool->usage()) {
-        fmt::print(stderr, "host {} ({} slot{}): {} run{}{}\n", u.uri, u.slots, u.slots == 1 ? "" : "s", u.runs,
-                   u.runs == 1 ? "" : "s", u.lost ? "; lost: " + u.lost_why : "");
-      }
-    }
-    if (!summary.ok()) {
-      fmt::print(stderr, "error: {}\n", summary.error().message);
-      return kExitFailed;
-    }
-    auto store = ResultStore::open(summary->dir);
-    auto records = store->load_all();
-    if (!records.ok()) {
-      fmt::print(stderr, "error: {}\n", records.error().message);
-      return kExitFailed;
-    }
-    SessionReport report = build_session_report(*exp, *records);
-    const std::string text = report.text();
-    fmt::print("{}", text);
-    (void)store->save_text("report.txt", text);
-    fmt::print("results: {}\n", summary->dir.string());
-    fmt::print("runs: {} ok, {} failed{}\n", summary->ok, summary->failed,
-               summary->skipped ? fmt::format(" ({} kept from before)", summary->skipped) : "");
-    collect_after_run(common->cache);
-    return (summary->failed == 0 && report.expectations_failed == 0) ? kExitOk : kExitFailed;
-  };
+    auto hosts = load_hosts(f.hosts);
+    if (!hosts.ok()) return hosts.error();
+    choice.hosts = std::move(*hosts);
+    exp.machine.backend = "libvirt";
+    exp.machine.connect.clear();
+  }
+  if (!exp.machine.connect.empty() && exp.machine.backend != "libvirt") {
+    return make_error("--connect " + exp.machine.connect +
+                      ": a libvirt URI needs --backend libvirt");
+  }
+  choice.name = exp.machine.backend;
+  choice.connect = exp.machine.connect;
+  return choice;
+}
+
+// --shard K/N: keeps the slice's runs and says so; nullopt without --shard.
+Result<std::optional<RunnerOptions::ShardOf>> select_shard(const std::string& text,
+                                                           std::vector<Run>& runs) {
+  if (text.empty()) return std::optional<RunnerOptions::ShardOf>();
+  auto parsed = parse_shard(text);
+  if (!parsed.ok()) return parsed.error();
+  RunnerOptions::ShardOf shard{*parsed, plan_hash(runs), static_cast<int>(runs.size())};
+  runs = shard_runs(runs, *parsed);
+  fmt::print(stderr, "shard {}: {} of the plan's {} runs (plan {})\n", parsed->text(), runs.size(),
+             shard.plan_runs, shard.plan_hash);
+  return std::optional(shard);
+}
+
+// Guests at once: -j, else all the pool's slots, else as many as cores and memory allow; one
+// for a backend that runs one run at a time (which the status is told).
+int guests_at_once(const RunFlags& f, const MadeBackend& made, const Experiment& exp,
+                   RunStatus& status) {
+  const BackendEntry& entry = *made.entry;
+  int parallel = !entry.needs.parallel ? 1
+                 : f.guests > 0        ? f.guests
+                 : made.pool           ? made.pool->slots()
+                                       : default_guest_jobs(exp.machine.memory_mb);
+  if (parallel > 1) status.note(fmt::format("{} guests at once (-j)", parallel));
+  if (f.guests > 1 && !entry.needs.parallel) {
+    status.note(fmt::format("backend {} runs one run at a time (-j {} ignored)", entry.name,
+                            f.guests));
+  }
+  return parallel;
+}
+
+KernelBuildOptions kernel_build_options(const RunFlags& f, const Experiment& exp,
+                                        RunStatus* shown) {
+  return {.project_root = f.common.root,
+          .spec_dir = fs::path(exp.file).parent_path(),
+          .cache = f.common.cache,
+          .jobs = f.make_jobs,
+          .log = [shown](const std::string& line) { shown->note(line); },
+          .progress = [shown](const std::string& what, double s, const std::string& last) {
+            shown->build_progress(what, s, last);
+          }};
+}
+
+void print_pool_usage(const PoolBackend& pool) {
+  for (const PoolHostUse& u : pool.usage()) {
+    fmt::print(stderr, "host {} ({} slot{}): {} run{}{}\n", u.uri, u.slots, u.slots == 1 ? "" : "s",
+               u.runs, u.runs == 1 ? "" : "s", u.lost ? "; lost: " + u.lost_why : "");
+  }
+}
+
+// The session's report, where it is and how many runs ended how; the exit status.
+int report_session(const Experiment& exp, const Result<SessionSummary>& summary,
+                   const std::string& cache) {
+  if (!summary.ok()) {
+    fmt::print(stderr, "error: {}\n", summary.error().message);
+    return kExitFailed;
+  }
+  auto store = ResultStore::open(summary->dir);
+  auto records = store->load_all();
+  if (!records.ok()) {
+    fmt::print(stderr, "error: {}\n", records.error().message);
+    return kExitFailed;
+  }
+  SessionReport report = build_session_report(exp, *records);
+  const std::string text = report.text();
+  fmt::print("{}", text);
+  (void)store->save_text("report.txt", text);
+  fmt::print("results: {}\n", summary->dir.string());
+  fmt::print("runs: {} ok, {} failed{}\n", summary->ok, summary->failed,
+             summary->skipped ? fmt::format(" ({} kept from before)", summary->skipped) : "");
+  collect_after_run(cache);
+  return (summary->failed == 0 && report.expectations_failed == 0) ? kExitOk : kExitFailed;
+}
+
+int run_experiment(const RunFlags& f) {
+  auto exp = load(f.file, f.common, f.archs);
+  if (!exp) return kExitBadInput;
+  auto choice = choose_backend(f, *exp);
+  if (!choice.ok()) return fail(choice.error());
+  if (auto restored = recover_interrupted_runs(f.common.cache); !restored.ok()) {
+    fmt::print(stderr, "error: {}\n", restored.error().message);
+    return kExitFailed;
+  } else if (!restored->empty()) {
+    fmt::print(stderr, "{}\n", *restored);
+  }
+  auto runs = expand(*exp);
+  auto shard = select_shard(f.shard, runs);
+  if (!shard.ok()) return fail(shard.error());
+  if (f.verbosity() != Verbosity::kQuiet) fmt::print(stderr, "{}", format_plan(*exp, runs));
+  // A status block redrawn in place on a terminal, plain lines in CI logs.
+  std::unique_ptr<RunStatus> status = make_status(stderr, f.verbosity());
+  RealProcessRunner proc;
+  std::vector<std::string> warnings;
+  auto made = make_backend(*choice, proc, f.common.cache, warnings);
+  for (const auto& w : warnings) fmt::print(stderr, "warning: {}\n", w);
+  if (!made.ok()) return fail(made.error());
+  auto index = ResultIndex::open(f.results);
+  if (!index.ok()) {
+    fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
+  }
+  RunnerOptions opt{.project_root = f.common.root, .results_root = f.results,
+                    .resume_latest = f.resume_latest, .retry_failed = f.retry,
+                    .index = index.ok() ? &*index : nullptr, .shard = *shard,
+                    .needs = made->entry->needs,
+                    .jobs = guests_at_once(f, *made, *exp, *status), .status = status.get()};
+  if (!f.resume.empty()) opt.resume_dir = fs::path(f.resume);
+  BuildingArtifactProvider artifacts(proc, kernel_build_options(f, *exp, status.get()));
+  auto summary = ExperimentRunner(artifacts, *made->backend, opt).run(*exp, runs);
+  status.reset();  // the block goes before the report is printed
+  if (made->pool) print_pool_usage(*made->pool);
+  return report_session(*exp, summary, f.common.cache);
+}
+
+std::function<int()> setup_run(CLI::App& app) {
+  auto flags = std::make_shared<RunFlags>();
+  add_run_flags(app, *flags);
+  return [flags] { return run_experiment(*flags); };
 }
 
 std::function<int()> setup_cache(CLI::App& app) {

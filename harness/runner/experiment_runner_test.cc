@@ -8,106 +8,28 @@
 #include <functional>
 #include <map>
 
+#include "testing/fake_artifacts.h"
+#include "testing/fake_backend.h"
+#include "testing/fake_experiment.h"
 #include "testing/stream_builder.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "model/shard.h"
 #include "util/fs.h"
 #include "results/record_codec.h"
+#include "runner/run_executor.h"
+#include "runner/scheduler.h"
 #include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-class FakeArtifacts : public ArtifactProvider {
- public:
-  Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override {
-    ++kernel_builds;
-    if (spec.name == "broken") return make_error("kernel broken: `make bzImage` failed");
-    KernelArtifact k;
-    k.build_id = "b1d0000000000001";
-    k.image = "/nonexistent/bzImage";
-    k.version = "6.12.0";
-    k.kernel_name = spec.name;
-    k.arch = arch;
-    return k;
-  }
-  Result<ImageArtifact> image(Arch) override {
-    ImageArtifact i;
-    i.image_id = "1111222233334444";
-    i.cpio = base_cpio;
-    return i;
-  }
-  Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec&, const KernelSpec&, Arch) override {
-    return std::vector<CpioEntry>{};
-  }
-  int kernel_builds = 0;
-  fs::path base_cpio;
-};
-
-// Plays a scripted guest: the behaviour is chosen by the knob set named in the run's job.
-class FakeBackend : public Backend {
- public:
-  std::string name() const override { return "fake"; }
-  Result<AccelVerdict> resolve_accel(const AccelRequest& req) override {
-    ++accel_requests;
-    if (req.choice == AccelChoice::kKvm) {
-      auto images = req.images();  // a probe boots the real kernel and image
-      if (!images.ok()) return images.error();
-      return make_error("accel kvm was requested, but QEMU with -accel kvm killed by signal 6 (Aborted)");
-    }
-    return AccelVerdict{Accel::kTcg, "auto: fake host has no KVM"};
-  }
-  Result<BootOutcome> boot(const BootRequest& req) override {
-    ++boots;
-    BootOutcome out;
-    out.backend = "fake";
-    out.console_log = req.run_dir / "console.log";
-    out.records_file = req.run_dir / "records.bin";
-    std::string job = *read_file(req.run_dir / "job.txt");
-    StreamBuilder b;
-    b.with_version("#1 SMP PREEMPT_DYNAMIC foliolab-b1d0000000000001");
-    std::string console = "Linux version 6.12.117\n";
-    if (job.find("knob enabled panic") != std::string::npos) {
-      b.hello();
-      console += "Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b\n";
-    } else if (job.find("knob enabled hang") != std::string::npos) {
-      b.hello();
-      out.timed_out = true;
-      console += "rcu: INFO: rcu_sched self-detected stall on CPU\n";
-    } else {
-      b.prologue().rep(0, 100).rep(1, 110).done();
-    }
-    EXPECT_TRUE(write_file_atomic(out.records_file, b.bytes()).ok());
-    EXPECT_TRUE(write_file_atomic(out.console_log, console).ok());
-    return out;
-  }
-  std::atomic<int> boots{0};
-  int accel_requests = 0;
-};
-
-const char* kYaml = R"(name: fake
-kernels:
-  - name: good
-  - name: broken
-archs: [x86_64]
-knobs:
-  ok-a: {enabled: always}
-  panics: {enabled: panic}
-  hangs: {enabled: hang}
-  ok-b: {enabled: never}
-workloads:
-  - name: fault
-repeat: 2
-timeout: 5
-)";
-
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fresh_test_dir("foliolab-runner");
-    ASSERT_TRUE(write_file_atomic(root_ / "fake.yaml", kYaml).ok());
+    ASSERT_TRUE(write_file_atomic(root_ / "fake.yaml", kFakeExperimentYaml).ok());
     ASSERT_TRUE(write_file_atomic(root_ / "base.cpio", "070701").ok());
     artifacts_.base_cpio = root_ / "base.cpio";
     auto exp = load_experiment((root_ / "fake.yaml").string());

@@ -5,10 +5,11 @@
 #include <chrono>
 #include <cstdint>
 #include <fmt/format.h>
+#include <regex>
 
 #include "protocol/job.h"
 #include "protocol/run_report.h"
-#include "runner/experiment_runner.h"
+#include "protocol/output_adapter.h"
 #include "runner/record_builder.h"
 #include "util/fs.h"
 #include "util/process.h"
@@ -21,6 +22,27 @@ namespace {
 std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
 
 }  // namespace
+
+std::string wrong_kernel(const RunReport& report, const KernelArtifact& kernel) {
+  if (!report.has_hello) return {};
+  const GuestHello& h = report.hello;
+  if (!h.version.empty() && h.version.find(kernel.build_id) == std::string::npos) {
+    return fmt::format("guest runs kernel '{}', not build {}", h.version, kernel.build_id);
+  }
+  // uname -r is the Makefile's version plus LOCALVERSION (e.g. "6.12.117" or "6.12.117-rc1+").
+  if (!kernel.version.empty() && !h.release.empty() && h.release.rfind(kernel.version, 0) != 0) {
+    return fmt::format("guest reports release '{}', but the built tree is version {}", h.release,
+                       kernel.version);
+  }
+  return {};
+}
+
+std::string find_panic(const std::string& console) {
+  std::smatch m;
+  static const std::regex kPanic(R"(Kernel panic - not syncing:[^\r\n]*)");
+  if (std::regex_search(console, m, kPanic)) return m[0];
+  return {};
+}
 
 uint64_t filesystem_free_bytes(const fs::path& path) {
   struct statvfs st {};
@@ -51,53 +73,21 @@ RunOutcome RunExecutor::host_failure(std::string why) const {
 
 RunOutcome RunExecutor::execute(const PreparedRun& p) const {
   const Run& run = *p.run;
-  const KernelArtifact& kernel = *p.kernel;
   RunOutcome out;
   RunRecord& record = out.record;
   record.id = record_identity(exp_, run);
   record.provenance.host = host_;
   record.started = utc_iso_now();
-  auto ended = [&](const std::string& status, FailureClass who, const std::string& reason) {
-    record.status = status;
-    record.failure = who;
-    record.reason = reason;
-    record.finished = utc_iso_now();
-    return out;
-  };
-  record_kernel(record, kernel);
+  record_kernel(record, *p.kernel);
   record_image(record, *p.image);
-
-  const fs::path dir = store_.run_dir(run.id);
-  if (uint64_t free = opt_.free_bytes(store_.dir()); free < opt_.min_free_bytes) {
-    return host_failure(fmt::format("results disk full: {} free on the filesystem of {}, {} needed per run",
-                                    mib(free), store_.dir().string(), mib(opt_.min_free_bytes)));
-  }
-  auto job = render_job(exp_, run);
-  if (!job.ok()) return host_failure("harness: " + job.error().message);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return host_failure(results_write_failure(ec.message(), dir));
-  const fs::path initrd = opt_.needs.initrd ? dir / "initrd.cpio" : fs::path();
-  if (!initrd.empty()) {
-    if (auto st = write_run_initrd(p.image->cpio, *job, initrd, p.job_files); !st.ok()) {
-      return host_failure(results_write_failure(st.error().message, dir));
-    }
-  }
-  if (auto st = write_file_atomic(dir / "job.txt", *job); !st.ok()) {
-    return host_failure(results_write_failure(st.error().message, dir));
-  }
+  auto req = stage(p, store_.run_dir(run.id));
+  if (!req.ok()) return host_failure(req.error().message);
   record.artifacts.job = "job.txt";
-  std::string extra = exp_.kernels[run.kernel].cmdline;
-  const std::string& ks_cmdline = exp_.knob_sets[run.knob_set].cmdline;
-  if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
-  BootRequest req{.arch = run.arch, .accel = p.accel.accel, .machine = exp_.machine,
-                  .kernel = kernel.boot_image.empty() ? kernel.image : kernel.boot_image,
-                  .initrd = initrd, .base_image = p.image->cpio, .job_text = *job, .job_files = p.job_files,
-                  .cmdline = kernel_cmdline(run.arch, extra), .run_dir = dir,
-                  .timeout = std::chrono::seconds(exp_.timeout_s)};
   status_.run_started(run.id);
-  auto boot = backend_.boot(req);
-  if (!initrd.empty()) fs::remove(initrd, ec);  // the base image is cached and job.txt is kept: nothing is lost
+  auto boot = backend_.boot(*req);
+  std::error_code ec;
+  // The base image is cached and job.txt is kept: nothing is lost.
+  if (!req->initrd.empty()) fs::remove(req->initrd, ec);
   if (!boot.ok()) return host_failure(boot.error().message);  // e.g. the emulator is missing
   if (cancel_requested()) {
     out.end = RunOutcome::End::kCancelled;  // an interrupted run leaves no record: resume reruns it
@@ -106,40 +96,94 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
   record_boot(record, *boot);
   record.provenance.accel_requested = std::string(accel_choice_name(exp_.machine.accel));
   record.provenance.accel_reason = p.accel.reason;
-  auto bytes = read_file(boot->records_file);
+  auto [report, who] = read_report(p, *boot);
+  return conclude(std::move(out), *boot, report, who);
+}
+
+Result<BootRequest> RunExecutor::stage(const PreparedRun& p, const fs::path& dir) const {
+  const Run& run = *p.run;
+  if (uint64_t free = opt_.free_bytes(store_.dir()); free < opt_.min_free_bytes) {
+    return make_error(fmt::format("results disk full: {} free on the filesystem of {}, {} needed "
+                                  "per run",
+                                  mib(free), store_.dir().string(), mib(opt_.min_free_bytes)));
+  }
+  auto job = render_job(exp_, run);
+  if (!job.ok()) return make_error("harness: " + job.error().message);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return make_error(results_write_failure(ec.message(), dir));
+  const fs::path initrd = opt_.needs.initrd ? dir / "initrd.cpio" : fs::path();
+  if (!initrd.empty()) {
+    if (auto st = write_run_initrd(p.image->cpio, *job, initrd, p.job_files); !st.ok()) {
+      return make_error(results_write_failure(st.error().message, dir));
+    }
+  }
+  if (auto st = write_file_atomic(dir / "job.txt", *job); !st.ok()) {
+    return make_error(results_write_failure(st.error().message, dir));
+  }
+  std::string extra = exp_.kernels[run.kernel].cmdline;
+  const std::string& ks_cmdline = exp_.knob_sets[run.knob_set].cmdline;
+  if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
+  const KernelArtifact& kernel = *p.kernel;
+  return BootRequest{.arch = run.arch, .accel = p.accel.accel, .machine = exp_.machine,
+                     .kernel = kernel.boot_image.empty() ? kernel.image : kernel.boot_image,
+                     .initrd = initrd, .base_image = p.image->cpio, .job_text = *job,
+                     .job_files = p.job_files, .cmdline = kernel_cmdline(run.arch, extra),
+                     .run_dir = dir, .timeout = std::chrono::seconds(exp_.timeout_s)};
+}
+
+std::pair<RunReport, FailureClass> RunExecutor::read_report(const PreparedRun& p,
+                                                            const BootOutcome& boot) const {
+  auto bytes = read_file(boot.records_file);
   RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string(), exp_.repeat,
-                                      output_adapter_for(exp_.workloads[run.workload]));
-  const std::string console = read_file(boot->console_log).ok() ? *read_file(boot->console_log) : "";
+                                      output_adapter_for(exp_.workloads[p.run->workload]));
   FailureClass who = classify_report(report);
-  if (auto wrong = wrong_kernel(report, kernel); !wrong.empty()) {
+  if (auto wrong = wrong_kernel(report, *p.kernel); !wrong.empty()) {
     report.ok = false;
     report.reason = wrong;
     who = FailureClass::kHarness;
   }
   // The emulator's own words beat any guess about the agent when QEMU died or nothing arrived.
-  if (!report.ok && (boot->abnormal_exit || report.records == 0) && !boot->timed_out) {
-    report.reason = fmt::format("{} ended: {} ({})", boot->backend == "qemu" ? "QEMU" : boot->backend,
-                                boot->exit, report.reason);
-    if (boot->abnormal_exit) who = FailureClass::kHost;
+  if (!report.ok && (boot.abnormal_exit || report.records == 0) && !boot.timed_out) {
+    report.reason = fmt::format("{} ended: {} ({})", boot.backend == "qemu" ? "QEMU" : boot.backend,
+                                boot.exit, report.reason);
+    if (boot.abnormal_exit) who = FailureClass::kHost;
   }
+  return {std::move(report), who};
+}
+
+RunOutcome RunExecutor::conclude(RunOutcome out, const BootOutcome& boot, const RunReport& report,
+                                 FailureClass who) const {
+  RunRecord& record = out.record;
   record_guest_report(record, report);
-  if (boot->timed_out) {
+  auto ended = [&](const std::string& status, FailureClass failure, const std::string& reason) {
+    record.status = status;
+    record.failure = failure;
+    record.reason = reason;
+    record.finished = utc_iso_now();
+    return std::move(out);
+  };
+  if (boot.timed_out) {
     return ended("timed-out", FailureClass::kGuest,
-                 fmt::format("guest did not finish within {}s and was killed; console log: {}", exp_.timeout_s,
-                             boot->console_log.string()));
+                 fmt::format("guest did not finish within {}s and was killed; console log: {}",
+                             exp_.timeout_s, boot.console_log.string()));
   }
   if (!report.ok) {
     // A stream torn (or never written) because the host's disk filled up is the host's
     // failure, not the guest's.
     if (!report.damage.empty() || report.records == 0) {
       if (uint64_t free = opt_.free_bytes(store_.dir()); free < opt_.min_free_bytes) {
-        return host_failure(fmt::format("results disk full while the guest wrote its records ({} free on the "
-                                        "filesystem of {}; {})", mib(free), store_.dir().string(), report.reason));
+        return host_failure(fmt::format("results disk full while the guest wrote its records ({} "
+                                        "free on the filesystem of {}; {})",
+                                        mib(free), store_.dir().string(), report.reason));
       }
     }
+    auto console = read_file(boot.console_log);
     std::string reason = report.reason;
-    if (std::string panic = find_panic(console); !panic.empty()) reason = panic + " (" + reason + ")";
-    return ended("failed", who, reason + "; console log: " + boot->console_log.string());
+    if (std::string panic = find_panic(console.ok() ? *console : ""); !panic.empty()) {
+      reason = panic + " (" + reason + ")";
+    }
+    return ended("failed", who, reason + "; console log: " + boot.console_log.string());
   }
   record.status = "ok";
   record.finished = utc_iso_now();

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/accel_probe.h"
@@ -16,6 +17,7 @@
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
+#include "protocol/run_report.h"
 #include "results/run_record.h"
 #include "results/store.h"
 #include "runner/status.h"
@@ -48,6 +50,13 @@ struct ExecutorOptions {
   BackendNeeds needs;  // from the backend table: whether to write a per-run initrd
 };
 
+// Why the guest is not running `kernel` (build id not in uname -v, or uname -r not starting with
+// the tree's version), or "".
+std::string wrong_kernel(const RunReport& report, const KernelArtifact& kernel);
+
+// "Kernel panic - not syncing: ..." from a console log, or "".
+std::string find_panic(const std::string& console);
+
 // Free bytes for an unprivileged writer on the filesystem holding `path` (UINT64_MAX if unknown).
 uint64_t filesystem_free_bytes(const std::filesystem::path& path);
 
@@ -61,6 +70,15 @@ class RunExecutor {
   RunOutcome execute(const PreparedRun& p) const;
 
  private:
+  // The run directory with the job (and the per-run initrd), and the boot request for it; an
+  // error is a host failure's message.
+  Result<BootRequest> stage(const PreparedRun& p, const std::filesystem::path& dir) const;
+  // The guest's report as the harness reads it, and who failed if it is not ok.
+  std::pair<RunReport, FailureClass> read_report(const PreparedRun& p,
+                                                 const BootOutcome& boot) const;
+  // How the booted run ended, from its report.
+  RunOutcome conclude(RunOutcome out, const BootOutcome& boot, const RunReport& report,
+                      FailureClass who) const;
   RunOutcome host_failure(std::string why) const;
   const Experiment& exp_;
   Backend& backend_;

@@ -5,8 +5,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <regex>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include "util/fs.h"
 
 namespace foliolab {
 
@@ -75,6 +79,24 @@ size_t Scheduler::run(size_t n, const std::function<bool(size_t)>& exclusive,
   }
   for (auto& w : workers) w.thread.join();
   return started;
+}
+
+int guest_jobs_for(unsigned cores, uint64_t available_mb, uint64_t guest_memory_mb) {
+  const uint64_t per_guest = guest_memory_mb + 256;
+  const uint64_t by_memory = available_mb / per_guest;
+  return static_cast<int>(
+      std::max<uint64_t>(1, std::min<uint64_t>(std::max(cores, 1u), by_memory)));
+}
+
+int default_guest_jobs(uint64_t guest_memory_mb) {
+  uint64_t available_mb = 0;
+  if (auto info = read_file("/proc/meminfo"); info.ok()) {
+    std::smatch m;
+    if (std::regex_search(*info, m, std::regex(R"(MemAvailable:\s*(\d+) kB)"))) {
+      available_mb = std::stoull(m[1]) / 1024;
+    }
+  }
+  return guest_jobs_for(std::thread::hardware_concurrency(), available_mb, guest_memory_mb);
 }
 
 }  // namespace foliolab

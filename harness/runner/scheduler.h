@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -32,5 +33,10 @@ class Scheduler {
  private:
   int jobs_;
 };
+
+// Guests to run at once by default: the host's cores, bounded by the memory available (from
+// /proc/meminfo) over each guest's RAM plus QEMU's own (about 256 MiB). At least 1.
+int default_guest_jobs(uint64_t guest_memory_mb);
+int guest_jobs_for(unsigned cores, uint64_t available_mb, uint64_t guest_memory_mb);
 
 }  // namespace foliolab

@@ -4,6 +4,8 @@
 // serialize them.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 
 namespace foliolab {
@@ -21,5 +23,9 @@ class RunStatus {
   // A kernel build's make progress: what ("building 6.12 x86_64"), seconds so far, make's last line.
   virtual void build_progress(const std::string& what, double seconds, const std::string& last_line) = 0;
 };
+
+// Status as plain lines through `log` (library callers and tests): "  <run> ..." as a run starts,
+// "  <run>: <detail>" as it ends, notes as they are; the calls are serialized.
+std::unique_ptr<RunStatus> make_line_status(std::function<void(const std::string&)> log);
 
 }  // namespace foliolab

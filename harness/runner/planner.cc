@@ -1,0 +1,120 @@
+#include "runner/planner.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "runner/record_builder.h"
+#include "util/fs.h"
+
+namespace foliolab {
+
+Planner::Planner(const Experiment& exp, ArtifactProvider& artifacts, Backend& backend,
+                 BackendNeeds needs, RunStatus& status)
+    : exp_(exp), artifacts_(artifacts), backend_(backend), needs_(needs), status_(status) {}
+
+Result<std::vector<PreparedRun>> Planner::plan(const std::vector<Run>& runs, Session& session) {
+  std::vector<const Run*> to_do;
+  for (const Run& run : runs) {
+    if (auto was_ok = session.kept(run)) {
+      session.count_kept(*was_ok);
+    } else {
+      to_do.push_back(&run);
+    }
+  }
+  auto accel = settle_accel(to_do);
+  if (!accel.ok()) return accel.error();
+  status_.planned(static_cast<int>(runs.size()), static_cast<int>(runs.size() - to_do.size()));
+  std::vector<PreparedRun> prepared;
+  for (const Run* run : to_do) {
+    if (auto failure = failed_artifact(*run)) {
+      FL_TRY(record_failure(*run, *failure, session));
+      continue;
+    }
+    prepared.push_back({.run = run,
+                        .kernel = &*kernel_for(*run),
+                        .image = &*image_for(run->arch),
+                        .job_files = *files_for(*run),
+                        .accel = accel->at(run->arch)});
+  }
+  return prepared;
+}
+
+Result<std::map<Arch, AccelVerdict>> Planner::settle_accel(const std::vector<const Run*>& to_do) {
+  std::map<Arch, AccelVerdict> accel;
+  for (const Run* run : to_do) {
+    if (accel.count(run->arch)) continue;
+    auto images = [this, run]() -> Result<ProbeImages> {
+      const auto& kernel = kernel_for(*run);
+      if (!kernel.ok()) return kernel.error();
+      const auto& image = image_for(run->arch);
+      if (!image.ok()) return image.error();
+      return ProbeImages{kernel->image, image->cpio};
+    };
+    auto verdict =
+        backend_.resolve_accel({.choice = exp_.machine.accel, .arch = run->arch, .images = images});
+    const std::string_view arch = arch_info(run->arch).name;
+    if (!verdict.ok()) {
+      return make_error(
+          fmt::format("{} ({}): {}", arch, backend_.name(), verdict.error().message));
+    }
+    status_.note(
+        fmt::format("accel {}: {} ({})", arch, accel_name(verdict->accel), verdict->reason));
+    accel.emplace(run->arch, *verdict);
+  }
+  return accel;
+}
+
+// The first of the run's kernel, image and job files that could not be had.
+std::optional<Planner::Failure> Planner::failed_artifact(const Run& run) {
+  if (const auto& kernel = kernel_for(run); !kernel.ok()) {
+    return Failure{"build-failed", kernel.error().message};
+  }
+  if (const auto& image = image_for(run.arch); !image.ok()) {
+    return Failure{"image-failed", image.error().message};
+  }
+  if (const auto& files = files_for(run); !files.ok()) {
+    return Failure{"image-failed", files.error().message};
+  }
+  return std::nullopt;
+}
+
+Status Planner::record_failure(const Run& run, const Failure& failure, Session& session) {
+  RunRecord record;
+  record.id = record_identity(exp_, run);
+  record.provenance.host = session.host();
+  record.started = record.finished = utc_iso_now();
+  record.status = failure.status;
+  record.failure = FailureClass::kHost;
+  record.reason = failure.reason;
+  if (kernel_for(run).ok()) record_kernel(record, *kernel_for(run));
+  session.tally(record);
+  return session.save(record);
+}
+
+const Result<KernelArtifact>& Planner::kernel_for(const Run& run) {
+  auto key = std::make_pair(run.kernel, run.arch);
+  if (!kernels_.count(key)) {
+    const KernelSpec& spec = exp_.kernels[run.kernel];
+    kernels_.emplace(key, needs_.kernel
+                              ? artifacts_.kernel(spec, run.arch)
+                              : Result<KernelArtifact>(host_kernel_artifact(spec, run.arch)));
+  }
+  return kernels_.at(key);
+}
+
+const Result<ImageArtifact>& Planner::image_for(Arch arch) {
+  if (!images_.count(arch)) images_.emplace(arch, artifacts_.image(arch));
+  return images_.at(arch);
+}
+
+const Result<std::vector<CpioEntry>>& Planner::files_for(const Run& run) {
+  auto key = std::make_tuple(run.workload, run.kernel, run.arch);
+  if (!files_.count(key)) {
+    files_.emplace(key, artifacts_.workload_files(exp_.workloads[run.workload],
+                                                  exp_.kernels[run.kernel], run.arch));
+  }
+  return files_.at(key);
+}
+
+}  // namespace foliolab

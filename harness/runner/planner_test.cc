@@ -1,0 +1,109 @@
+#include "runner/planner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/loader.h"
+#include "model/matrix.h"
+#include "testing/fake_artifacts.h"
+#include "testing/fake_backend.h"
+#include "testing/fake_experiment.h"
+#include "testing/temp_dir.h"
+#include "util/fs.h"
+
+namespace foliolab {
+namespace {
+namespace fs = std::filesystem;
+
+class PlannerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fresh_test_dir("foliolab-planner");
+    ASSERT_TRUE(write_file_atomic(root_ / "fake.yaml", kFakeExperimentYaml).ok());
+    auto exp = load_experiment((root_ / "fake.yaml").string());
+    ASSERT_TRUE(exp.ok()) << exp.error().message;
+    exp_ = *exp;
+    runs_ = expand(exp_);
+    status_ = make_line_status([this](const std::string& line) { lines_.push_back(line); });
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  Result<Session> session(SessionOptions opt = {}) {
+    opt.results_root = root_ / "results";
+    return Session::open(exp_, runs_, opt, *status_);
+  }
+  bool said(const std::string& line) const {
+    return std::find(lines_.begin(), lines_.end(), line) != lines_.end();
+  }
+  fs::path root_;
+  Experiment exp_;
+  std::vector<foliolab::Run> runs_;
+  std::vector<std::string> lines_;
+  std::unique_ptr<RunStatus> status_;
+  FakeArtifacts artifacts_;
+  FakeBackend backend_;
+};
+
+TEST_F(PlannerTest, EachArtifactIsMadeOnceAndAFailedBuildIsRecordedBeforeAnyBoot) {
+  auto s = session();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  Planner planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_);
+  auto todo = planner.plan(runs_, *s);
+  ASSERT_TRUE(todo.ok()) << todo.error().message;
+  ASSERT_EQ(todo->size(), 4u);  // the good kernel's runs
+  EXPECT_EQ((*todo)[0].kernel, (*todo)[3].kernel);  // one build shared
+  EXPECT_EQ((*todo)[0].accel.reason, "auto: fake host has no KVM");
+  EXPECT_EQ(artifacts_.kernel_builds, 2);
+  EXPECT_EQ(artifacts_.image_builds, 1);
+  EXPECT_EQ(artifacts_.workload_files_asked, 1);
+  EXPECT_EQ(backend_.accel_requests, 1);
+  EXPECT_EQ(backend_.boots, 0);
+  EXPECT_TRUE(said("accel x86_64: tcg (auto: fake host has no KVM)"));
+  EXPECT_EQ(s->summary().failed, 4);
+  for (const foliolab::Run& run : runs_) {
+    if (exp_.kernels[run.kernel].name != "broken") continue;
+    auto record = s->store().load_record(run.id);
+    ASSERT_TRUE(record.ok()) << record.error().message;
+    EXPECT_EQ(record->status, "build-failed");
+    EXPECT_EQ(record->failure, FailureClass::kHost);
+    EXPECT_TRUE(said("  " + run.id + ": build-failed: kernel broken: `make bzImage` failed"));
+  }
+}
+
+TEST_F(PlannerTest, RunsKeptFromAnEarlierSessionAreCountedNotPlanned) {
+  auto first = session();
+  ASSERT_TRUE(first.ok());
+  Planner planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_);
+  ASSERT_TRUE(planner.plan(runs_, *first).ok());
+  auto resumed = session({.resume_dir = first->dir()});
+  ASSERT_TRUE(resumed.ok()) << resumed.error().message;
+  auto todo = Planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_).plan(runs_, *resumed);
+  ASSERT_TRUE(todo.ok());
+  EXPECT_EQ(todo->size(), 4u);  // the good kernel's runs have no record yet
+  EXPECT_EQ(resumed->summary().skipped, 4);
+  EXPECT_EQ(resumed->summary().failed, 4);
+  EXPECT_EQ(artifacts_.kernel_builds, 3);  // the broken kernel is not built again
+
+  auto retried = session({.resume_dir = first->dir(), .retry_failed = true});
+  ASSERT_TRUE(retried.ok());
+  todo = Planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_).plan(runs_, *retried);
+  ASSERT_TRUE(todo.ok());
+  EXPECT_EQ(retried->summary().skipped, 0);
+  EXPECT_EQ(retried->summary().failed, 4);  // failed again, recorded again
+}
+
+TEST_F(PlannerTest, ABackendThatBuildsNoKernelRunsTheHostsOwn) {
+  auto s = session();
+  ASSERT_TRUE(s.ok());
+  auto todo = Planner(exp_, artifacts_, backend_, BackendNeeds{.kernel = false}, *status_)
+                  .plan(runs_, *s);
+  ASSERT_TRUE(todo.ok());
+  EXPECT_EQ(todo->size(), 8u);  // "broken" is never built
+  EXPECT_EQ(artifacts_.kernel_builds, 0);
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,44 @@
+// Test double for an ArtifactProvider: builds nothing. Every kernel is build b1d0000000000001
+// (version 6.12.0) except one named "broken", whose build fails; every arch's base image is
+// `base_cpio`; no workload needs files. It counts the kernel builds asked of it.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "runner/artifact_provider.h"
+
+namespace foliolab {
+
+class FakeArtifacts : public ArtifactProvider {
+ public:
+  Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override {
+    ++kernel_builds;
+    if (spec.name == "broken") return make_error("kernel broken: `make bzImage` failed");
+    KernelArtifact k;
+    k.build_id = "b1d0000000000001";
+    k.image = "/nonexistent/bzImage";
+    k.version = "6.12.0";
+    k.kernel_name = spec.name;
+    k.arch = arch;
+    return k;
+  }
+  Result<ImageArtifact> image(Arch) override {
+    ++image_builds;
+    ImageArtifact i;
+    i.image_id = "1111222233334444";
+    i.cpio = base_cpio;
+    return i;
+  }
+  Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec&, const KernelSpec&,
+                                                Arch) override {
+    ++workload_files_asked;
+    return std::vector<CpioEntry>{};
+  }
+  int kernel_builds = 0;
+  int image_builds = 0;
+  int workload_files_asked = 0;
+  std::filesystem::path base_cpio;
+};
+
+}  // namespace foliolab
