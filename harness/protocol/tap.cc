@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <cstdlib>
 #include <optional>
 
 #include "protocol/guest_text.h"
@@ -32,7 +31,7 @@ void read_description(std::string_view line, SubtestOutcome& t) {
     ++digits;
   }
   if (digits > 0 && (digits == line.size() || line[digits] == ' ')) {
-    t.number = std::atoi(std::string(line.substr(0, digits)).c_str());
+    t.number = static_cast<int>(parse_uint(line.substr(0, digits)).value_or(0));  // <= 9 digits
     line = trim(line.substr(digits));
   }
   if (line.starts_with("- ")) line.remove_prefix(2);
@@ -81,7 +80,7 @@ bool tap_test_line(std::string_view line, WorkloadOutput& out) {
 void read_plan(std::string_view line, std::optional<int64_t>& planned, WorkloadOutput& out) {
   const std::string_view rest = line.substr(3);
   const size_t end = rest.find_first_not_of("0123456789");
-  const auto n = std::atoll(std::string(rest.substr(0, std::min<size_t>(end, 12))).c_str());
+  const auto n = static_cast<int64_t>(parse_uint(rest.substr(0, std::min<size_t>(end, 12))).value_or(0));
   if (planned) {
     add_violation(out, "two TAP plans");
   } else if (end == 0) {
