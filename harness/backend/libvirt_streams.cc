@@ -63,7 +63,8 @@ std::optional<fs::path> volume_path(virStorageVolPtr vol) {
 
 // Sends the whole open file `in` (`bytes` long) into the volume through a new stream of `conn`;
 // nullopt when it arrived, else libvirt's reason.
-std::optional<std::string> upload(virConnectPtr conn, virStorageVolPtr vol, FILE* in, uint64_t bytes) {
+std::optional<std::string> upload(virConnectPtr conn, virStorageVolPtr vol, FILE* in,
+                                  uint64_t bytes) {
   virStreamPtr st = virStreamNew(conn, 0);
   int rc = st ? virStorageVolUpload(vol, st, 0, bytes, 0) : -1;
   if (rc == 0) {

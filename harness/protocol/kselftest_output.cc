@@ -207,7 +207,9 @@ class KselftestReader {
   void finish() {
     if (block_) add_violation(out_, fmt::format("output ends inside {}'s block", block_->program));
     out_.ok_marker = markers_ == 1;
-    if (markers_ > 1) add_violation(out_, fmt::format("{} printed {} times", kWorkloadOk, markers_));
+    if (markers_ > 1) {
+      add_violation(out_, fmt::format("{} printed {} times", kWorkloadOk, markers_));
+    }
     size_t counted[3] = {0, 0, 0};
     for (const auto& t : out_.tests) {
       ++counted[t.status == "pass" ? 0 : t.status == "fail" ? 1 : 2];

@@ -80,7 +80,8 @@ bool tap_test_line(std::string_view line, WorkloadOutput& out) {
 void read_plan(std::string_view line, std::optional<int64_t>& planned, WorkloadOutput& out) {
   const std::string_view rest = line.substr(3);
   const size_t end = rest.find_first_not_of("0123456789");
-  const auto n = static_cast<int64_t>(parse_uint(rest.substr(0, std::min<size_t>(end, 12))).value_or(0));
+  const std::string_view digits = rest.substr(0, std::min<size_t>(end, 12));
+  const auto n = static_cast<int64_t>(parse_uint(digits).value_or(0));
   if (planned) {
     add_violation(out, "two TAP plans");
   } else if (end == 0) {
