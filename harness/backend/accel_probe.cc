@@ -12,6 +12,7 @@
 #include "protocol/run_report.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -21,12 +22,6 @@ namespace {
 
 constexpr int kVerdictSchema = 1;
 
-std::string trim(std::string s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
 // The last non-empty lines of `text`, joined with " | ", at most `max_chars` from the end.
 std::string fold_tail(const std::string& text, size_t max_chars = 600) {
   std::string out;
@@ -34,8 +29,8 @@ std::string fold_tail(const std::string& text, size_t max_chars = 600) {
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
     if (nl == std::string::npos) nl = text.size();
-    std::string line = trim(text.substr(start, nl - start));
-    if (!line.empty()) out += (out.empty() ? "" : " | ") + line;
+    const std::string_view line = trim(std::string_view(text).substr(start, nl - start));
+    if (!line.empty()) out.append(out.empty() ? "" : " | ").append(line);
     start = nl + 1;
   }
   if (out.size() > max_chars) out = "..." + out.substr(out.size() - max_chars);

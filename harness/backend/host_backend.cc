@@ -139,6 +139,59 @@ std::string describe_status(int status) {
   return fmt::format("exit status {}", WEXITSTATUS(status));
 }
 
+// Every path the job writes exists under `sys_root` on this kernel.
+Status check_knob_paths(const std::vector<std::string>& paths, const fs::path& sys_root) {
+  std::error_code ec;
+  for (const auto& p : paths) {
+    if (!fs::exists(sys_root / fs::path(p).relative_path(), ec)) {
+      return make_error(fmt::format("backend host: this host's kernel {} has no {}", host_release(), p));
+    }
+  }
+  return {};
+}
+
+// Starts the agent in `root` with its console and records going to out's files (truncated);
+// sets out.command to the equivalent shell command.
+Spawned start_agent(const fs::path& root, BootOutcome& out) {
+  const int null_fd = open_high("/dev/null", O_RDONLY);
+  const int console_fd = open_high(out.console_log, O_WRONLY | O_CREAT | O_TRUNC);
+  const int records_fd = open_high(out.records_file, O_WRONLY | O_CREAT | O_TRUNC);
+  out.command = fmt::format("FOLIOLAB_RESULTS_FD=3 unshare --mount --pid --fork --propagation private chroot {} "
+                            "/init 3>{} >{} 2>&1  # root: the base image plus job/ (removed after the run)",
+                            root.string(), out.records_file.string(), out.console_log.string());
+  Spawned child{-1, fmt_errno("cannot open the run's console log or record file")};
+  if (null_fd >= 0 && console_fd >= 0 && records_fd >= 0) child = spawn_agent(root, null_fd, console_fd, records_fd);
+  for (int fd : {null_fd, console_fd, records_fd}) {
+    if (fd >= 0) ::close(fd);
+  }
+  return child;
+}
+
+// Waits for the agent to end, killing it at the deadline or on cancellation; fills in out's
+// seconds, timed_out, abnormal_exit and exit.
+void wait_for_agent(pid_t pid, std::chrono::seconds timeout, BootOutcome& out) {
+  const auto start = std::chrono::steady_clock::now();
+  bool killed = false, cancelled = false;
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) break;
+    const bool late = std::chrono::steady_clock::now() - start > timeout;
+    if (!killed && (late || cancel_requested())) {
+      cancelled = !late;
+      out.timed_out = late;
+      ::kill(pid, SIGKILL);  // PID 1 of its namespace: the workload dies with it
+      killed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.abnormal_exit = !killed && !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  out.exit = out.timed_out ? fmt::format("timed out after {}s", timeout.count())
+             : cancelled  ? "cancelled"
+                          : "agent " + describe_status(status);
+}
+
 }  // namespace
 
 std::vector<std::string> job_knob_paths(const std::string& job_text) {
@@ -236,11 +289,7 @@ Result<BootOutcome> HostBackend::boot(const BootRequest& req) {
   if (auto st = unpack_root(root, req); !st.ok()) return make_error("host backend: " + st.error().message);
 
   const auto paths = job_knob_paths(req.job_text);
-  for (const auto& p : paths) {
-    if (!fs::exists(opt_.sys_root / fs::path(p).relative_path(), ec)) {
-      return make_error(fmt::format("backend host: this host's kernel {} has no {}", host_release(), p));
-    }
-  }
+  if (auto st = check_knob_paths(paths, opt_.sys_root); !st.ok()) return st.error();
   KnobJournal journal(journal_path(opt_.state_dir), opt_.sys_root);
   if (auto st = journal.save(paths); !st.ok()) return st.error();
   // From here on every way out restores the knobs, an exception included.
@@ -256,42 +305,13 @@ Result<BootOutcome> HostBackend::boot(const BootRequest& req) {
     }
   } restorer{journal};
 
-  const int null_fd = open_high("/dev/null", O_RDONLY);
-  const int console_fd = open_high(out.console_log, O_WRONLY | O_CREAT | O_TRUNC);
-  const int records_fd = open_high(out.records_file, O_WRONLY | O_CREAT | O_TRUNC);
-  out.command = fmt::format("FOLIOLAB_RESULTS_FD=3 unshare --mount --pid --fork --propagation private chroot {} "
-                            "/init 3>{} >{} 2>&1  # root: the base image plus job/ (removed after the run)",
-                            root.string(), out.records_file.string(), out.console_log.string());
-  Spawned child{-1, fmt_errno("cannot open the run's console log or record file")};
-  if (null_fd >= 0 && console_fd >= 0 && records_fd >= 0) child = spawn_agent(root, null_fd, console_fd, records_fd);
-  for (int fd : {null_fd, console_fd, records_fd}) {
-    if (fd >= 0) ::close(fd);
-  }
+  const Spawned child = start_agent(root, out);
   if (child.pid < 0) {
     auto restored = restorer.now();
     return make_error("host backend: cannot start the agent: " + child.error +
                       (restored.ok() ? "" : "; " + restored.error().message));
   }
-  const auto start = std::chrono::steady_clock::now();
-  bool killed = false, cancelled = false;
-  int status = 0;
-  for (;;) {
-    const pid_t r = ::waitpid(child.pid, &status, WNOHANG);
-    if (r == child.pid || (r < 0 && errno != EINTR)) break;
-    const bool late = std::chrono::steady_clock::now() - start > req.timeout;
-    if (!killed && (late || cancel_requested())) {
-      cancelled = !late;
-      out.timed_out = late;
-      ::kill(child.pid, SIGKILL);  // PID 1 of its namespace: the workload dies with it
-      killed = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.abnormal_exit = !killed && !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  out.exit = out.timed_out ? fmt::format("timed out after {}s", req.timeout.count())
-             : cancelled  ? "cancelled"
-                          : "agent " + describe_status(status);
+  wait_for_agent(child.pid, req.timeout, out);
   if (auto restored = restorer.now(); !restored.ok()) return restored.error();
   return out;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/fs.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -18,12 +19,6 @@ using json = nlohmann::json;
 namespace {
 
 constexpr int kJournalSchema = 1;
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
 
 Status write_value(const fs::path& file, const std::string& value) {
   int fd = ::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -41,7 +36,7 @@ Status write_value(const fs::path& file, const std::string& value) {
 
 std::string knob_value(const std::string& raw) {
   const auto l = raw.find('['), r = raw.find(']', l == std::string::npos ? 0 : l);
-  if (l == std::string::npos || r == std::string::npos) return trim(raw);
+  if (l == std::string::npos || r == std::string::npos) return std::string(trim(raw));
   return raw.substr(l + 1, r - l - 1);
 }
 

@@ -49,6 +49,12 @@ TEST(KnobJournalTest, KnobValueIsTheBracketedChoiceOrTheTrimmedText) {
   EXPECT_EQ(knob_value("4096\t87380\n"), "4096\t87380");
 }
 
+// util/text.h's trim: \v and \f are whitespace too (the journal's own trim dropped only
+// space, tab, CR and LF).
+TEST(KnobJournalTest, KnobValueTrimsAllAsciiWhitespace) {
+  EXPECT_EQ(knob_value("\f511 \v\n"), "511");
+}
+
 TEST(KnobJournalTest, SaveWritesTheOldValuesAndRestorePutsThemBack) {
   FakeHost h;
   KnobJournal j(journal_path(h.state), h.sys);

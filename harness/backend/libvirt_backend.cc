@@ -15,20 +15,15 @@
 #include <cstdio>
 #include <cstring>
 
+#include "backend/libvirt_streams.h"
 #include "backend/libvirt_xml.h"
 #include "util/fs.h"
-#include "util/hash.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string last_error() {
-  const char* m = virGetLastErrorMessage();
-  return m ? m : "unknown libvirt error";
-}
 
 // libvirt prints every error to stderr unless told otherwise; ours are returned as values. The
 // default event loop (one thread for the process) carries lifecycle events and keepalives.
@@ -75,191 +70,13 @@ std::vector<int64_t> sizes(const std::vector<fs::path>& files) {
   return out;
 }
 
-// Copies one libvirt stream into a local file until the stream ends (QEMU closed its side as
-// the domain stopped) or fails (the connection is gone).
-class StreamCopy {
- public:
-  StreamCopy(virStreamPtr st, fs::path file) : st_(st), thread_([this, f = std::move(file)] { run(f); }) {}
-  ~StreamCopy() { finish(std::chrono::seconds(30)); }
-
-  // Waits for the stream's end, at most `bound` (an end that never comes is aborted).
-  void finish(std::chrono::seconds bound) {
-    if (!thread_.joinable()) return;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      if (!cv_.wait_for(lock, bound, [&] { return done_; })) virStreamAbort(st_);
-    }
-    thread_.join();
-    virStreamFree(st_);
+// Deletes a run's initrd volume from the remote host however boot() ends (once uploaded).
+struct DropInitrd {
+  RemoteFiles* files;
+  std::string name;
+  ~DropInitrd() {
+    if (files) files->drop(name);
   }
-
- private:
-  void run(const fs::path& file) {
-    FILE* out = std::fopen(file.c_str(), "wb");
-    char buf[65536];
-    while (true) {
-      const int n = virStreamRecv(st_, buf, sizeof buf);
-      if (n > 0 && out) {
-        std::fwrite(buf, 1, static_cast<size_t>(n), out);
-        std::fflush(out);  // what arrived is on disk even if foliolab dies next
-        continue;
-      }
-      if (n == 0) virStreamFinish(st_);
-      else virStreamAbort(st_);
-      break;
-    }
-    if (out) std::fclose(out);
-    std::lock_guard<std::mutex> lock(mu_);
-    done_ = true;
-    cv_.notify_all();
-  }
-
-  virStreamPtr st_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;  // last: started once the rest is ready
-};
-
-// The files a libvirt host that is not this machine needs to boot a run (the kernel and the
-// run's initrd), as volumes of a directory storage pool on that host, uploaded through
-// virStorageVolUpload streams: the libvirt connection is the only channel to the host that
-// foliolab can count on (no ssh keys or shared file systems assumed), and it works the same for
-// qemu+tcp, qemu+tls and qemu+ssh. Kernels are named by content and stay in the pool, so a host
-// gets each kernel once, across sessions too; a volume counts only once its ".ok" marker exists
-// (an upload cut short is uploaded again). A run's initrd carries its job: uploaded per run and
-// deleted after it.
-class RemoteFiles {
- public:
-  RemoteFiles(virConnectPtr conn, std::string uri) : conn_(conn), uri_(std::move(uri)) {}
-  ~RemoteFiles() {
-    if (pool_) virStoragePoolFree(pool_);
-  }
-
-  // The kernel's path on the host, uploading it the first time.
-  Result<fs::path> kernel(const fs::path& local) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = kernels_.find(local); it != kernels_.end()) return it->second;
-    auto digest = sha256_file(local);
-    if (!digest.ok()) return digest.error();
-    auto path = put(fmt::format("kernel-{}-{}", digest->substr(0, 16), local.filename().string()), local, true);
-    if (path.ok()) kernels_[local] = *path;
-    return path;
-  }
-
-  // A run's own file (its initrd), uploaded now; drop() deletes it.
-  Result<fs::path> per_run(const std::string& name, const fs::path& local) {
-    std::lock_guard<std::mutex> lock(mu_);
-    return put(name, local, false);
-  }
-
-  void drop(const std::string& name) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!pool_) return;
-    if (virStorageVolPtr v = virStorageVolLookupByName(pool_, name.c_str())) {
-      (void)virStorageVolDelete(v, 0);
-      virStorageVolFree(v);
-    }
-  }
-
-  static constexpr const char* kPool = "foliolab";
-  static constexpr const char* kPoolDir = "/var/lib/libvirt/images/foliolab";
-
- private:
-  Status open_pool() {
-    if (pool_) return {};
-    pool_ = virStoragePoolLookupByName(conn_, kPool);
-    if (!pool_) {
-      const std::string xml = fmt::format("<pool type='dir'><name>{}</name><target><path>{}</path></target></pool>",
-                                          kPool, kPoolDir);
-      pool_ = virStoragePoolCreateXML(conn_, xml.c_str(), VIR_STORAGE_POOL_CREATE_WITH_BUILD);
-      if (!pool_) {
-        return make_error(fmt::format("libvirt at {}: cannot create storage pool {} ({}) for kernels and "
-                                      "initrds: {}", uri_, kPool, kPoolDir, last_error()));
-      }
-    } else if (virStoragePoolIsActive(pool_) != 1 && virStoragePoolCreate(pool_, 0) < 0) {
-      return make_error(fmt::format("libvirt at {}: cannot start storage pool {}: {}", uri_, kPool, last_error()));
-    }
-    (void)virStoragePoolRefresh(pool_, 0);  // volumes another session left there
-    return {};
-  }
-
-  virStorageVolPtr lookup(const std::string& name) { return virStorageVolLookupByName(pool_, name.c_str()); }
-
-  Result<virStorageVolPtr> create(const std::string& name, uint64_t bytes) {
-    if (virStorageVolPtr old = lookup(name)) {  // a leftover (an upload cut short)
-      (void)virStorageVolDelete(old, 0);
-      virStorageVolFree(old);
-    }
-    const std::string xml = fmt::format("<volume><name>{}</name><capacity unit='bytes'>{}</capacity>"
-                                        "<target><format type='raw'/></target></volume>", name, bytes);
-    virStorageVolPtr v = virStorageVolCreateXML(pool_, xml.c_str(), 0);
-    if (!v) return make_error(fmt::format("libvirt at {}: cannot create volume {}: {}", uri_, name, last_error()));
-    return v;
-  }
-
-  Result<fs::path> put(const std::string& name, const fs::path& local, bool keep) {
-    if (auto st = open_pool(); !st.ok()) return st.error();
-    const std::string marker = name + ".ok";
-    if (keep) {
-      virStorageVolPtr done = lookup(marker);
-      virStorageVolPtr vol = done ? lookup(name) : nullptr;
-      if (done) virStorageVolFree(done);
-      if (vol) {
-        char* p = virStorageVolGetPath(vol);
-        virStorageVolFree(vol);
-        if (p) {
-          fs::path out(p);
-          free(p);
-          return out;
-        }
-      }
-    }
-    std::error_code ec;
-    const uint64_t bytes = fs::file_size(local, ec);
-    if (ec) return make_error(fmt::format("cannot upload {}: {}", local.string(), ec.message()));
-    auto vol = create(name, bytes);
-    if (!vol.ok()) return vol.error();
-    struct Closer {
-      virStorageVolPtr v;
-      ~Closer() { virStorageVolFree(v); }
-    } closer{*vol};
-    FILE* in = std::fopen(local.c_str(), "rb");
-    if (!in) return make_error(fmt::format("cannot read {}: {}", local.string(), std::strerror(errno)));
-    virStreamPtr st = virStreamNew(conn_, 0);
-    int rc = st ? virStorageVolUpload(*vol, st, 0, bytes, 0) : -1;
-    if (rc == 0) {
-      rc = virStreamSendAll(
-          st,
-          [](virStreamPtr, char* data, size_t n, void* f) -> int {
-            const size_t got = std::fread(data, 1, n, static_cast<FILE*>(f));
-            return got == 0 && std::ferror(static_cast<FILE*>(f)) ? -1 : static_cast<int>(got);
-          },
-          in);
-    }
-    if (rc == 0) rc = virStreamFinish(st);
-    const std::string why = rc == 0 ? "" : last_error();
-    if (rc != 0 && st) virStreamAbort(st);
-    if (st) virStreamFree(st);
-    std::fclose(in);
-    if (rc != 0) return make_error(fmt::format("libvirt at {}: cannot upload {}: {}", uri_, local.string(), why));
-    if (keep) {
-      auto m = create(marker, 1);
-      if (!m.ok()) return m.error();
-      virStorageVolFree(*m);
-    }
-    char* p = virStorageVolGetPath(*vol);
-    if (!p) return make_error(fmt::format("libvirt at {}: no path for volume {}: {}", uri_, name, last_error()));
-    fs::path out(p);
-    free(p);
-    return out;
-  }
-
-  virConnectPtr conn_;
-  std::string uri_;
-  std::mutex mu_;
-  virStoragePoolPtr pool_ = nullptr;
-  std::map<fs::path, fs::path> kernels_;  // local kernel -> its path on the host
 };
 
 class LibvirtBackend final : public Backend {
@@ -278,11 +95,11 @@ class LibvirtBackend final : public Backend {
       host_ = h;
       free(h);
     } else {
-      return make_error(fmt::format("libvirt at {}: cannot get the host name: {}", opt_.uri, last_error()));
+      return make_error(fmt::format("libvirt at {}: cannot get the host name: {}", opt_.uri, libvirt_last_error()));
     }
     unsigned long lib = 0, hv = 0;
     if (virConnectGetLibVersion(conn_, &lib) < 0 || virConnectGetVersion(conn_, &hv) < 0) {
-      return make_error(fmt::format("libvirt at {}: cannot get versions: {}", opt_.uri, last_error()));
+      return make_error(fmt::format("libvirt at {}: cannot get versions: {}", opt_.uri, libvirt_last_error()));
     }
     libvirt_version_ = version_text(lib);
     emulator_ = "QEMU " + version_text(hv);
@@ -291,7 +108,7 @@ class LibvirtBackend final : public Backend {
                                                  VIR_DOMAIN_EVENT_CALLBACK(&LibvirtBackend::on_lifecycle), this,
                                                  nullptr);
     if (callback_ < 0) {
-      return make_error(fmt::format("libvirt at {}: cannot watch domain events: {}", opt_.uri, last_error()));
+      return make_error(fmt::format("libvirt at {}: cannot watch domain events: {}", opt_.uri, libvirt_last_error()));
     }
     return {};
   }
@@ -310,7 +127,7 @@ class LibvirtBackend final : public Backend {
       char* caps = virConnectGetDomainCapabilities(conn_, nullptr, arch.c_str(), nullptr, "kvm", 0);
       offer.offered = caps != nullptr;
       if (caps) free(caps);
-      else offer.why_not = last_error();
+      else offer.why_not = libvirt_last_error();
     }
     return libvirt_accel(req, opt_.uri, offer, [this](const AccelRequest& r) { return probe_.resolve(r); });
   }
@@ -318,6 +135,23 @@ class LibvirtBackend final : public Backend {
   Result<BootOutcome> boot(const BootRequest& req) override;
 
  private:
+  // The outcome's fixed fields (backend, accel, versions, host) and its files in the run dir.
+  BootOutcome outcome_for(const BootRequest& req) const;
+
+  // Uploads the kernel and the initrd to the remote host, into `kernel` and `initrd`.
+  Status upload_boot_files(const BootRequest& req, DropInitrd& drop_initrd, fs::path& kernel,
+                           fs::path& initrd);
+
+  // The domain XML of the run, also written to <run_dir>/domain.xml (out.command shows it).
+  Result<std::string> write_domain(const BootRequest& req, const std::string& dom_name,
+                                   const fs::path& kernel, const fs::path& initrd,
+                                   BootOutcome& out);
+
+  // The started, paused domain: streams opened, resumed, waited for, its end described.
+  Result<BootOutcome> run_domain(virDomainPtr dom, const std::string& dom_name,
+                                 Clock::time_point start, Clock::time_point deadline,
+                                 BootOutcome out);
+
   static int on_lifecycle(virConnectPtr, virDomainPtr dom, int event, int detail, void* opaque) {
     if (event != VIR_DOMAIN_EVENT_STOPPED) return 0;
     auto* self = static_cast<LibvirtBackend*>(opaque);
@@ -372,7 +206,7 @@ Result<int> LibvirtBackend::wait_for_end(virDomainPtr dom, const std::string& na
     if (gone) {
       virErrorPtr e = virGetLastError();
       if (!e || e->code != VIR_ERR_NO_DOMAIN) {
-        return make_error(fmt::format("libvirt at {}: lost domain {}: {}", opt_.uri, name, last_error()));
+        return make_error(fmt::format("libvirt at {}: lost domain {}: {}", opt_.uri, name, libvirt_last_error()));
       }
     }
     if (gone || state == VIR_DOMAIN_SHUTOFF) {
@@ -391,7 +225,7 @@ Result<int> LibvirtBackend::wait_for_end(virDomainPtr dom, const std::string& na
       if (virDomainDestroy(dom) < 0) {
         virErrorPtr e = virGetLastError();
         if (!e || e->code != VIR_ERR_OPERATION_INVALID) {  // already gone: nothing to destroy
-          return make_error(fmt::format("libvirt at {}: cannot destroy {}: {}", opt_.uri, name, last_error()));
+          return make_error(fmt::format("libvirt at {}: cannot destroy {}: {}", opt_.uri, name, libvirt_last_error()));
         }
       }
       std::lock_guard<std::mutex> lock(mu_);
@@ -407,7 +241,7 @@ Status LibvirtBackend::start_streams(virDomainPtr dom, const BootOutcome& out,
     virStreamPtr console = virStreamNew(conn_, 0);
     if (!console || virDomainOpenConsole(dom, nullptr, console, VIR_DOMAIN_CONSOLE_FORCE) < 0) {
       if (console) virStreamFree(console);
-      return make_error(fmt::format("libvirt at {}: cannot open the console: {}", opt_.uri, last_error()));
+      return make_error(fmt::format("libvirt at {}: cannot open the console: {}", opt_.uri, libvirt_last_error()));
     }
     copies.push_back(std::make_unique<StreamCopy>(console, out.console_log));
   }
@@ -415,16 +249,41 @@ Status LibvirtBackend::start_streams(virDomainPtr dom, const BootOutcome& out,
   if (!records || virDomainOpenChannel(dom, kResultsPortName, records, VIR_DOMAIN_CHANNEL_FORCE) < 0) {
     if (records) virStreamFree(records);
     return make_error(fmt::format("libvirt at {}: cannot open channel {}: {}", opt_.uri, kResultsPortName,
-                                  last_error()));
+                                  libvirt_last_error()));
   }
   copies.push_back(std::make_unique<StreamCopy>(records, out.records_file));
   if (virDomainResume(dom) < 0) {
-    return make_error(fmt::format("libvirt at {}: cannot resume the domain: {}", opt_.uri, last_error()));
+    return make_error(fmt::format("libvirt at {}: cannot resume the domain: {}", opt_.uri, libvirt_last_error()));
   }
   return {};
 }
 
-Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
+// The domain's stop detail as BootOutcome's exit text and abnormal flag.
+void describe_stop(int detail, BootOutcome& out) {
+  if (detail == -1) {
+    out.exit = out.timed_out ? "domain destroyed at the deadline" : "domain destroyed (interrupted)";
+    return;
+  }
+  out.exit = detail == -2 ? "domain shut off" : stop_reason(detail);
+  out.abnormal_exit = detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED ||
+                      detail == VIR_DOMAIN_EVENT_STOPPED_FAILED ||
+                      detail == VIR_DOMAIN_EVENT_STOPPED_DESTROYED;
+}
+
+// With libvirt's default stdio_handler "logd", virtlogd (not QEMU) writes the console file and
+// may still be draining the pipe when the stop event arrives: wait until it stops growing.
+void wait_for_console_file(const fs::path& console_log) {
+  const std::vector<fs::path> files = {console_log};
+  auto last = sizes(files);
+  for (int i = 0; i < 25; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto now = sizes(files);
+    if (now == last) break;
+    last = now;
+  }
+}
+
+BootOutcome LibvirtBackend::outcome_for(const BootRequest& req) const {
   BootOutcome out;
   out.backend = name();
   out.accel = req.accel;
@@ -433,29 +292,26 @@ Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
   out.hypervisor_host = host_;
   out.libvirt_version = libvirt_version_;
   prepare_boot_files(req, out);
-  const std::string dom_name =
-      domain_name(req.run_dir.filename().string(), fmt::format("{}-{}", ::getpid(), boots_++));
-  // A host that is not this machine gets the kernel and the initrd as storage volumes.
-  fs::path kernel = req.kernel, initrd = req.initrd;
-  const std::string initrd_volume = "initrd-" + dom_name;
-  struct DropInitrd {
-    RemoteFiles* files;
-    std::string name;
-    ~DropInitrd() {
-      if (files) files->drop(name);
-    }
-  } drop_initrd{nullptr, initrd_volume};
-  if (streams_) {
-    auto k = files_.kernel(req.kernel);
-    if (!k.ok()) return k.error();
-    kernel = *k;
-    if (!req.initrd.empty()) {
-      drop_initrd.files = &files_;
-      auto i = files_.per_run(initrd_volume, req.initrd);
-      if (!i.ok()) return i.error();
-      initrd = *i;
-    }
+  return out;
+}
+
+Status LibvirtBackend::upload_boot_files(const BootRequest& req, DropInitrd& drop_initrd,
+                                         fs::path& kernel, fs::path& initrd) {
+  auto k = files_.kernel(req.kernel);
+  if (!k.ok()) return k.error();
+  kernel = *k;
+  if (!req.initrd.empty()) {
+    drop_initrd.files = &files_;
+    auto i = files_.per_run(drop_initrd.name, req.initrd);
+    if (!i.ok()) return i.error();
+    initrd = *i;
   }
+  return {};
+}
+
+Result<std::string> LibvirtBackend::write_domain(const BootRequest& req, const std::string& dom_name,
+                                                 const fs::path& kernel, const fs::path& initrd,
+                                                 BootOutcome& out) {
   const DomainSpec spec{.name = dom_name, .arch = req.arch, .accel = req.accel, .machine = req.machine,
                         .kernel = kernel, .initrd = initrd, .cmdline = req.cmdline,
                         .console_log = streams_ ? fs::path() : out.console_log,
@@ -464,11 +320,25 @@ Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
                         // and rolls them over at 2 MiB (virtlogd.conf max_size), which would tear a
                         // long record stream.
                         .records_file = fs::path()};
-  const std::string xml = domain_xml(spec);
+  std::string xml = domain_xml(spec);
   const fs::path xml_file = req.run_dir / "domain.xml";
   if (auto st = write_file_atomic(xml_file, xml); !st.ok()) return st.error();
   out.command = format_argv({"virsh", "-c", opt_.uri, "create", xml_file.string()});
+  return xml;
+}
 
+Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
+  BootOutcome out = outcome_for(req);
+  const std::string dom_name =
+      domain_name(req.run_dir.filename().string(), fmt::format("{}-{}", ::getpid(), boots_++));
+  // A host that is not this machine gets the kernel and the initrd as storage volumes.
+  fs::path kernel = req.kernel, initrd = req.initrd;
+  DropInitrd drop_initrd{nullptr, "initrd-" + dom_name};
+  if (streams_) {
+    if (auto st = upload_boot_files(req, drop_initrd, kernel, initrd); !st.ok()) return st.error();
+  }
+  auto xml = write_domain(req, dom_name, kernel, initrd, out);
+  if (!xml.ok()) return xml.error();
   {
     std::lock_guard<std::mutex> lock(mu_);
     waiting_.insert(dom_name);
@@ -485,9 +355,9 @@ Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
   const auto start = Clock::now();
   // Paused until the streams are open, so nothing the guest says is missed.
   const unsigned flags = VIR_DOMAIN_START_AUTODESTROY | VIR_DOMAIN_START_PAUSED;
-  virDomainPtr dom = virDomainCreateXML(conn_, xml.c_str(), flags);
+  virDomainPtr dom = virDomainCreateXML(conn_, xml->c_str(), flags);
   if (!dom) {
-    const std::string why = last_error();
+    const std::string why = libvirt_last_error();
     if (virConnectIsAlive(conn_) != 1) return make_error(fmt::format("libvirt at {}: {}", opt_.uri, why));
     // QEMU refused the domain or died at start: the emulator's failure, in libvirt's words.
     out.abnormal_exit = true;
@@ -495,35 +365,26 @@ Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
     out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return out;
   }
+  return run_domain(dom, dom_name, start, start + req.timeout, std::move(out));
+}
+
+Result<BootOutcome> LibvirtBackend::run_domain(virDomainPtr dom, const std::string& dom_name,
+                                               Clock::time_point start, Clock::time_point deadline,
+                                               BootOutcome out) {
   std::vector<std::unique_ptr<StreamCopy>> copies;
   if (auto st = start_streams(dom, out, copies); !st.ok()) {
     virDomainDestroy(dom);
     virDomainFree(dom);
     return st.error();
   }
-  auto detail = wait_for_end(dom, dom_name, start + req.timeout, out);
+  auto detail = wait_for_end(dom, dom_name, deadline, out);
   virDomainFree(dom);
   for (auto& c : copies) c->finish(std::chrono::seconds(30));  // each ends as QEMU closes its side
   out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (!detail.ok()) return detail.error();
-  if (*detail == -1) {
-    out.exit = out.timed_out ? "domain destroyed at the deadline" : "domain destroyed (interrupted)";
-    return out;
-  }
-  out.exit = *detail == -2 ? "domain shut off" : stop_reason(*detail);
-  out.abnormal_exit = *detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED || *detail == VIR_DOMAIN_EVENT_STOPPED_FAILED ||
-                      *detail == VIR_DOMAIN_EVENT_STOPPED_DESTROYED;
-  if (streams_) return out;  // the copies read to the end
-  // With libvirt's default stdio_handler "logd", virtlogd (not QEMU) writes the console file and
-  // may still be draining the pipe when the stop event arrives: wait until it stops growing.
-  const std::vector<fs::path> files = {out.console_log};
-  auto last = sizes(files);
-  for (int i = 0; i < 25; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    auto now = sizes(files);
-    if (now == last) break;
-    last = now;
-  }
+  describe_stop(*detail, out);
+  // The copies read to the end; a console file on this machine may still be growing.
+  if (*detail != -1 && !streams_) wait_for_console_file(out.console_log);
   return out;
 }
 
@@ -556,7 +417,7 @@ Result<std::unique_ptr<Backend>> make_libvirt_backend(ProcessRunner& runner, Lib
   virConnectPtr conn = virConnectOpen(options.uri.c_str());
   if (!conn) {
     return make_error(fmt::format("cannot connect to libvirt at {}: {} (is libvirtd running? scripts/setup.sh "
-                                  "installs it)", options.uri, last_error()));
+                                  "installs it)", options.uri, libvirt_last_error()));
   }
   auto backend = std::make_unique<LibvirtBackend>(runner, std::move(options), conn);
   if (auto st = backend->init(); !st.ok()) return st.error();

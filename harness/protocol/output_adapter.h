@@ -4,18 +4,17 @@
 // expressions, or by their exit status alone. The `kselftest-mm` workload's runner frames each
 // mm selftest's output; `kselftest` reads those blocks (TAP, or khugepaged's colored OK/Fail
 // lines) into one result per test. Pure functions over untrusted text: bounded, no
-// exceptions, never a crash on garbage.
+// exceptions, never a crash on garbage. Each format's parser has its own file (json_output.h,
+// tap.h, regex_output.h, kselftest_output.h); this one picks the parser.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "model/experiment.h"
-#include "model/subtest_outcome.h"
+#include "protocol/workload_output.h"
 
 namespace foliolab {
 
@@ -32,25 +31,6 @@ struct OutputAdapter {
 // From a workload's `params.output` and `metrics:` patterns (built-ins: kFoliolab;
 // kselftest-mm: kKselftest).
 OutputAdapter output_adapter_for(const WorkloadSpec& w);
-
-inline constexpr size_t kMaxTests = 10000;        // TAP lines kept per repetition
-inline constexpr size_t kMaxRegexLine = 1024;     // bytes of a line a pattern is matched against
-inline constexpr std::string_view kWorkloadOk = "FOLIOLAB-WORKLOAD-OK";
-inline constexpr std::string_view kWorkloadFail = "FOLIOLAB-WORKLOAD-FAIL";
-
-struct WorkloadOutput {
-  std::map<std::string, double> metrics;
-  bool ok_marker = false;    // foliolab: the single marker was the last line
-  bool fail_marker = false;  // FOLIOLAB-WORKLOAD-FAIL <reason> (any format)
-  std::string fail_reason;
-  std::vector<SubtestOutcome> tests;  // TAP
-  bool bailed_out = false;         // TAP "Bail out!"
-  std::string bail_reason;
-  // Why the output breaks its format's contract ("" = it does not): two metric lines, output
-  // after the marker, a TAP plan that does not match, a pattern that matched nothing, ...
-  std::string violation;
-  std::vector<std::string> problems;  // notes that do not fail the run on their own
-};
 
 WorkloadOutput parse_workload_output(std::string_view text, const OutputAdapter& adapter);
 

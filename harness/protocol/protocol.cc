@@ -3,10 +3,12 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <charconv>
 #include <optional>
+#include <variant>
 
 #include <fmt/format.h>
+
+#include "util/text.h"
 
 namespace foliolab {
 namespace {
@@ -55,13 +57,11 @@ bool is_header_prefix(std::string_view partial) {
   return true;
 }
 
+// Digits only, in canonical form (no leading zero), at most 20 of them and within uint64_t.
 std::optional<uint64_t> parse_decimal(std::string_view s) {
   if (s.empty() || s.size() > 20) return std::nullopt;
   if (s.size() > 1 && s[0] == '0') return std::nullopt;  // canonical form only
-  uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
+  return parse_uint(s);
 }
 
 struct Header {
@@ -99,7 +99,7 @@ Result<Header> parse_header(std::string_view line) {
   if (crc.size() != 8 || !std::all_of(crc.begin(), crc.end(), is_lower_hex)) {
     return make_error("bad crc32 field (need 8 lowercase hex digits)");
   }
-  std::from_chars(crc.data(), crc.data() + crc.size(), h.crc, 16);
+  h.crc = static_cast<uint32_t>(parse_uint(crc, 16).value_or(0));  // 8 hex digits: fits
   return h;
 }
 
@@ -117,67 +117,87 @@ std::string printable(std::string_view s, size_t max = 40) {
   return out;
 }
 
+// What is wrong with the record at the front of a stream.
+struct Damage {
+  bool torn = false;  // the stream ends inside it
+  std::string what;
+};
+
+// The header of the record at the front of `rest`, which must be the record `expected_seq`;
+// `nl` is set to the header line's length.
+std::variant<Header, Damage> read_header(std::string_view rest, uint64_t expected_seq,
+                                         size_t& nl) {
+  nl = rest.substr(0, kMaxHeaderLen).find('\n');
+  if (nl == std::string_view::npos) {
+    if (rest.size() < kMaxHeaderLen && is_header_prefix(rest)) {
+      return Damage{true, fmt::format("stream ends inside the header ({} bytes)", rest.size())};
+    }
+    return Damage{false, fmt::format("no valid header: \"{}\"", printable(rest))};
+  }
+  const std::string_view line = rest.substr(0, nl);
+  auto header = parse_header(line);
+  if (!header) {
+    return Damage{false, fmt::format("{}: \"{}\"", header.error().message, printable(line))};
+  }
+  const Header& h = *header;
+  if (h.len > kMaxRecordPayload) {
+    return Damage{false, fmt::format("payload length {} exceeds the {} byte limit", h.len,
+                                     kMaxRecordPayload)};
+  }
+  if (h.seq != expected_seq) {
+    return Damage{false,
+                  fmt::format("seq {} {}", h.seq, h.seq < expected_seq ? "repeats" : "skips")};
+  }
+  return h;
+}
+
+// Damage of the payload that follows header `h` at `payload_at` in `rest`, if any.
+std::optional<Damage> check_payload(std::string_view rest, const Header& h, size_t payload_at) {
+  const size_t avail = rest.size() - payload_at;
+  if (avail < h.len) {
+    return Damage{true, fmt::format("{} record: stream ends inside the payload ({} of {} bytes)",
+                                    h.type, avail, h.len)};
+  }
+  if (avail == h.len) {
+    return Damage{true,
+                  fmt::format("{} record: stream ends before the trailing newline", h.type)};
+  }
+  if (rest[payload_at + h.len] != '\n') {
+    return Damage{false,
+                  fmt::format("{} record: no newline after the {} byte payload", h.type, h.len)};
+  }
+  const uint32_t crc = crc32_of(rest.substr(payload_at, h.len));
+  if (crc != h.crc) {
+    return Damage{false, fmt::format("{} record: CRC mismatch (header {:08x}, payload {:08x})",
+                                     h.type, h.crc, crc)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ParsedStream parse_records(std::string_view bytes) {
   ParsedStream out;
   size_t pos = 0;
   uint64_t expected_seq = 0;
-  auto damage = [&](size_t at, bool torn, std::string what) {
-    out.damage_offset = at;
-    out.torn = torn;
-    out.damage = fmt::format("{} record at byte {} (expected seq {}): {}",
-                             torn ? "torn" : "garbled", at, expected_seq, what);
-    return out;
-  };
   while (pos < bytes.size()) {
     const std::string_view rest = bytes.substr(pos);
-    const size_t nl = rest.substr(0, kMaxHeaderLen).find('\n');
-    if (nl == std::string_view::npos) {
-      if (rest.size() < kMaxHeaderLen && is_header_prefix(rest)) {
-        return damage(pos, true, fmt::format("stream ends inside the header ({} bytes)",
-                                             rest.size()));
-      }
-      return damage(pos, false, fmt::format("no valid header: \"{}\"", printable(rest)));
+    size_t nl = 0;
+    auto header = read_header(rest, expected_seq, nl);
+    std::optional<Damage> damage;
+    if (auto* d = std::get_if<Damage>(&header)) damage = std::move(*d);
+    if (!damage) damage = check_payload(rest, std::get<Header>(header), nl + 1);
+    if (damage) {
+      out.damage_offset = pos;
+      out.torn = damage->torn;
+      out.damage = fmt::format("{} record at byte {} (expected seq {}): {}",
+                               damage->torn ? "torn" : "garbled", pos, expected_seq, damage->what);
+      return out;
     }
-    const std::string_view line = rest.substr(0, nl);
-    auto header = parse_header(line);
-    if (!header) {
-      return damage(pos, false,
-                    fmt::format("{}: \"{}\"", header.error().message, printable(line)));
-    }
-    const Header& h = *header;
-    if (h.len > kMaxRecordPayload) {
-      return damage(pos, false, fmt::format("payload length {} exceeds the {} byte limit", h.len,
-                                            kMaxRecordPayload));
-    }
-    if (h.seq != expected_seq) {
-      return damage(pos, false,
-                    fmt::format("seq {} {}", h.seq, h.seq < expected_seq ? "repeats" : "skips"));
-    }
-    const size_t payload_at = nl + 1;
-    const size_t avail = rest.size() - payload_at;
-    if (avail < h.len) {
-      return damage(pos, true, fmt::format("{} record: stream ends inside the payload ({} of {} "
-                                           "bytes)",
-                                           h.type, avail, h.len));
-    }
-    if (avail == h.len) {
-      return damage(pos, true, fmt::format("{} record: stream ends before the trailing newline",
-                                           h.type));
-    }
-    const std::string_view payload = rest.substr(payload_at, h.len);
-    if (rest[payload_at + h.len] != '\n') {
-      return damage(pos, false,
-                    fmt::format("{} record: no newline after the {} byte payload", h.type, h.len));
-    }
-    const uint32_t crc = crc32_of(payload);
-    if (crc != h.crc) {
-      return damage(pos, false, fmt::format("{} record: CRC mismatch (header {:08x}, payload {:08x})",
-                                            h.type, h.crc, crc));
-    }
-    out.records.push_back(Record{std::string(h.type), h.seq, std::string(payload), pos});
-    pos += payload_at + h.len + 1;
+    const Header& h = std::get<Header>(header);
+    out.records.push_back(
+        Record{std::string(h.type), h.seq, std::string(rest.substr(nl + 1, h.len)), pos});
+    pos += nl + 1 + h.len + 1;
     ++expected_seq;
   }
   return out;

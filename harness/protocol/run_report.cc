@@ -1,26 +1,19 @@
 #include "protocol/run_report.h"
 
-#include "protocol/guest_text.h"
-
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "protocol/guest_text.h"
+#include "util/text.h"
+
 namespace foliolab {
 namespace {
 
 using nlohmann::json;
-
-std::optional<int64_t> parse_int(std::string_view s) {
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 const std::string* find(const KeyValues& kv, std::string_view key) {
   for (const auto& [k, v] : kv) {

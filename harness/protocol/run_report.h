@@ -62,7 +62,7 @@ struct RepResult {
   bool has_stdout = false;
   std::string stdout_text;  // first kMaxStoredStdout bytes
   bool stdout_truncated = false;
-  // Read with the workload's output adapter (guest/output_adapter.h).
+  // Read with the workload's output adapter (protocol/output_adapter.h).
   OutputFormat format = OutputFormat::kFoliolab;
   std::map<std::string, double> metrics;
   bool ok_marker = false;                 // FOLIOLAB-WORKLOAD-OK seen

@@ -175,109 +175,144 @@ void signal_group(bp::group& group, int sig) {
   if (group.valid()) ::killpg(group.native_handle(), sig);
 }
 
-}  // namespace
-
-ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
-  ProcessResult result;
+// The program argv[0] names (looked up in PATH unless it holds a '/'); empty and
+// result.spawn_error set when there is none.
+boost::filesystem::path resolve_program(const ProcessSpec& spec, ProcessResult& result) {
   if (spec.argv.empty()) {
     result.spawn_error = "empty argument vector";
-    return result;
+    return {};
   }
   boost::filesystem::path exe = spec.argv[0];
   if (spec.argv[0].find('/') == std::string::npos) exe = bp::search_path(spec.argv[0]);
-  if (exe.empty()) {
-    result.spawn_error = spec.argv[0] + ": not found in PATH";
-    return result;
-  }
-  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
-  asio::io_context ios;
-  bp::async_pipe pipe(ios);
-  bp::group group;
-  OutputSink sink(spec);
-  const auto start = Clock::now();
-  std::error_code spawn_ec;
-  bp::child child;
-  try {
-    std::string cwd = spec.cwd.empty() ? std::filesystem::current_path().string() : spec.cwd.string();
-    child = bp::child(exe, bp::args(args), (bp::std_out & bp::std_err) > pipe, bp::std_in < bp::null,
-                      bp::start_dir(cwd), make_env(spec), group, DieWithParent(::getpid()), spawn_ec);
-  } catch (const std::exception& e) {
-    result.spawn_error = e.what();
-    return result;
-  }
-  if (spawn_ec) {
-    result.spawn_error = spawn_ec.message();
-    return result;
-  }
-  const pid_t pgid = group.valid() ? group.native_handle() : 0;
-  if (pgid > 0) GroupReaper::instance().add(pgid);
+  if (exe.empty()) result.spawn_error = spec.argv[0] + ": not found in PATH";
+  return exe;
+}
 
-  std::array<char, 16384> buf{};
-  std::function<void(const boost::system::error_code&, size_t)> on_read =
-      [&](const boost::system::error_code& ec, size_t n) {
-        if (n > 0) sink.feed(std::string_view(buf.data(), n));
-        if (!ec) pipe.async_read_some(asio::buffer(buf), on_read);
-      };
-  pipe.async_read_some(asio::buffer(buf), on_read);
+// One child from its spawn to its reaping: output read from its pipe into the sink, the
+// once-a-second tick, the deadline and the staged stop of its process group.
+class Supervised {
+ public:
+  explicit Supervised(const ProcessSpec& spec)
+      : spec_(spec), pipe_(ios_), sink_(spec), start_(Clock::now()), ticker_(ios_) {}
 
-  asio::steady_timer ticker(ios);
-  std::function<void(const boost::system::error_code&)> on_tick =
-      [&](const boost::system::error_code& ec) {
-        if (ec) return;
-        if (spec.on_tick) {
-          spec.on_tick(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start));
-        }
-        ticker.expires_after(std::chrono::seconds(1));
-        ticker.async_wait(on_tick);
-      };
-  if (spec.on_tick) {
-    ticker.expires_after(std::chrono::seconds(1));
-    ticker.async_wait(on_tick);
+  // Starts the child; "" when it runs, else why it could not start.
+  std::string spawn(const boost::filesystem::path& exe) {
+    std::vector<std::string> args(spec_.argv.begin() + 1, spec_.argv.end());
+    std::error_code spawn_ec;
+    try {
+      std::string cwd =
+          spec_.cwd.empty() ? std::filesystem::current_path().string() : spec_.cwd.string();
+      child_ = bp::child(exe, bp::args(args), (bp::std_out & bp::std_err) > pipe_,
+                         bp::std_in < bp::null, bp::start_dir(cwd), make_env(spec_), group_,
+                         DieWithParent(::getpid()), spawn_ec);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    if (spawn_ec) return spawn_ec.message();
+    pgid_ = group_.valid() ? group_.native_handle() : 0;
+    if (pgid_ > 0) GroupReaper::instance().add(pgid_);
+    read_more();
+    if (spec_.on_tick) tick_later();
+    return {};
   }
 
-  bool cancelling = false;
-  auto run_until = [&](Clock::time_point deadline) {
-    while (Clock::now() < deadline && !(cancel_requested() && !cancelling)) {
-      ios.restart();
+  // Runs until the child ends, its deadline passes or cancellation is asked; then stops its
+  // group in stages (SIGTERM, SIGKILL after the grace period).
+  void supervise(ProcessResult& result) {
+    const auto far = Clock::now() + std::chrono::hours(24 * 365);
+    if (run_until(spec_.timeout.count() > 0 ? start_ + spec_.timeout : far)) return;
+    cancelling_ = true;
+    result.cancelled = cancel_requested();
+    result.timed_out = !result.cancelled;
+    signal_group(group_, SIGTERM);
+    if (!run_until(Clock::now() + spec_.kill_grace)) {
+      signal_group(group_, SIGKILL);
+      run_until(Clock::now() + std::chrono::seconds(10));
+    }
+  }
+
+  // Kills what the child left in its group, waits for it and fills in how it ended.
+  void reap(ProcessResult& result) {
+    signal_group(group_, SIGKILL);
+    ticker_.cancel();
+    std::error_code wait_ec;
+    child_.wait(wait_ec);
+    if (pgid_ > 0) GroupReaper::instance().remove(pgid_);
+    int status = child_.native_exit_code();
+    if (WIFSIGNALED(status)) {
+      result.signal = WTERMSIG(status);
+    } else if (WIFEXITED(status)) {
+      result.exit_code = WEXITSTATUS(status);
+    }
+    result.elapsed = elapsed();
+    sink_.flush();
+    result.output = sink_.take();
+  }
+
+ private:
+  std::chrono::milliseconds elapsed() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_);
+  }
+
+  void read_more() {
+    pipe_.async_read_some(asio::buffer(buf_), [this](const boost::system::error_code& ec,
+                                                     size_t n) {
+      if (n > 0) sink_.feed(std::string_view(buf_.data(), n));
+      if (!ec) read_more();
+    });
+  }
+
+  void tick_later() {
+    ticker_.expires_after(std::chrono::seconds(1));
+    ticker_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;
+      spec_.on_tick(elapsed());
+      tick_later();
+    });
+  }
+
+  // True when the child ended before `deadline` (or before a cancellation request, unless
+  // the child is already being stopped).
+  bool run_until(Clock::time_point deadline) {
+    while (Clock::now() < deadline && !(cancel_requested() && !cancelling_)) {
+      ios_.restart();
       // run_for returns once only the ticker is left (the read chain ended at EOF).
-      ios.run_for(std::min<Clock::duration>(deadline - Clock::now(),
-                                            std::chrono::milliseconds(200)));
-      if (!child.running()) {
+      ios_.run_for(std::min<Clock::duration>(deadline - Clock::now(),
+                                             std::chrono::milliseconds(200)));
+      if (!child_.running()) {
         // Drain what is left in the pipe without blocking forever on a grandchild.
-        ios.restart();
-        ios.run_for(std::chrono::milliseconds(50));
+        ios_.restart();
+        ios_.run_for(std::chrono::milliseconds(50));
         return true;
       }
     }
     return false;
-  };
-  const auto far = Clock::now() + std::chrono::hours(24 * 365);
-  bool finished = run_until(spec.timeout.count() > 0 ? start + spec.timeout : far);
-  if (!finished) {
-    cancelling = true;
-    result.cancelled = cancel_requested();
-    result.timed_out = !result.cancelled;
-    signal_group(group, SIGTERM);
-    if (!run_until(Clock::now() + spec.kill_grace)) {
-      signal_group(group, SIGKILL);
-      run_until(Clock::now() + std::chrono::seconds(10));
-    }
   }
-  // Processes the child left behind in its group do not outlive it.
-  signal_group(group, SIGKILL);
-  ticker.cancel();
-  std::error_code wait_ec;
-  child.wait(wait_ec);
-  if (pgid > 0) GroupReaper::instance().remove(pgid);
-  int status = child.native_exit_code();
-  if (WIFSIGNALED(status)) {
-    result.signal = WTERMSIG(status);
-  } else if (WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
-  }
-  result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-  sink.flush();
-  result.output = sink.take();
+
+  const ProcessSpec& spec_;
+  asio::io_context ios_;
+  bp::async_pipe pipe_;
+  bp::group group_;
+  OutputSink sink_;
+  const Clock::time_point start_;
+  bp::child child_;
+  pid_t pgid_ = 0;
+  std::array<char, 16384> buf_{};
+  asio::steady_timer ticker_;
+  bool cancelling_ = false;
+};
+
+}  // namespace
+
+ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
+  ProcessResult result;
+  const boost::filesystem::path exe = resolve_program(spec, result);
+  if (exe.empty()) return result;
+  Supervised child(spec);
+  result.spawn_error = child.spawn(exe);
+  if (!result.spawn_error.empty()) return result;
+  child.supervise(result);
+  child.reap(result);
   return result;
 }
 
