@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include <algorithm>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -284,14 +285,12 @@ void print_pool_usage(const PoolBackend& pool) {
 int report_session(const Experiment& exp, const Result<SessionSummary>& summary,
                    const std::string& cache) {
   if (!summary.ok()) {
-    fmt::print(stderr, "error: {}\n", summary.error().message);
-    return kExitFailed;
+    return fail(summary.error(), kExitFailed);
   }
   auto store = ResultStore::open(summary->dir);
   auto records = store->load_all();
   if (!records.ok()) {
-    fmt::print(stderr, "error: {}\n", records.error().message);
-    return kExitFailed;
+    return fail(records.error(), kExitFailed);
   }
   SessionReport report = build_session_report(exp, *records);
   const std::string text = report.text();
@@ -310,8 +309,7 @@ int run_experiment(const RunFlags& f) {
   auto choice = choose_backend(f, *exp);
   if (!choice.ok()) return fail(choice.error());
   if (auto restored = recover_interrupted_runs(f.common.cache); !restored.ok()) {
-    fmt::print(stderr, "error: {}\n", restored.error().message);
-    return kExitFailed;
+    return fail(restored.error(), kExitFailed);
   } else if (!restored->empty()) {
     fmt::print(stderr, "{}\n", *restored);
   }
@@ -464,8 +462,7 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
       const KernelSpec& k = exp->kernels[ki];
       auto art = builder.build(k, a);
       if (!art.ok()) {
-        fmt::print(stderr, "error: {}\n", art.error().message);
-        rc = kExitFailed;
+        rc = std::max(rc, fail(art.error(), kExitFailed));
         continue;
       }
       fmt::print("{} {} {} {} {}\n", k.name, arch_info(a).name, art->build_id,
@@ -492,8 +489,7 @@ std::function<int()> setup_image(CLI::App& app) {
       }
       auto art = builder.build(*arch);
       if (!art.ok()) {
-        fmt::print(stderr, "error: {}\n", art.error().message);
-        rc = kExitFailed;
+        rc = std::max(rc, fail(art.error(), kExitFailed));
         continue;
       }
       fmt::print("{} {} {} {}\n", name, art->image_id, art->cache_hit ? "cached" : "built", art->cpio.string());

@@ -47,7 +47,7 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
   const SessionSummary& summary = session->summary();
   const std::string dir = session->dir().string();
   if (!host_error.empty()) {
-    return make_error(fmt::format("host failure, matrix stopped: {}\n{} run(s) of {} kept in {}; "
+    return make_env_error(fmt::format("host failure, matrix stopped: {}\n{} run(s) of {} kept in {}; "
                                   "fix the host, then continue with --resume-dir {}",
                                   host_error, summary.ok + summary.failed, summary.total, dir,
                                   dir));

@@ -24,6 +24,10 @@ inline Error make_error(std::string message) { return Error{std::move(message)};
 inline Error make_env_error(std::string message) {
   return Error{std::move(message), ErrorKind::kEnvironment};
 }
+// `e` with `prefix` before its message ("kernel k (arm64): ..."), of the same kind.
+inline Error prefixed(const std::string& prefix, const Error& e) {
+  return Error{prefix + e.message, e.kind};
+}
 inline Error make_internal_error(std::string message) {
   return Error{std::move(message), ErrorKind::kInternal};
 }
