@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "testing/fake_process_runner.h"
 #include "testing/stream_builder.h"
 #include "util/fs.h"
 #include "testing/temp_dir.h"
@@ -14,26 +15,25 @@ namespace fs = std::filesystem;
 
 // Plays QEMU: answers --version, and a probe boot either reaches the agent (a hello record on
 // the results port), aborts like QEMU 7.2 under broken nested KVM, or never prints.
-class FakeQemu : public ProcessRunner {
+class FakeQemu : public FakeProcessRunner {
  public:
   enum class Guest { kBoots, kAborts, kSilent };
   Guest guest = Guest::kBoots;
   int boots = 0;
   std::vector<std::string> last_argv;
 
-  ProcessResult run(const ProcessSpec& spec) override {
-    ProcessResult r;
-    r.exit_code = 0;
-    if (spec.argv.size() == 2 && spec.argv[1] == "--version") {
-      r.output = "QEMU emulator version 7.2.22\n";
-      return r;
-    }
+  FakeQemu() {
+    version("QEMU emulator version 7.2.22");
+    on([](const std::vector<std::string>&) { return true; },
+       [this](const ProcessSpec& spec) { return boot(spec); });
+  }
+
+ private:
+  ProcessResult boot(const ProcessSpec& spec) {
+    ProcessResult r = ok();
     ++boots;
     last_argv = spec.argv;
-    std::string records;
-    for (const auto& a : spec.argv) {
-      if (a.rfind("file,id=results,path=", 0) == 0) records = a.substr(21);
-    }
+    const std::string records = arg_value(spec.argv, "file,id=results,path=");
     EXPECT_FALSE(records.empty());
     switch (guest) {
       case Guest::kBoots:
