@@ -164,7 +164,10 @@ std::optional<KernelArtifact> KernelBuilder::load_cached(const Plan& plan) const
   std::string why;
   auto art = load_kernel_artifact(plan.dir, plan.arch->arch, &why);
   if (!art) {
-    if (!why.empty()) opt_.log(fmt::format("{}: the cached copy is not usable ({}); building it again", plan.label(), why));
+    if (!why.empty()) {
+      opt_.log(fmt::format("{}: the cached copy is not usable ({}); building it again",
+                           plan.label(), why));
+    }
     return std::nullopt;
   }
   art->kernel_name = plan.spec->name;
@@ -185,8 +188,8 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   if (auto hit = load_cached(*plan)) return *hit;  // built by another foliolab while we waited
   auto job = start(*plan, *pristine);
   if (!job.ok()) return job.error();
-  opt_.log(fmt::format("building kernel {} for {} (build id {}, log {})", spec.name, plan->arch->name,
-                       plan->build_id, job->log.string()));
+  opt_.log(fmt::format("building kernel {} for {} (build id {}, log {})", spec.name,
+                       plan->arch->name, plan->build_id, job->log.string()));
   auto config = configure(*plan, *job);
   if (!config.ok()) return config.error();
   // PVH kernels boot vmlinux: compressing it into a bzImage would be wasted time.
@@ -214,14 +217,16 @@ Result<KernelBuilder::Job> KernelBuilder::start(const Plan& plan, const fs::path
   return job;
 }
 
-Status KernelBuilder::make(const Plan& plan, const Job& job, const std::vector<std::string>& targets,
-                           const std::string& what) {
+Status KernelBuilder::make(const Plan& plan, const Job& job,
+                           const std::vector<std::string>& targets, const std::string& what) {
   const std::vector<std::string> argv = job.kbuild.argv(targets);
   const std::string label = fmt::format("{} {} {}", what, plan.spec->name, plan.arch->name);
   std::string last_line;
   ProcessSpec ps{.argv = argv, .env = job.kbuild.env(), .log_path = job.log};
   ps.on_line = [&](std::string_view line) { last_line = std::string(line.substr(0, 60)); };
-  ps.on_tick = [&](std::chrono::milliseconds t) { opt_.progress(label, t.count() / 1000.0, last_line); };
+  ps.on_tick = [&](std::chrono::milliseconds t) {
+    opt_.progress(label, t.count() / 1000.0, last_line);
+  };
   (void)write_file_atomic(job.staging / "last-command.txt", format_argv(argv) + "\n");
   ProcessResult r = runner_.run(ps);
   if (!r.ok()) {
@@ -253,7 +258,8 @@ Status KernelBuilder::kbuild(const Plan& plan, const Job& job, const std::string
   return make(plan, job, {fmt::format("-j{}", opt_.jobs), target}, "building");
 }
 
-Result<KernelArtifact> KernelBuilder::publish(const Plan& plan, const Job& job, const std::string& target) {
+Result<KernelArtifact> KernelBuilder::publish(const Plan& plan, const Job& job,
+                                              const std::string& target) {
   const ArchInfo& ai = *plan.arch;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
@@ -265,27 +271,38 @@ Result<KernelArtifact> KernelBuilder::publish(const Plan& plan, const Job& job, 
   const SourceInfo& src = plan.tree.source;
   KernelMeta meta{.build_id = plan.build_id, .cache_key = plan.key, .kernel = plan.spec->name,
                   .arch = std::string(ai.name), .version = version.ok() ? *version : "",
-                  .source = {.id = src.id, .location = src.location.string(), .describe = src.describe(),
-                             .git_ref = src.git_ref, .git_commit = src.git_commit,
-                             .git_dirty = src.git_dirty, .work_id = src.work_id},
+                  .source = {.id = src.id, .location = src.location.string(),
+                             .describe = src.describe(), .git_ref = src.git_ref,
+                             .git_commit = src.git_commit, .git_dirty = src.git_dirty,
+                             .work_id = src.work_id},
                   .series = plan.tree.series ? plan.tree.series->name : "",
                   .compiler = plan.compiler_version, .ccache = job.kbuild.ccache(),
                   .build_seconds = seconds,
                   .reproduce = job.kbuild.reproduce({fmt::format("-j{}", opt_.jobs), target})};
   if (plan.tree.series) {
-    for (const auto& p : plan.tree.series->patches) meta.patches.push_back({p.name, sha256_hex(p.text)});
+    for (const auto& p : plan.tree.series->patches) {
+      meta.patches.push_back({p.name, sha256_hex(p.text)});
+    }
   }
-  for (const auto& r : plan.requests) meta.config_requests.push_back(r.option + "=" + r.value + " (" + r.origin + ")");
+  for (const auto& r : plan.requests) {
+    meta.config_requests.push_back(r.option + "=" + r.value + " (" + r.origin + ")");
+  }
   FL_TRY(write_file_atomic(job.staging / "kernel.json", meta.to_json().dump(2)));
   FL_TRY(remove_tree(plan.dir));
-  if (auto st = rename_path(job.staging, plan.dir); !st.ok()) return in_context("cannot publish " + plan.dir.string(), st.error());
+  if (auto st = rename_path(job.staging, plan.dir); !st.ok()) {
+    return in_context("cannot publish " + plan.dir.string(), st.error());
+  }
   auto art = load_kernel_artifact(plan.dir, ai.arch);
-  if (!art) return make_internal_error(fmt::format("{}: {} is incomplete after publishing", plan.label(), plan.dir.string()));
+  if (!art) {
+    return make_internal_error(
+        fmt::format("{}: {} is incomplete after publishing", plan.label(), plan.dir.string()));
+  }
   art->cache_hit = false;
   art->kernel_name = plan.spec->name;
   art->hold = plan.hold;
   touch_last_used(art->dir);
-  opt_.log(fmt::format("built kernel {} for {} in {}", plan.spec->name, ai.name, build_time_text(seconds)));
+  opt_.log(fmt::format("built kernel {} for {} in {}", plan.spec->name, ai.name,
+                       build_time_text(seconds)));
   return *art;
 }
 

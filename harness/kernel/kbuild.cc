@@ -28,14 +28,16 @@ std::vector<std::string> Kbuild::argv(const std::vector<std::string>& targets) c
   std::vector<std::string> out = {"make", "-C", tree_.string(), "O=" + objdir_.string(),
                                   "ARCH=" + std::string(arch_.kernel_arch)};
   if (!cc_.empty()) out.push_back("CC=" + cc_);
-  if (!arch_.cross_prefix.empty()) out.push_back("CROSS_COMPILE=" + std::string(arch_.cross_prefix));
+  if (!arch_.cross_prefix.empty())
+    out.push_back("CROSS_COMPILE=" + std::string(arch_.cross_prefix));
   out.insert(out.end(), targets.begin(), targets.end());
   return out;
 }
 
 std::string Kbuild::reproduce(const std::vector<std::string>& targets) const {
   const std::vector<std::string> all = argv(targets);
-  return fmt::format("cd {} && make {}", tree_.string(), fmt::join(all.begin() + 3, all.end(), " "));
+  return fmt::format("cd {} && make {}", tree_.string(),
+                     fmt::join(all.begin() + 3, all.end(), " "));
 }
 
 Result<std::string> compiler_version(ProcessRunner& runner, const std::string& compiler) {

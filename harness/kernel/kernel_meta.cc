@@ -48,7 +48,8 @@ KernelMeta fields_from_json(const json& j) {
   m.series = field<std::string>(j, "series", "");
   if (auto p = j.find("patches"); p != j.end() && p->is_array()) {
     for (const auto& patch : *p) {
-      m.patches.push_back({field<std::string>(patch, "name", ""), field<std::string>(patch, "sha256", "")});
+      m.patches.push_back(
+          {field<std::string>(patch, "name", ""), field<std::string>(patch, "sha256", "")});
     }
   }
   m.config_requests = field<std::vector<std::string>>(j, "config_requests", {});
@@ -96,7 +97,8 @@ Result<KernelMeta> KernelMeta::from_json(const json& j) {
   }
   const int schema = j.value("schema", 1);
   if (schema > kSchema) {
-    return make_error(fmt::format("schema {} is newer than this foliolab reads ({})", schema, kSchema));
+    return make_error(
+        fmt::format("schema {} is newer than this foliolab reads ({})", schema, kSchema));
   }
   if (schema < 1) return make_error(fmt::format("schema {} is not one foliolab wrote", schema));
   try {

@@ -37,7 +37,7 @@ struct KernelMeta {
   std::string arch;     // ArchInfo::name
   std::string version;  // "6.12.117"
   Source source;
-  std::string series;   // "" for the pristine tree
+  std::string series;  // "" for the pristine tree
   std::vector<Patch> patches;
   std::vector<std::string> config_requests;  // "CONFIG_X=y (origin)"
   std::string compiler;                      // first line of `<cc> --version`

@@ -66,10 +66,17 @@ TEST(KernelMeta, ReadsTheSchema1FilesWrittenSoFar) {
 }
 
 TEST(KernelMeta, RoundTrip) {
-  KernelMeta m{.build_id = "b", .cache_key = "k", .kernel = "n", .arch = "arm64", .version = "6.13.0-rc1",
+  KernelMeta m{.build_id = "b",
+               .cache_key = "k",
+               .kernel = "n",
+               .arch = "arm64",
+               .version = "6.13.0-rc1",
                .source = {.id = "i", .location = "/l", .git_dirty = true},
-               .patches = {{"p", "s"}}, .config_requests = {"CONFIG_X=y (x)"},
-               .compiler = "c", .build_seconds = 1.25, .reproduce = "r"};
+               .patches = {{"p", "s"}},
+               .config_requests = {"CONFIG_X=y (x)"},
+               .compiler = "c",
+               .build_seconds = 1.25,
+               .reproduce = "r"};
   auto back = KernelMeta::parse(m.to_json().dump());
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->to_json(), m.to_json());
@@ -85,11 +92,13 @@ TEST(KernelMeta, OlderFilesAndAMissingSchemaRead) {
 }
 
 TEST(KernelMeta, DamagedOrNewerIsAnErrorNotACrash) {
-  EXPECT_THAT(KernelMeta::parse("{\"schema\": 1, \"kern").error().message, HasSubstr("not valid JSON"));
+  EXPECT_THAT(KernelMeta::parse("{\"schema\": 1, \"kern").error().message,
+              HasSubstr("not valid JSON"));
   EXPECT_THAT(KernelMeta::parse("[1, 2]").error().message, HasSubstr("not a JSON object"));
   EXPECT_THAT(KernelMeta::parse(R"({"schema": 2})").error().message,
               HasSubstr("schema 2 is newer than this foliolab reads (1)"));
-  EXPECT_THAT(KernelMeta::parse(R"({"schema": "one"})").error().message, HasSubstr("is not a number"));
+  EXPECT_THAT(KernelMeta::parse(R"({"schema": "one"})").error().message,
+              HasSubstr("is not a number"));
   EXPECT_THAT(KernelMeta::parse(R"({"schema": 1, "build_seconds": "long"})").error().message,
               HasSubstr("wrong type"));
   EXPECT_FALSE(load_kernel_meta("/nonexistent/kernel.json").ok());

@@ -28,7 +28,8 @@ FakeProcessRunner::Match FakeProcessRunner::program(std::string name) {
 }
 
 FakeProcessRunner::Match FakeProcessRunner::program_suffix(std::string tail) {
-  return [tail = std::move(tail)](const std::vector<std::string>& a) { return a[0].ends_with(tail); };
+  return
+      [tail = std::move(tail)](const std::vector<std::string>& a) { return a[0].ends_with(tail); };
 }
 
 ProcessResult FakeProcessRunner::ok(std::string output) {

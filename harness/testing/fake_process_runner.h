@@ -31,7 +31,7 @@ class FakeProcessRunner : public ProcessRunner {
   std::vector<std::vector<std::string>> played;
 
   // Matchers.
-  static Match program(std::string name);        // argv[0] == name
+  static Match program(std::string name);         // argv[0] == name
   static Match program_suffix(std::string tail);  // argv[0] ends with tail ("gcc")
   // A successful reply with `output`.
   static ProcessResult ok(std::string output = "");
