@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "kernel/kbuild.h"
+#include "kernel/kernel_meta.h"
 #include "kernel/tree.h"
 #include "kernel/tree_sync.h"
 #include "util/fs.h"

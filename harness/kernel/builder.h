@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "kernel/kconfig.h"
-#include "kernel/kernel_meta.h"
 #include "model/arch.h"
 #include "model/experiment.h"
 #include "util/fs.h"

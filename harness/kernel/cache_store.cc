@@ -14,6 +14,7 @@
 #include <set>
 
 #include "kernel/builder.h"
+#include "kernel/kernel_meta.h"
 #include "kernel/tree_sync.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
