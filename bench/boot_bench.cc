@@ -169,7 +169,12 @@ int hello_bench(int reps, const fs::path& yaml) {
       continue;
     }
     const bool pvh = kernel->boot_image.filename() == "vmlinux";
-    add("q35, bzImage, SeaBIOS", [&](QemuLaunch& l) { l.kernel = kernel->image; });
+    if (kernel->image != kernel->boot_image || !pvh) {
+      add("q35, bzImage, SeaBIOS", [&](QemuLaunch& l) { l.kernel = kernel->image; });
+    } else {
+      fmt::print("x86_64: kernel {} boots vmlinux by PVH and keeps no bzImage (foliolab builds none for PVH "
+                 "kernels): the bzImage platform is skipped\n", kernel->build_id);
+    }
     if (!pvh) {
       fmt::print("x86_64: kernel {} has no vmlinux (CONFIG_PVH): only its bzImage is measured\n", kernel->build_id);
       continue;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "testing/fake_process_runner.h"
 #include "testing/stream_builder.h"
 #include "util/fs.h"
 #include "testing/temp_dir.h"
@@ -17,7 +18,7 @@ namespace fs = std::filesystem;
 // Plays QEMU: answers --version; runs the smoke firmware (-bios) to its debug-exit under TCG,
 // and under KVM as `smoke` says; and a probe boot either reaches the agent (a hello record on
 // the results port), aborts like QEMU 7.2 under broken nested KVM, or never prints.
-class FakeQemu : public ProcessRunner {
+class FakeQemu : public FakeProcessRunner {
  public:
   enum class Guest { kBoots, kAborts, kSilent };
   Guest guest = Guest::kBoots;
@@ -27,15 +28,24 @@ class FakeQemu : public ProcessRunner {
   int smokes = 0;
   std::vector<std::string> last_argv;
 
-  static bool has(const ProcessSpec& spec, const std::string& arg) {
-    return std::find(spec.argv.begin(), spec.argv.end(), arg) != spec.argv.end();
+  FakeQemu() {
+    version("QEMU emulator version 7.2.22");
+    on([](const std::vector<std::string>& argv) { return has(argv, "-bios"); },
+       [this](const ProcessSpec& spec) { return run_smoke(spec); });
+    on([](const std::vector<std::string>&) { return true; },
+       [this](const ProcessSpec& spec) { return boot(spec); });
+  }
+
+ private:
+  static bool has(const std::vector<std::string>& argv, const std::string& arg) {
+    return std::find(argv.begin(), argv.end(), arg) != argv.end();
   }
   ProcessResult run_smoke(const ProcessSpec& spec) {
     ++smokes;
-    ProcessResult r;
+    ProcessResult r = ok();
     r.exit_code = 99;
     r.elapsed = std::chrono::milliseconds(300);
-    if (!has(spec, "kvm") || smoke == Smoke::kPasses) return r;
+    if (!has(spec.argv, "kvm") || smoke == Smoke::kPasses) return r;
     if (smoke == Smoke::kHangs) {
       r.timed_out = true;
       r.signal = 15;
@@ -47,21 +57,11 @@ class FakeQemu : public ProcessRunner {
     r.signal = 6;
     return r;
   }
-
-  ProcessResult run(const ProcessSpec& spec) override {
-    ProcessResult r;
-    r.exit_code = 0;
-    if (spec.argv.size() == 2 && spec.argv[1] == "--version") {
-      r.output = "QEMU emulator version 7.2.22\n";
-      return r;
-    }
-    if (has(spec, "-bios")) return run_smoke(spec);
+  ProcessResult boot(const ProcessSpec& spec) {
+    ProcessResult r = ok();
     ++boots;
     last_argv = spec.argv;
-    std::string records;
-    for (const auto& a : spec.argv) {
-      if (a.rfind("file,id=results,path=", 0) == 0) records = a.substr(21);
-    }
+    const std::string records = arg_value(spec.argv, "file,id=results,path=");
     EXPECT_FALSE(records.empty());
     switch (guest) {
       case Guest::kBoots:

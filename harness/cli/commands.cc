@@ -453,14 +453,27 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
     RealProcessRunner proc;
+    // make's progress: one line redrawn in place on a terminal, a line a minute otherwise.
+    const bool tty = ::isatty(STDERR_FILENO);
+    auto clear = [tty] { if (tty) fmt::print(stderr, "\r\033[K"); };
+    auto progress = [tty](const std::string& what, double s, const std::string& last) {
+      if (tty) {
+        fmt::print(stderr, "\r\033[K  {}: {} {}", what, build_time_text(s), last);
+      } else if (static_cast<int>(s) % 60 == 0 && s >= 60) {
+        fmt::print(stderr, "  {}: still running after {}\n", what, build_time_text(s));
+      }
+    };
     KernelBuilder builder(proc, {.project_root = common->root, .spec_dir = fs::path(exp->file).parent_path(),
-                                 .cache = common->cache, .jobs = *jobs, .log = log_line});
+                                 .cache = common->cache, .jobs = *jobs,
+                                 .log = [clear](const std::string& line) { clear(); log_line(line); },
+                                 .progress = progress});
     int rc = kExitOk;
     std::set<std::pair<size_t, Arch>> pairs;  // (kernel, arch) as the matrix uses them
     for (const auto& run : expand(*exp)) pairs.insert({run.kernel, run.arch});
     for (const auto& [ki, a] : pairs) {
       const KernelSpec& k = exp->kernels[ki];
       auto art = builder.build(k, a);
+      clear();
       if (!art.ok()) {
         rc = std::max(rc, fail(art.error(), kExitFailed));
         continue;

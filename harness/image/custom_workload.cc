@@ -4,8 +4,9 @@
 
 #include <sstream>
 
-#include "kernel/builder.h"
+#include "kernel/kbuild.h"
 #include "util/fs.h"
+#include "util/fs_ops.h"
 #include "util/hash.h"
 
 namespace foliolab {
@@ -76,8 +77,8 @@ Result<std::vector<CpioEntry>> custom_workload_files(ProcessRunner& runner, cons
     Hasher h;
     h.add("custom-1").add(*version).add(arch_info(arch).name).add_file(src);
     const fs::path out = cache / "custom" / h.hex().substr(0, 16) / arch_info(arch).name;
-    if (!fs::exists(out)) {
-      fs::create_directories(out.parent_path());
+    if (!path_exists(out)) {
+      FL_TRY(make_dirs(out.parent_path()));
       ProcessResult r = runner.run({.argv = {cc, "-static", "-O2", "-Wall", "-pthread", "-o", out.string() + ".tmp",
                                              src.string()},
                                     .capture = true});
@@ -85,7 +86,7 @@ Result<std::vector<CpioEntry>> custom_workload_files(ProcessRunner& runner, cons
         return make_error(fmt::format("custom workload {}: compiling {} for {} failed ({}):\n{}", w.label,
                                       src.string(), arch_info(arch).name, r.describe(), r.output));
       }
-      fs::rename(out.string() + ".tmp", out);
+      FL_TRY(rename_path(out.string() + ".tmp", out));
     }
     auto bytes = read_file(out);
     if (!bytes.ok()) return bytes.error();

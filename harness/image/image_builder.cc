@@ -6,8 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "image/cpio.h"
-#include "kernel/builder.h"
+#include "kernel/kbuild.h"
 #include "util/fs.h"
+#include "util/fs_ops.h"
 #include "util/hash.h"
 
 namespace foliolab {
@@ -21,13 +22,23 @@ const std::vector<std::string> kCflags = {"-static", "-O2", "-g0", "-std=gnu11",
 
 std::vector<fs::path> sorted_files(const fs::path& dir, const std::vector<std::string>& exts) {
   std::vector<fs::path> out;
-  if (!fs::is_directory(dir)) return out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    if (std::find(exts.begin(), exts.end(), e.path().extension().string()) != exts.end()) out.push_back(e.path());
+  if (!is_dir(dir)) return out;
+  auto files = list_dir(dir);
+  if (!files.ok()) return out;
+  for (const auto& f : *files) {
+    std::error_code ec;
+    if (!fs::is_regular_file(f, ec)) continue;
+    if (std::find(exts.begin(), exts.end(), f.extension().string()) != exts.end()) out.push_back(f);
   }
-  std::sort(out.begin(), out.end());
   return out;
+}
+
+// A cached image is used as it is; its last use is stamped for `cache gc`.
+bool use_cached(ImageArtifact& art, const fs::path& dir) {
+  if (!path_exists(art.cpio)) return false;
+  art.cache_hit = true;
+  (void)write_file_atomic(dir / "last-used", utc_iso_now() + "\n");
+  return true;
 }
 
 }  // namespace
@@ -72,18 +83,10 @@ Result<ImageArtifact> ImageBuilder::build(Arch arch) {
   art.cpio = dir / "initramfs.cpio";
   art.hold = std::make_shared<FileLock>(dir.string() + ".use.lock", LockMode::kShared);
   for (const auto& w : workload_sources) art.workloads.push_back(w.stem().string());
-  if (fs::exists(art.cpio)) {
-    art.cache_hit = true;
-    (void)write_file_atomic(dir / "last-used", utc_iso_now() + "\n");  // for `cache gc`
-    return art;
-  }
+  if (use_cached(art, dir)) return art;
   FileLock lock(dir.string() + ".lock");
-  if (fs::exists(art.cpio)) {
-    art.cache_hit = true;
-    (void)write_file_atomic(dir / "last-used", utc_iso_now() + "\n");  // for `cache gc`
-    return art;
-  }
-  fs::create_directories(dir);
+  if (use_cached(art, dir)) return art;
+  FL_TRY(make_dirs(dir));
   const fs::path log = dir / "build.log";
   std::vector<CpioEntry> entries = {
       {"dev", CpioEntry::Kind::kDir, 0755, {}, 0, 0},

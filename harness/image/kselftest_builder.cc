@@ -5,10 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "image/custom_workload.h"
-#include "kernel/builder.h"
+#include "kernel/kbuild.h"
 #include "kernel/tree.h"
 #include "catalog/kselftest_catalog.h"
 #include "util/fs.h"
+#include "util/fs_ops.h"
 #include "util/hash.h"
 
 namespace foliolab {
@@ -58,10 +59,7 @@ Status KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::
   // `make headers` (what headers_install copies, with rsync, which Debian lacks by default)
   // leaves the UAPI headers in <O=>/usr/include; it needs no .config, and O= keeps the tree clean.
   const fs::path uapi = out / "obj" / "usr";
-  std::vector<std::string> make = {"make", "-C", tree.string(), "O=" + (out / "obj").string(),
-                                   "ARCH=" + std::string(ai.kernel_arch)};
-  if (!ai.cross_prefix.empty()) make.push_back("CROSS_COMPILE=" + std::string(ai.cross_prefix));
-  make.push_back("headers");
+  const std::vector<std::string> make = Kbuild(arch, tree, out / "obj").argv({"headers"});
   ProcessResult r = runner_.run({.argv = make, .log_path = log, .capture = true});
   if (!r.ok()) {
     return make_error(fmt::format("kselftest-mm ({}): `{}` failed ({}):\n{}", ai.name, format_argv(make),
@@ -69,13 +67,13 @@ Status KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::
   }
   std::error_code ec;
   const fs::path gen = out / "gen";
-  fs::create_directories(gen);
+  FL_TRY(make_dirs(gen));
   // The Makefile's check_config.sh writes this; foliolab links no liburing (cow's io_uring
   // tests are then compiled out, as on a host without liburing).
   if (auto st = write_file_atomic(gen / "local_config.h", "// No liburing support found\n"); !st.ok()) return st;
   for (const auto& p : kselftest_programs()) {
     const std::string name(p.name);
-    if (!fs::exists(tree / kMmDir / (name + ".c"))) {
+    if (!path_exists(tree / kMmDir / (name + ".c"))) {
       auto version = tree_kernel_version(tree);
       build.missing[name] = fmt::format("{}/{}.c is not in this tree (Linux {})", kMmDir, name,
                                         version.ok() ? *version : "?");
@@ -123,7 +121,7 @@ Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch ar
     return true;
   };
   if (load_hit()) return build;
-  fs::create_directories(build.dir.parent_path());
+  FL_TRY(make_dirs(build.dir.parent_path()));
   FileLock out_lock(build.dir.string() + ".lock");
   if (load_hit()) return build;
 
@@ -133,21 +131,21 @@ Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch ar
   const fs::path work = opt_.cache / "work" / (tree->source.id + "-selftests");
   FileLock tree_lock(work.string() + ".lock");
   if (auto st = checkout_kernel_tree(runner_, *tree, *pristine, work); !st.ok()) {
-    return make_error(fmt::format("kselftest-mm ({}): {}", ai.name, st.error().message));
+    return in_context(fmt::format("kselftest-mm ({})", ai.name), st.error());
   }
   const fs::path staging = build.dir.string() + ".tmp";
-  std::error_code ec;
-  fs::remove_all(staging, ec);
-  fs::create_directories(staging);
+  FL_TRY(remove_tree(staging));
+  FL_TRY(make_dirs(staging));
   if (auto st = compile_all(work / "tree", arch, staging, build); !st.ok()) return st.error();
   json missing = json::object();
   for (const auto& [name, why] : build.missing) missing[name] = why;
   const json j = {{"schema", 1}, {"tree_key", tree->tree_key}, {"arch", ai.name},
                   {"compiler", *cc_version}, {"missing", missing}};
   if (auto st = write_file_atomic(staging / "manifest.json", j.dump(2)); !st.ok()) return st.error();
-  fs::remove_all(build.dir, ec);
-  fs::rename(staging, build.dir, ec);
-  if (ec) return make_error(fmt::format("cannot publish {}: {}", build.dir.string(), ec.message()));
+  FL_TRY(remove_tree(build.dir));
+  if (auto st = rename_path(staging, build.dir); !st.ok()) {
+    return in_context("cannot publish " + build.dir.string(), st.error());
+  }
   return build;
 }
 

@@ -6,8 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "util/fs.h"
+#include "testing/fake_process_runner.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -18,27 +19,21 @@ constexpr const char* kMm = "src/tools/testing/selftests/mm/";
 
 // gcc --version, make headers (creates <O=>/usr/include), and compilers that write an ELF
 // header for x86_64 whose body is the program's first source, so a test can see what was built.
-class FakeToolchain : public ProcessRunner {
+class FakeToolchain : public FakeProcessRunner {
  public:
-  ProcessResult run(const ProcessSpec& spec) override {
-    const auto& a = spec.argv;
-    ProcessResult r;
-    r.exit_code = 0;
-    if (a.size() == 2 && a[1] == "--version") {
-      r.output = "gcc (Fake) 12.2.0\n";
-      return r;
-    }
-    if (a[0] == "make") {
-      calls.push_back("make " + a.back());
-      for (const auto& arg : a) {
-        if (arg.starts_with("O=")) fs::create_directories(fs::path(arg.substr(2)) / "usr/include/linux");
+  FakeToolchain() {
+    version("gcc (Fake) 12.2.0");
+    on(program("make"), [this](const ProcessSpec& spec) {
+      calls.push_back("make " + spec.argv.back());
+      if (auto obj = arg_value(spec.argv, "O="); !obj.empty()) {
+        fs::create_directories(fs::path(obj) / "usr/include/linux");
       }
-      return r;
-    }
-    if (a[0].ends_with("gcc")) {
-      const std::string out = a.back();
+      return ok();
+    });
+    on(program_suffix("gcc"), [this](const ProcessSpec& spec) {
+      const std::string out = spec.argv.back();
       std::string source;
-      for (const auto& arg : a) {
+      for (const auto& arg : spec.argv) {
         if (arg.ends_with(".c") && source.empty()) source = *read_file(arg);
       }
       calls.push_back("cc " + fs::path(out).filename().string());
@@ -46,12 +41,10 @@ class FakeToolchain : public ProcessRunner {
       elf.resize(20, '\0');
       elf[18] = 62;  // EM_X86_64
       (void)write_file_atomic(out, elf + source);
-      return r;
-    }
-    return real_.run(spec);
+      return ok();
+    });
   }
   std::vector<std::string> calls;
-  RealProcessRunner real_;
 };
 
 class KselftestBuilderTest : public ::testing::Test {

@@ -1,71 +1,107 @@
 #include "kernel/builder.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <thread>
 
+#include "kernel/kbuild.h"
+#include "kernel/kernel_meta.h"
 #include "kernel/tree.h"
 #include "kernel/tree_sync.h"
 #include "util/fs.h"
+#include "util/fs_ops.h"
 #include "util/hash.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 
 namespace {
 
-// Bump when the way kernels are built changes in a way that changes the result.
-constexpr const char* kRecipeVersion = "foliolab-kbuild-1";
+// Part of every cache key and O= directory name: bump it when the same config and tree would
+// build a different kernel. An x86_64 kernel with CONFIG_PVH=y keeps vmlinux only since the
+// bzImage went (nothing boots it); kernels cached before keep bzImage and vmlinux and boot the
+// same vmlinux, so they stay valid under the same key (load_kernel_artifact reads both).
+constexpr const char* kObjdirRecipe = "foliolab-kbuild-1";
 
-struct Plan {
-  SourceInfo source;
-  std::optional<Series> series;
-  std::vector<ConfigRequest> requests;
-  std::string compiler;
-  std::string compiler_version;
-  std::string key;       // full cache key
-  std::string tree_key;  // what the working tree must hold (source + series bytes)
-  std::string config_key;  // source + arch + requests
-  std::string objdir_key;  // working tree + arch + requests: names the O= directory
-};
-
-std::string fmt_duration(double s) {
-  int t = static_cast<int>(s);
-  return t >= 60 ? fmt::format("{}m{:02}s", t / 60, t % 60) : fmt::format("{}s", t);
+bool has_option(const std::string& dotconfig, std::string_view option) {
+  if (option.empty()) return false;
+  return ("\n" + dotconfig).find(fmt::format("\n{}=y\n", option)) != std::string::npos;
 }
 
 }  // namespace
 
-std::string describe_kernel_source(const json& meta) {
-  std::string out;
-  if (auto src = meta.find("source"); src != meta.end() && src->is_object()) {
-    out = src->value("describe", "");
-    if (out.empty()) out = src->value("location", "");
-  }
-  const std::string series = meta.value("series", "");
-  if (!series.empty()) out += (out.empty() ? "" : " + ") + std::string("patches ") + series;
-  return out;
+struct KernelBuilder::Plan {
+  const KernelSpec* spec = nullptr;
+  const ArchInfo* arch = nullptr;
+  KernelTree tree;
+  std::vector<ConfigRequest> requests;
+  std::string compiler_version;
+  std::string key;         // full cache key
+  std::string config_key;  // source + arch + requests
+  std::string build_id;    // first 16 hex digits of the key
+  fs::path dir;            // <cache>/kernels/<build_id>
+  fs::path work;           // <cache>/work/<work id>, holding tree/
+  fs::path obj;            // the O= directory
+  std::shared_ptr<FileLock> hold;
+  std::string label() const { return fmt::format("kernel {} ({})", spec->name, arch->name); }
+};
+
+struct KernelBuilder::Job {
+  Kbuild kbuild;
+  fs::path staging;  // <dir>.tmp, renamed to <dir> when complete
+  fs::path log;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+};
+
+std::string build_time_text(double seconds) {
+  const int t = static_cast<int>(seconds);
+  return t >= 60 ? fmt::format("{}m{:02}s", t / 60, t % 60) : fmt::format("{}s", t);
 }
 
 void touch_last_used(const fs::path& kernel_dir) {
   (void)write_file_atomic(kernel_dir / kLastUsedFile, utc_iso_now() + "\n");
 }
 
-Result<std::string> compiler_version(ProcessRunner& runner, const std::string& compiler) {
-  ProcessResult r = runner.run({.argv = {compiler, "--version"}, .capture = true});
-  if (!r.ok()) return make_error(fmt::format("compiler {} is not usable: {}", compiler, r.describe()));
-  return r.output.substr(0, r.output.find('\n'));
+std::optional<KernelArtifact> load_kernel_artifact(const fs::path& dir, Arch arch,
+                                                   std::string* why) {
+  const ArchInfo& ai = arch_info(arch);
+  const fs::path meta_file = dir / "kernel.json";
+  if (!path_exists(meta_file)) return std::nullopt;
+  auto meta = load_kernel_meta(meta_file);
+  if (!meta.ok()) {
+    if (why) *why = meta.error().message;
+    return std::nullopt;
+  }
+  KernelArtifact art;
+  art.dir = dir;
+  art.build_id = dir.filename().string();
+  art.arch = arch;
+  art.dotconfig = dir / "config";
+  art.image = dir / fs::path(ai.image_path).filename();
+  const fs::path direct = ai.direct_boot_image.empty() ? fs::path() : dir / ai.direct_boot_image;
+  const bool has_direct = !direct.empty() && path_exists(direct);
+  if (!path_exists(art.image)) {
+    if (!has_direct) return std::nullopt;
+    art.image = direct;  // built since the bzImage went: vmlinux only
+  }
+  art.boot_image = has_direct ? direct : art.image;
+  art.version = meta->version;
+  art.kernel_name = meta->kernel;
+  art.build_seconds = meta->build_seconds;
+  art.source = meta->describe_source();
+  art.cache_hit = true;
+  return art;
 }
 
 KernelBuilder::KernelBuilder(ProcessRunner& runner, KernelBuildOptions options)
     : runner_(runner), opt_(std::move(options)) {
-  if (opt_.jobs <= 0) opt_.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (opt_.jobs <= 0) {
+    opt_.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
   if (!opt_.log) opt_.log = [](const std::string&) {};
+  if (!opt_.progress) opt_.progress = [](const std::string&, double, const std::string&) {};
 }
 
 Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSpec& spec, Arch arch) const {
@@ -86,194 +122,189 @@ Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSp
   return merge_requests(fragments);
 }
 
-Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
-  const ArchInfo& ai = arch_info(arch);
-  Plan plan;
+Result<KernelBuilder::Plan> KernelBuilder::plan(const KernelSpec& spec, Arch arch) {
+  Plan plan{.spec = &spec, .arch = &arch_info(arch)};
+  const ArchInfo& ai = *plan.arch;
   auto kt = resolve_kernel_tree(runner_, spec, opt_.project_root, opt_.spec_dir, opt_.cache);
   if (!kt.ok()) return kt.error();
-  plan.source = kt->source;
-  plan.series = kt->series;
+  plan.tree = std::move(*kt);
   auto requests = config_requests(spec, arch);
   if (!requests.ok()) return requests.error();
   plan.requests = std::move(*requests);
-  plan.compiler = std::string(ai.cross_prefix) + "gcc";
-  auto cv = compiler_version(runner_, plan.compiler);
+  auto cv = compiler_version(runner_, std::string(ai.kernel_cc));
   if (!cv.ok()) return cv.error();
   plan.compiler_version = *cv;
-
   auto config_hash = [&](const std::string& source_name) {
     Hasher h;
-    h.add(kRecipeVersion).add(source_name).add(ai.name).add(plan.compiler_version);
+    h.add(kObjdirRecipe).add(source_name).add(ai.name).add(plan.compiler_version);
     for (const auto& r : plan.requests) h.add(r.option).add(r.value);
     return h.hex();
   };
-  plan.config_key = config_hash(plan.source.id);
-  // The O= directory belongs to the working tree (not to one content of it), so that an edited
-  // directory source or another git ref rebuilds only what changed.
-  plan.objdir_key = config_hash(plan.source.work_id);
-  plan.tree_key = kt->tree_key;
-  plan.key = Hasher().add(plan.config_key).add(plan.tree_key).hex();
+  const SourceInfo& source = plan.tree.source;
+  plan.config_key = config_hash(source.id);
+  plan.key = Hasher().add(plan.config_key).add(plan.tree.tree_key).hex();
+  plan.build_id = plan.key.substr(0, 16);
+  plan.dir = opt_.cache / "kernels" / plan.build_id;
+  plan.work = opt_.cache / "work" / source.work_id;
+  // Directory and git sources: O= is a direct subfolder of the tree, so kbuild uses srctree=..
+  // and every path it hands the compiler is relative: ccache hits across working trees (a copy
+  // of a tree, a git checkout of the same release) wherever the content matches. The O=
+  // directory belongs to the working tree (not to one content of it), so an edited directory
+  // source or another git ref rebuilds only what changed. Tarball sources keep their O= folders
+  // in <cache>/build (absolute paths), where their incremental state already is.
+  plan.obj = source.kind == SourceKind::kTarball
+                 ? opt_.cache / "build" /
+                       fmt::format("{}-{}-{}", source.id, ai.name, plan.config_key.substr(0, 12))
+                 : plan.work / "tree" /
+                       fmt::format("{}{}-{}", kBuildDirPrefix, ai.name,
+                                   config_hash(source.work_id).substr(0, 12));
+  return plan;
+}
 
-  KernelArtifact art;
-  art.build_id = plan.key.substr(0, 16);
-  art.dir = opt_.cache / "kernels" / art.build_id;
-  art.image = art.dir / fs::path(ai.image_path).filename();
-  art.dotconfig = art.dir / "config";
-  art.boot_image = art.image;
-  // x86_64 kernels with a PVH entry point boot from vmlinux directly.
-  const fs::path pvh_image = arch == Arch::kX86_64 ? art.dir / "vmlinux" : fs::path();
-  if (!pvh_image.empty() && fs::exists(pvh_image)) art.boot_image = pvh_image;
-  art.kernel_name = spec.name;
-  art.arch = arch;
-  const fs::path meta_file = art.dir / "kernel.json";
-  art.hold = std::make_shared<FileLock>(art.dir.string() + ".lock", LockMode::kShared);
-  auto load_hit = [&]() -> bool {
-    auto meta = read_file(meta_file);
-    if (!meta.ok() || !fs::exists(art.image)) return false;
-    json j = json::parse(*meta, nullptr, false);
-    if (!j.is_object()) return false;
-    art.version = j.value("version", "");
-    // Kernels cached before the Makefile parser was fixed say "6.12.117NAME = Baby Opossum Posse"
-    // (an empty EXTRAVERSION ran on into the NAME line).
-    if (auto bad = art.version.find("NAME ="); bad != std::string::npos) art.version.resize(bad);
-    art.build_seconds = j.value("build_seconds", 0.0);
-    art.boot_image = !pvh_image.empty() && fs::exists(pvh_image) ? pvh_image : art.image;
-    art.source = describe_kernel_source(j);
-    art.cache_hit = true;
-    touch_last_used(art.dir);
-    return true;
-  };
-  if (load_hit()) return art;
-
-  auto pristine = prepare_pristine(runner_, plan.source, opt_.cache);
-  if (!pristine.ok()) return pristine.error();
-  const fs::path work = opt_.cache / "work" / plan.source.work_id;
-  FileLock lock(work.string() + ".lock");
-  if (load_hit()) return art;  // built by another foliolab while we waited
-  fs::create_directories(work);
-  touch_last_used(work);
-  const Status prepared = checkout_kernel_tree(runner_, *kt, *pristine, work);
-  if (!prepared.ok()) return make_error(fmt::format("kernel {} ({}): {}", spec.name, ai.name, prepared.error().message));
-  const fs::path tree = work / "tree";
-  // Directory and git sources: O= is a direct subfolder of the tree, so kbuild uses srctree=.. and
-  // every path it hands the compiler is relative: ccache hits across working trees (a copy of a
-  // tree, a git checkout of the same release) wherever the content matches. Tarball sources keep
-  // their O= folders in <cache>/build (absolute paths), where their incremental state already is.
-  const fs::path obj =
-      plan.source.kind == SourceKind::kTarball
-          ? opt_.cache / "build" / fmt::format("{}-{}-{}", plan.source.id, ai.name, plan.config_key.substr(0, 12))
-          : tree / fmt::format("{}{}-{}", kBuildDirPrefix, ai.name, plan.objdir_key.substr(0, 12));
-  fs::create_directories(obj);
-  fs::create_directories(art.dir.parent_path());
-  const fs::path staging = art.dir.string() + ".tmp";
-  std::error_code ec;
-  fs::remove_all(staging, ec);
-  fs::create_directories(staging);
-  const fs::path log = staging / "build.log";
-
-  std::string cc = plan.compiler;
-  const bool ccache = opt_.use_ccache && !find_program("ccache").empty();
-  if (ccache) cc = "ccache " + cc;
-  std::vector<std::string> make_base = {"make", "-C", tree.string(), "O=" + obj.string(),
-                                        "ARCH=" + std::string(ai.kernel_arch), "CC=" + cc};
-  if (!ai.cross_prefix.empty()) make_base.push_back("CROSS_COMPILE=" + std::string(ai.cross_prefix));
-  std::map<std::string, std::string> env = {
-      {"KBUILD_BUILD_USER", "foliolab"}, {"KBUILD_BUILD_HOST", "foliolab"},
-      {"KBUILD_BUILD_TIMESTAMP", "foliolab-" + art.build_id},
-      {"CCACHE_DIR", (opt_.cache / "ccache").string()}, {"CCACHE_MAXSIZE", "8G"},
-      // Belt and braces for the relative paths above: nothing absolute under the tree and no
-      // working directory in the hash.
-      {"CCACHE_BASEDIR", tree.string()}, {"CCACHE_NOHASHDIR", "1"}};
-  auto make = [&](std::vector<std::string> extra, const std::string& what) -> Status {
-    std::vector<std::string> argv = make_base;
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    std::string last_line;
-    const bool tty = ::isatty(STDERR_FILENO);
-    ProcessSpec ps{.argv = argv, .env = env, .log_path = log};
-    ps.on_line = [&](std::string_view line) { last_line = std::string(line.substr(0, 60)); };
-    ps.on_tick = [&](std::chrono::milliseconds t) {
-      const double s = t.count() / 1000.0;
-      if (opt_.progress) {
-        opt_.progress(fmt::format("{} {} {}", what, spec.name, ai.name), s, last_line);
-      } else if (tty) {
-        fmt::print(stderr, "\r\033[K  {} {} {}: {} {}", what, spec.name, ai.name, fmt_duration(s), last_line);
-      } else if (static_cast<int>(s) % 60 == 0 && s >= 60) {
-        fmt::print(stderr, "  {} {} {}: still running after {}\n", what, spec.name, ai.name, fmt_duration(s));
-      }
-    };
-    (void)write_file_atomic(staging / "last-command.txt", format_argv(argv) + "\n");
-    ProcessResult r = runner_.run(ps);
-    if (tty && !opt_.progress) fmt::print(stderr, "\r\033[K");
-    if (!r.ok()) {
-      return make_error(fmt::format("kernel {} ({}): `{}` failed ({}). Last lines of {}:\n{}",
-                                    spec.name, ai.name, fmt::join(extra, " "), r.describe(), log.string(),
-                                    tail_lines(log, 25)));
+std::optional<KernelArtifact> KernelBuilder::load_cached(const Plan& plan) const {
+  std::string why;
+  auto art = load_kernel_artifact(plan.dir, plan.arch->arch, &why);
+  if (!art) {
+    if (!why.empty()) {
+      opt_.log(fmt::format("{}: the cached copy is not usable ({}); building it again",
+                           plan.label(), why));
     }
-    return {};
+    return std::nullopt;
+  }
+  art->kernel_name = plan.spec->name;
+  art->hold = plan.hold;
+  touch_last_used(art->dir);
+  return art;
+}
+
+Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
+  auto plan = this->plan(spec, arch);
+  if (!plan.ok()) return plan.error();
+  plan->hold = std::make_shared<FileLock>(plan->dir.string() + ".lock", LockMode::kShared);
+  if (auto hit = load_cached(*plan)) return *hit;
+  auto pristine = prepare_pristine(runner_, plan->tree.source, opt_.cache);
+  if (!pristine.ok()) return pristine.error();
+  FL_TRY(make_dirs(plan->work));
+  FileLock lock(plan->work.string() + ".lock");
+  if (auto hit = load_cached(*plan)) return *hit;  // built by another foliolab while we waited
+  auto job = start(*plan, *pristine);
+  if (!job.ok()) return job.error();
+  opt_.log(fmt::format("building kernel {} for {} (build id {}, log {})", spec.name,
+                       plan->arch->name, plan->build_id, job->log.string()));
+  auto config = configure(*plan, *job);
+  if (!config.ok()) return config.error();
+  // PVH kernels boot vmlinux: compressing it into a bzImage would be wasted time.
+  const ArchInfo& ai = *plan->arch;
+  const std::string target(has_option(*config, ai.direct_boot_option) ? ai.direct_boot_image
+                                                                        : ai.image_target);
+  FL_TRY(kbuild(*plan, *job, target));
+  return publish(*plan, *job, target);
+}
+
+Result<KernelBuilder::Job> KernelBuilder::start(const Plan& plan, const fs::path& pristine) {
+  touch_last_used(plan.work);
+  const Status prepared = checkout_kernel_tree(runner_, plan.tree, pristine, plan.work);
+  if (!prepared.ok()) return in_context(plan.label(), prepared.error());
+  FL_TRY(make_dirs(plan.obj));
+  FL_TRY(make_dirs(plan.dir.parent_path()));
+  const fs::path staging = plan.dir.string() + ".tmp";
+  FL_TRY(remove_tree(staging));
+  FL_TRY(make_dirs(staging));
+  Job job{.kbuild = Kbuild(plan.arch->arch, plan.work / "tree", plan.obj),
+          .staging = staging,
+          .log = staging / "build.log"};
+  const bool ccache = opt_.use_ccache && !find_program("ccache").empty();
+  job.kbuild.with_compiler(ccache, opt_.cache / "ccache", plan.build_id);
+  return job;
+}
+
+Status KernelBuilder::make(const Plan& plan, const Job& job,
+                           const std::vector<std::string>& targets, const std::string& what) {
+  const std::vector<std::string> argv = job.kbuild.argv(targets);
+  const std::string label = fmt::format("{} {} {}", what, plan.spec->name, plan.arch->name);
+  std::string last_line;
+  ProcessSpec ps{.argv = argv, .env = job.kbuild.env(), .log_path = job.log};
+  ps.on_line = [&](std::string_view line) { last_line = std::string(line.substr(0, 60)); };
+  ps.on_tick = [&](std::chrono::milliseconds t) {
+    opt_.progress(label, t.count() / 1000.0, last_line);
   };
-  const auto t0 = std::chrono::steady_clock::now();
-  opt_.log(fmt::format("building kernel {} for {} (build id {}, log {})", spec.name, ai.name, art.build_id,
-                       log.string()));
-  if (auto st = make({"tinyconfig"}, "configuring"); !st.ok()) return st.error();
-  auto tiny = read_file(obj / ".config");
+  (void)write_file_atomic(job.staging / "last-command.txt", format_argv(argv) + "\n");
+  ProcessResult r = runner_.run(ps);
+  if (!r.ok()) {
+    return make_error(fmt::format("{}: `{}` failed ({}). Last lines of {}:\n{}", plan.label(),
+                                  fmt::join(targets, " "), r.describe(), job.log.string(),
+                                  tail_lines(job.log, 25)));
+  }
+  return {};
+}
+
+Result<std::string> KernelBuilder::configure(const Plan& plan, const Job& job) {
+  const fs::path dotconfig = plan.obj / ".config";
+  FL_TRY(make(plan, job, {"tinyconfig"}, "configuring"));
+  auto tiny = read_file(dotconfig);
   if (!tiny.ok()) return tiny.error();
-  if (auto st = write_file_atomic(obj / ".config", apply_requests(*tiny, plan.requests)); !st.ok()) return st.error();
-  if (auto st = make({"olddefconfig"}, "configuring"); !st.ok()) return st.error();
-  auto final_config = read_file(obj / ".config");
+  FL_TRY(write_file_atomic(dotconfig, apply_requests(*tiny, plan.requests)));
+  FL_TRY(make(plan, job, {"olddefconfig"}, "configuring"));
+  auto final_config = read_file(dotconfig);
   if (!final_config.ok()) return final_config.error();
   if (auto bad = verify_config(plan.requests, *final_config); !bad.empty()) {
-    return make_error(fmt::format(
-        "kernel {} ({}): {} requested config option(s) did not survive olddefconfig (unmet dependencies?):\n{}",
-        spec.name, ai.name, bad.size(), describe_mismatches(bad)));
+    return make_error(fmt::format("{}: {} requested config option(s) did not survive olddefconfig "
+                                  "(unmet dependencies?):\n{}",
+                                  plan.label(), bad.size(), describe_mismatches(bad)));
   }
-  if (auto st = make({fmt::format("-j{}", opt_.jobs), std::string(ai.image_target)}, "building"); !st.ok()) {
-    return st.error();
-  }
-  art.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return final_config;
+}
+
+Status KernelBuilder::kbuild(const Plan& plan, const Job& job, const std::string& target) {
+  return make(plan, job, {fmt::format("-j{}", opt_.jobs), target}, "building");
+}
+
+Result<KernelArtifact> KernelBuilder::publish(const Plan& plan, const Job& job,
+                                              const std::string& target) {
+  const ArchInfo& ai = *plan.arch;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count();
+  const fs::path built = target == ai.image_target ? fs::path(ai.image_path) : fs::path(target);
+  FL_TRY(copy_file_over(plan.obj / built, job.staging / built.filename()));
+  FL_TRY(copy_file_over(plan.obj / ".config", job.staging / "config"));
+  const fs::path tree = plan.work / "tree";
   auto version = tree_kernel_version(tree);
-  art.version = version.ok() ? *version : "";
-  fs::copy_file(obj / ai.image_path, staging / art.image.filename(), fs::copy_options::overwrite_existing, ec);
-  if (ec) return make_error(fmt::format("cannot copy the kernel image: {}", ec.message()));
-  fs::copy_file(obj / ".config", staging / "config", fs::copy_options::overwrite_existing, ec);
-  if (!pvh_image.empty() && ("\n" + *final_config).find("\nCONFIG_PVH=y\n") != std::string::npos) {
-    fs::copy_file(obj / "vmlinux", staging / "vmlinux", fs::copy_options::overwrite_existing, ec);
-    if (ec) return make_error(fmt::format("cannot copy vmlinux (PVH boot image): {}", ec.message()));
-    art.boot_image = pvh_image;
+  const SourceInfo& src = plan.tree.source;
+  KernelMeta meta{.build_id = plan.build_id, .cache_key = plan.key, .kernel = plan.spec->name,
+                  .arch = std::string(ai.name), .version = version.ok() ? *version : "",
+                  .source = {.id = src.id, .location = src.location.string(),
+                             .describe = src.describe(), .git_ref = src.git_ref,
+                             .git_commit = src.git_commit, .git_dirty = src.git_dirty,
+                             .work_id = src.work_id},
+                  .series = plan.tree.series ? plan.tree.series->name : "",
+                  .compiler = plan.compiler_version, .ccache = job.kbuild.ccache(),
+                  .build_seconds = seconds,
+                  .reproduce = job.kbuild.reproduce({fmt::format("-j{}", opt_.jobs), target})};
+  if (plan.tree.series) {
+    for (const auto& p : plan.tree.series->patches) {
+      meta.patches.push_back({p.name, sha256_hex(p.text)});
+    }
   }
-  json meta = {
-      {"schema", 1},
-      {"build_id", art.build_id},
-      {"cache_key", plan.key},
-      {"kernel", spec.name},
-      {"arch", ai.name},
-      {"version", art.version},
-      {"source", {{"id", plan.source.id},
-                  {"location", plan.source.location.string()},
-                  {"describe", plan.source.describe()},
-                  {"git_ref", plan.source.git_ref},
-                  {"git_commit", plan.source.git_commit},
-                  {"git_dirty", plan.source.git_dirty},
-                  {"work_id", plan.source.work_id}}},
-      {"series", plan.series ? plan.series->name : ""},
-      {"patches", json::array()},
-      {"config_requests", json::array()},
-      {"compiler", plan.compiler_version},
-      {"ccache", ccache},
-      {"build_seconds", art.build_seconds},
-      {"reproduce", fmt::format("cd {} && {} {} -j{} {}", tree.string(), "make", fmt::join(std::vector<std::string>(make_base.begin() + 3, make_base.end()), " "), opt_.jobs, ai.image_target)},
-  };
-  if (plan.series) {
-    for (const auto& p : plan.series->patches) meta["patches"].push_back({{"name", p.name}, {"sha256", sha256_hex(p.text)}});
+  for (const auto& r : plan.requests) {
+    meta.config_requests.push_back(r.option + "=" + r.value + " (" + r.origin + ")");
   }
-  for (const auto& r : plan.requests) meta["config_requests"].push_back(r.option + "=" + r.value + " (" + r.origin + ")");
-  if (auto st = write_file_atomic(staging / "kernel.json", meta.dump(2)); !st.ok()) return st.error();
-  fs::remove_all(art.dir, ec);
-  fs::rename(staging, art.dir, ec);
-  if (ec) return make_error(fmt::format("cannot publish {}: {}", art.dir.string(), ec.message()));
-  art.source = describe_kernel_source(meta);
-  touch_last_used(art.dir);
-  opt_.log(fmt::format("built kernel {} for {} in {}", spec.name, ai.name, fmt_duration(art.build_seconds)));
-  return art;
+  FL_TRY(write_file_atomic(job.staging / "kernel.json", meta.to_json().dump(2)));
+  FL_TRY(remove_tree(plan.dir));
+  if (auto st = rename_path(job.staging, plan.dir); !st.ok()) {
+    return in_context("cannot publish " + plan.dir.string(), st.error());
+  }
+  auto art = load_kernel_artifact(plan.dir, ai.arch);
+  if (!art) {
+    return make_internal_error(
+        fmt::format("{}: {} is incomplete after publishing", plan.label(), plan.dir.string()));
+  }
+  art->cache_hit = false;
+  art->kernel_name = plan.spec->name;
+  art->hold = plan.hold;
+  touch_last_used(art->dir);
+  opt_.log(fmt::format("built kernel {} for {} in {}", plan.spec->name, ai.name,
+                       build_time_text(seconds)));
+  return *art;
 }
 
 }  // namespace foliolab

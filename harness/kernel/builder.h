@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,10 +30,13 @@ namespace foliolab {
 struct KernelArtifact {
   std::string build_id;            // first 16 hex digits of the cache key
   std::filesystem::path dir;       // <cache>/kernels/<build_id>
-  std::filesystem::path image;     // bzImage / Image
-  // What QEMU boots: on x86_64 with CONFIG_PVH=y the kept vmlinux (PVH direct boot: no
-  // decompressor, no real-mode setup; the hello record comes about 1.4x sooner under TCG),
-  // else `image`. Kernels cached before vmlinux was kept boot their bzImage.
+  // The kernel's image file: bzImage / Image; for an x86_64 kernel with CONFIG_PVH=y built
+  // since the bzImage went, vmlinux (the only image it keeps, see boot_image).
+  std::filesystem::path image;
+  // What QEMU boots: on x86_64 with CONFIG_PVH=y vmlinux (PVH direct boot: no decompressor, no
+  // real-mode setup; the hello record comes about 1.4x sooner under TCG), else `image`. Kernels
+  // cached before that keep bzImage and vmlinux; those cached before vmlinux was kept boot
+  // their bzImage.
   std::filesystem::path boot_image;
   std::filesystem::path dotconfig;
   std::string version;             // "6.12.117"
@@ -55,9 +58,10 @@ struct KernelBuildOptions {
   std::filesystem::path cache;         // cache root
   int jobs = 0;                        // 0: number of online CPUs
   bool use_ccache = true;
-  std::function<void(const std::string&)> log;  // progress lines for humans
-  // Called about once a second during make: what, seconds so far, make's last line. When set,
-  // the builder prints nothing itself (the CLI's status display shows it).
+  // The builder never prints: lines for humans go to `log`, and about once a second during make
+  // `progress` gets what ("building k x86_64"), seconds so far and make's last line (the CLI
+  // shows them; see runner/status.h). Either may be empty.
+  std::function<void(const std::string&)> log;
   std::function<void(const std::string&, double, const std::string&)> progress;
 };
 
@@ -70,17 +74,32 @@ class KernelBuilder {
   Result<std::vector<ConfigRequest>> config_requests(const KernelSpec& spec, Arch arch) const;
 
  private:
+  struct Plan;
+  struct Job;
+  // build() = plan -> (cache hit) -> configure -> kbuild -> publish.
+  Result<Plan> plan(const KernelSpec& spec, Arch arch);
+  std::optional<KernelArtifact> load_cached(const Plan& plan) const;
+  Result<Job> start(const Plan& plan, const std::filesystem::path& pristine);
+  Result<std::string> configure(const Plan& plan, const Job& job);  // the final .config
+  Status kbuild(const Plan& plan, const Job& job, const std::string& target);
+  Result<KernelArtifact> publish(const Plan& plan, const Job& job, const std::string& target);
+  Status make(const Plan& plan, const Job& job, const std::vector<std::string>& targets,
+              const std::string& what);
   ProcessRunner& runner_;
   KernelBuildOptions opt_;
 };
 
+// The kernel cached in `dir` as its files say (image, boot image, config), or nullopt when its
+// kernel.json or image is missing; a kernel.json that cannot be read (damaged, a newer schema)
+// is also a miss, its reason in `why`.
+std::optional<KernelArtifact> load_kernel_artifact(const std::filesystem::path& dir, Arch arch,
+                                                   std::string* why = nullptr);
+
+// A build's duration as the builder's log lines say it: "7s", "12m03s".
+std::string build_time_text(double seconds);
+
 // A kernel folder's stamp of its last use (build or cache hit): cache gc evicts by it.
 inline constexpr const char* kLastUsedFile = "last-used";
 void touch_last_used(const std::filesystem::path& kernel_dir);
-// The source line of a kernel.json (see KernelArtifact::source).
-std::string describe_kernel_source(const nlohmann::json& meta);
-
-// First line of `<compiler> --version`, or an error if the compiler is missing.
-Result<std::string> compiler_version(ProcessRunner& runner, const std::string& compiler);
 
 }  // namespace foliolab

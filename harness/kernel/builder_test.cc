@@ -80,24 +80,75 @@ TEST_F(BuilderTest, SecondBuildWithNothingChangedDoesNotRunMake) {
   EXPECT_NE(third->build_id, first->build_id);
 }
 
-// An x86_64 kernel with a PVH entry point keeps vmlinux and boots it directly; without PVH (or
-// cached before vmlinux was kept) it boots its bzImage.
-TEST_F(BuilderTest, PvhKernelKeepsVmlinuxAsItsBootImage) {
+// An x86_64 kernel with a PVH entry point builds and keeps only vmlinux and boots it directly
+// (a bzImage would be compressed for nothing); without PVH it boots its bzImage.
+TEST_F(BuilderTest, PvhKernelBuildsOnlyVmlinuxAndBootsIt) {
   auto plain = builder().build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(plain->boot_image, plain->image);
   EXPECT_FALSE(fs::exists(plain->dir / "vmlinux"));
   put("project/kernel-config/x86_64.config", "CONFIG_NUMA=y\nCONFIG_PVH=y\n");
+  make_.calls.clear();
   auto pvh = builder().build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(pvh.ok()) << pvh.error().message;
   EXPECT_NE(pvh->build_id, plain->build_id);
+  EXPECT_EQ(make_.calls, (std::vector<std::string>{"tinyconfig", "olddefconfig", "vmlinux"}));
   EXPECT_EQ(pvh->boot_image, pvh->dir / "vmlinux");
+  EXPECT_EQ(pvh->image, pvh->boot_image);
   EXPECT_EQ(*read_file(pvh->boot_image), "elf with a PVH note");
-  EXPECT_EQ(pvh->image.filename(), "bzImage");  // the kernel's identity stays its bzImage
+  EXPECT_FALSE(fs::exists(pvh->dir / "bzImage"));
   auto hit = builder().build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(hit.ok());
   EXPECT_TRUE(hit->cache_hit);
   EXPECT_EQ(hit->boot_image, pvh->boot_image);
+  EXPECT_EQ(hit->image, pvh->image);
+}
+
+// Kernels cached before the bzImage went kept bzImage and vmlinux: they boot vmlinux, their image
+// stays the bzImage; those cached before vmlinux was kept boot their bzImage.
+TEST_F(BuilderTest, OlderCacheEntriesLoad) {
+  const std::string meta = R"({"schema": 1, "kernel": "old", "arch": "x86_64", "version": "6.12.117",
+                               "build_seconds": 12.5, "series": "", "source": {"describe": "d"}})";
+  put("cache/kernels/1111111111111111/kernel.json", meta);
+  put("cache/kernels/1111111111111111/bzImage", "kernel");
+  put("cache/kernels/1111111111111111/vmlinux", "elf");
+  auto both = load_kernel_artifact(root_ / "cache/kernels/1111111111111111", Arch::kX86_64);
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->image.filename(), "bzImage");
+  EXPECT_EQ(both->boot_image.filename(), "vmlinux");
+  EXPECT_EQ(both->build_id, "1111111111111111");
+  EXPECT_EQ(both->build_seconds, 12.5);
+  EXPECT_EQ(both->source, "d");
+  put("cache/kernels/2222222222222222/kernel.json", meta);
+  put("cache/kernels/2222222222222222/bzImage", "kernel");
+  auto plain = load_kernel_artifact(root_ / "cache/kernels/2222222222222222", Arch::kX86_64);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->boot_image, plain->image);
+  EXPECT_EQ(plain->image.filename(), "bzImage");
+}
+
+// A kernel.json that cannot be read (damaged, a newer schema) is a cache miss with its reason.
+TEST_F(BuilderTest, UnreadableKernelJsonIsACacheMissWithAReason) {
+  std::vector<std::string> lines;
+  KernelBuilder b(make_, {.project_root = root_ / "project", .spec_dir = root_, .cache = root_ / "cache",
+                          .jobs = 2, .use_ccache = false,
+                          .log = [&](const std::string& line) { lines.push_back(line); }});
+  auto first = b.build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  put("cache/kernels/" + first->build_id + "/kernel.json", R"({"schema": 2, "kernel": "k"})");
+  lines.clear();
+  make_.calls.clear();
+  auto again = b.build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_FALSE(again->cache_hit);
+  EXPECT_EQ(make_.calls.size(), 3u);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines[0].find("the cached copy is not usable"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("schema 2 is newer than this foliolab reads (1)"), std::string::npos) << lines[0];
+  put("cache/kernels/" + first->build_id + "/kernel.json", "{\"schema\": 1, \"kern");
+  auto damaged = b.build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(damaged.ok()) << damaged.error().message;
+  EXPECT_FALSE(damaged->cache_hit);
 }
 
 TEST_F(BuilderTest, DroppedConfigOptionIsAnErrorNamingIt) {

@@ -14,8 +14,10 @@
 #include <set>
 
 #include "kernel/builder.h"
+#include "kernel/kernel_meta.h"
 #include "kernel/tree_sync.h"
 #include "util/fs.h"
+#include "util/fs_ops.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -107,14 +109,12 @@ std::vector<CacheItem> list_cache(const fs::path& cache) {
   };
   for (const auto& dir : subdirs(cache / "kernels")) {
     CacheItem& k = add(CacheKind::kKernel, dir, {dir.string() + ".lock"});
-    auto meta = read_file(dir / "kernel.json");
+    auto meta = load_kernel_meta(dir / "kernel.json");
     if (!meta.ok()) continue;
-    auto j = nlohmann::json::parse(*meta, nullptr, false);
-    if (!j.is_object()) continue;
-    k.kernel = j.value("kernel", "");
-    k.arch = j.value("arch", "");
-    k.version = j.value("version", "");
-    k.source = describe_kernel_source(j);
+    k.kernel = meta->kernel;
+    k.arch = meta->arch;
+    k.version = meta->version;
+    k.source = meta->describe_source();
   }
   for (const auto& dir : subdirs(cache / "images")) {
     add(CacheKind::kImage, dir, {dir.string() + ".lock", dir.string() + ".use.lock"});
@@ -141,7 +141,7 @@ std::vector<CacheItem> list_cache(const fs::path& cache) {
   for (const auto& dir : subdirs(cache / "build")) {
     add(CacheKind::kBuildDir, dir, {cache / "work" / (source_of_build_dir(dir.filename().string()) + ".lock")});
   }
-  if (fs::exists(cache / "ccache")) add(CacheKind::kCcache, cache / "ccache", std::vector<fs::path>{});
+  if (path_exists(cache / "ccache")) add(CacheKind::kCcache, cache / "ccache", std::vector<fs::path>{});
   return items;
 }
 
@@ -254,7 +254,7 @@ Result<std::optional<uint64_t>> configured_cache_max_size() {
   } else if (const char* home = std::getenv("HOME"); home && *home) {
     config = fs::path(home) / ".config" / "foliolab" / "config.yaml";
   }
-  if (config.empty() || !fs::exists(config)) return std::optional<uint64_t>();
+  if (config.empty() || !path_exists(config)) return std::optional<uint64_t>();
   try {
     YAML::Node doc = YAML::LoadFile(config.string());
     if (!doc.IsMap() || !doc["cache_max_size"]) return std::optional<uint64_t>();

@@ -6,7 +6,9 @@
 #include <set>
 
 #include "util/fs.h"
+#include "util/fs_ops.h"
 #include "util/hash.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -24,11 +26,6 @@ std::vector<std::string> split_nul(const std::string& text) {
   return out;
 }
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 }  // namespace
 
 Result<std::string> GitRepo::git(std::vector<std::string> args, const std::string& what) const {
@@ -41,7 +38,7 @@ Result<std::string> GitRepo::git(std::vector<std::string> args, const std::strin
                                  .capture_limit = size_t{1} << 28});
   if (!r.ok()) {
     return make_error(fmt::format("git repository {}: {} failed ({}): {}", repo_.string(), what, r.describe(),
-                                  trimmed(r.output)));
+                                  std::string(trim(r.output))));
   }
   return r.output;
 }
@@ -50,10 +47,10 @@ Result<std::string> GitRepo::commit_of(const std::string& ref) const {
   ProcessResult r = runner_.run({.argv = {"git", "-C", repo_.string(), "rev-parse", "--verify", "--quiet",
                                           "--end-of-options", ref + "^{commit}"},
                                  .capture = true});
-  std::string out = trimmed(r.output);
+  std::string out = std::string(trim(r.output));
   if (r.ok() && out.size() == 40) return out;
   if (!r.spawn_error.empty()) return make_error("git is not usable: " + r.spawn_error);
-  if (!fs::exists(repo_ / ".git")) {
+  if (!path_exists(repo_ / ".git")) {
     return make_error(fmt::format("{} is not a git repository (no .git)", repo_.string()));
   }
   return make_error(fmt::format("git repository {}: unknown ref '{}' (no such branch, tag or commit)",
@@ -63,13 +60,13 @@ Result<std::string> GitRepo::commit_of(const std::string& ref) const {
 Result<std::string> GitRepo::tree_of(const std::string& commit) const {
   auto out = git({"rev-parse", "--verify", commit + "^{tree}"}, "rev-parse " + commit);
   if (!out.ok()) return out.error();
-  return trimmed(*out);
+  return std::string(trim(*out));
 }
 
 Result<bool> GitRepo::dirty() const {
   auto out = git({"status", "--porcelain", "--untracked-files=no"}, "git status");
   if (!out.ok()) return out.error();
-  return !trimmed(*out).empty();
+  return !std::string(trim(*out)).empty();
 }
 
 Result<std::vector<std::string>> GitRepo::changed_paths(const std::string& from, const std::string& to) const {
@@ -93,8 +90,8 @@ Status GitRepo::extract(const std::string& commit, const std::vector<std::string
     args.push_back("--");
     args.insert(args.end(), paths.begin(), paths.end());
   }
-  fs::create_directories(scratch);
-  fs::create_directories(dest);
+  FL_TRY(make_dirs(scratch));
+  FL_TRY(make_dirs(dest));
   auto out = git(args, "archive " + commit.substr(0, 12));
   if (!out.ok()) return out.error();
   // -m: files get the extraction time, not the commit time, so make sees them as new.
@@ -123,31 +120,30 @@ Result<Series> GitRepo::commit_range(const std::string& range, const fs::path& d
   if (!anc.ok()) return make_error(fmt::format("commit range {}: git merge-base failed: {}", range, anc.output));
   // Stored by commit ids: the same range is written once.
   const fs::path out = dir / (base_id->substr(0, 12) + ".." + tip_id->substr(0, 12));
-  if (!fs::exists(out / "series")) {
+  if (!path_exists(out / "series")) {
     const fs::path tmp = out.string() + ".tmp" + std::to_string(::getpid());
     std::error_code ec;
     fs::remove_all(tmp, ec);
-    fs::create_directories(tmp);
+    FL_TRY(make_dirs(tmp));
     auto files = git({"format-patch", "--no-stat", "--no-signature", "--no-renames", "--no-binary",
                       "--zero-commit", "-o", tmp.string(), *base_id + ".." + *tip_id},
                      "format-patch " + range);
     if (!files.ok()) return files.error();
-    std::string listing;
-    for (const auto& e : fs::directory_iterator(tmp)) listing += e.path().filename().string() + "\n";
-    if (listing.empty()) {
+    auto patches = list_dir(tmp);
+    if (!patches.ok()) return patches.error();
+    if (patches->empty()) {
       fs::remove_all(tmp, ec);
       return make_error(fmt::format("commit range {} in {} holds no commits to apply", range, repo_.string()));
     }
     // format-patch numbers its files 0001-..., so sorted names are commit order.
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(tmp)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    listing.clear();
-    for (const auto& n : names) listing += n + "\n";
+    std::string listing;
+    for (const auto& p : *patches) listing += p.filename().string() + "\n";
     if (auto st = write_file_atomic(tmp / "series", listing); !st.ok()) return st.error();
     fs::remove_all(out, ec);
     fs::rename(tmp, out, ec);
-    if (ec && !fs::exists(out / "series")) return make_error("cannot store commit range: " + ec.message());
+    if (ec && !path_exists(out / "series")) {
+      return make_env_error(fmt::format("cannot store commit range {} in {}: {}", range, out.string(), ec.message()));
+    }
     fs::remove_all(tmp, ec);
   }
   auto series = load_series(out);

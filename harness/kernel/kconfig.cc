@@ -6,18 +6,13 @@
 #include <set>
 #include <sstream>
 
+#include "util/text.h"
+
 namespace foliolab {
 namespace {
 
 const std::regex kSet(R"(^(CONFIG_[A-Za-z0-9_]+)=(.*)$)");
 const std::regex kNotSet(R"(^# (CONFIG_[A-Za-z0-9_]+) is not set\s*$)");
-
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 // "" and "n" both mean "not set" in a final .config.
 std::string normalized(const std::string& v) { return v.empty() ? "n" : v; }
@@ -29,12 +24,12 @@ Result<std::vector<ConfigRequest>> parse_fragment(std::string_view text, const s
   std::istringstream in{std::string(text)};
   std::string line;
   for (int lineno = 1; std::getline(in, line); ++lineno) {
-    const std::string t = trim(line);
+    const std::string t(trim(line));
     std::smatch m;
     if (std::regex_match(t, m, kNotSet)) {
       out.push_back({m[1], "n", origin});
     } else if (std::regex_match(t, m, kSet)) {
-      out.push_back({m[1], trim(m[2].str()), origin});
+      out.push_back({m[1], std::string(trim(m[2].str())), origin});
     } else if (!t.empty() && t[0] != '#') {
       return make_error(fmt::format("{}:{}: not a Kconfig line: {}", origin, lineno, t));
     }
@@ -65,7 +60,7 @@ std::map<std::string, std::string> parse_dotconfig(std::string_view text) {
   std::string line;
   while (std::getline(in, line)) {
     std::smatch m;
-    const std::string t = trim(line);
+    const std::string t(trim(line));
     if (std::regex_match(t, m, kNotSet)) {
       values[m[1]] = "n";
     } else if (std::regex_match(t, m, kSet)) {
@@ -88,7 +83,7 @@ std::string apply_requests(std::string_view dotconfig, const std::vector<ConfigR
   std::string line;
   while (std::getline(in, line)) {
     std::smatch m;
-    const std::string t = trim(line);
+    const std::string t(trim(line));
     std::string option;
     if (std::regex_match(t, m, kNotSet) || std::regex_match(t, m, kSet)) option = m[1];
     auto it = option.empty() ? wanted.end() : wanted.find(option);

@@ -8,16 +8,11 @@
 
 #include "util/fs.h"
 
+#include "util/text.h"
+
 namespace foliolab {
 namespace fs = std::filesystem;
 namespace {
-
-std::vector<std::string> lines_of(std::string_view text) {
-  std::vector<std::string> out;
-  std::istringstream in{std::string(text)};
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 // "b/mm/memory.c\t2024-..." -> "mm/memory.c"; "/dev/null" -> "".
 std::string diff_path(std::string p) {
@@ -36,11 +31,9 @@ Result<Series> load_series(const fs::path& dir) {
   auto listing = read_file(dir / "series");
   if (!listing.ok()) return make_error(fmt::format("patch series {}: {}", dir.string(), listing.error().message));
   int lineno = 0;
-  for (const auto& raw : lines_of(*listing)) {
+  for (const std::string_view raw : split_lines(*listing)) {
     ++lineno;
-    std::string line = raw.substr(0, raw.find('#'));
-    line.erase(0, line.find_first_not_of(" \t"));
-    line.erase(line.find_last_not_of(" \t\r") + 1);
+    const std::string line(trim(raw.substr(0, raw.find('#'))));
     if (line.empty()) continue;
     if (line.find(' ') != std::string::npos) {
       return make_error(fmt::format("{}:{}: patch options are not supported: {}",
@@ -65,7 +58,8 @@ std::vector<std::string> files_touched(std::string_view patch_text) {
   std::vector<std::string> out;
   std::set<std::string> seen;
   std::string minus;
-  for (const auto& line : lines_of(patch_text)) {
+  for (const std::string_view text_line : split_lines(patch_text)) {
+    const std::string line(text_line);
     if (line.rfind("--- ", 0) == 0) {
       minus = diff_path(line.substr(4));
     } else if (line.rfind("+++ ", 0) == 0) {
@@ -85,7 +79,8 @@ std::vector<HunkFailure> parse_patch_output(std::string_view output) {
   static const std::regex kReversed(R"(^Reversed \(or previously applied\) patch detected)");
   std::vector<HunkFailure> failures;
   std::string current;
-  for (const auto& line : lines_of(output)) {
+  for (const std::string_view text_line : split_lines(output)) {
+    const std::string line(text_line);
     std::smatch m;
     if (std::regex_search(line, m, kPatching)) {
       current = m[1];
@@ -105,7 +100,8 @@ std::string extract_hunk(std::string_view patch_text, const std::string& file, i
   bool in_file = false;
   int count = 0;
   bool capturing = false;
-  for (const auto& line : lines_of(patch_text)) {
+  for (const std::string_view text_line : split_lines(patch_text)) {
+    const std::string line(text_line);
     if (line.rfind("+++ ", 0) == 0) {
       in_file = diff_path(line.substr(4)) == file;
       capturing = false;

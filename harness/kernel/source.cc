@@ -9,6 +9,7 @@
 
 #include "kernel/git.h"
 #include "util/fs.h"
+#include "util/fs_ops.h"
 #include "util/hash.h"
 
 namespace foliolab {
@@ -25,7 +26,8 @@ namespace {
 Result<std::string> tarball_digest(const fs::path& tarball, const fs::path& cache) {
   struct stat st {};
   if (::stat(tarball.c_str(), &st) != 0) return make_error(fmt_errno(tarball.string()));
-  const std::string memo_key = sha256_hex(fmt::format("{}|{}|{}.{}", fs::absolute(tarball).string(),
+  std::error_code ec;
+  const std::string memo_key = sha256_hex(fmt::format("{}|{}|{}.{}", fs::absolute(tarball, ec).string(),
                                                       st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec));
   const fs::path memo = cache / "src" / "digests" / memo_key;
   if (auto cached = read_file(memo); cached.ok() && cached->size() == 64) return *cached;
@@ -51,7 +53,7 @@ std::string slug_of(const fs::path& p) {
 Status fingerprint_directory(SourceInfo& info, const fs::path& cache) {
   const fs::path state = cache / "work" / info.work_id / "source.index";
   auto scan = scan_tree(info.location, load_tree_index(state));
-  if (!scan.ok()) return make_error(fmt::format("kernel source {}: {}", info.location.string(), scan.error().message));
+  if (!scan.ok()) return in_context("kernel source " + info.location.string(), scan.error());
   if (!scan->build_outputs.empty()) return make_error(describe_build_outputs(info.location, scan->build_outputs));
   if (scan->hashed > 0) (void)save_tree_index(state, scan->index);
   info.id = info.work_id + "-" + tree_fingerprint(scan->index).substr(0, 12);
@@ -89,7 +91,7 @@ Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec
   SourceInfo info;
   if (spec_source == "debian" && !spec.source_git) {
     info.location = debian_source_tarball();
-    if (!fs::exists(info.location)) {
+    if (!path_exists(info.location)) {
       return make_error(fmt::format(
           "kernel source 'debian': {} is missing; install it with `apt-get install linux-source-6.12` "
           "(scripts/setup.sh does)", info.location.string()));
@@ -97,10 +99,10 @@ Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec
     info.label = fmt::format("Debian linux-source-6.12 ({})", info.location.string());
   } else {
     info.location = fs::path(spec_source).is_absolute() ? fs::path(spec_source) : base_dir / spec_source;
-    if (!fs::exists(info.location)) {
+    if (!path_exists(info.location)) {
       return make_error(fmt::format("kernel source {}: no such file or directory", info.location.string()));
     }
-    info.kind = fs::is_directory(info.location) ? SourceKind::kDirectory : SourceKind::kTarball;
+    info.kind = is_dir(info.location) ? SourceKind::kDirectory : SourceKind::kTarball;
     info.label = info.location.string();
   }
   if (spec.source_git) {
@@ -130,7 +132,7 @@ Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec
     }
   }
   if (info.is_directory()) {
-    if (!fs::exists(info.location / "Makefile") || !fs::exists(info.location / "mm")) {
+    if (!path_exists(info.location / "Makefile") || !path_exists(info.location / "mm")) {
       return make_error(fmt::format("kernel source {}: not a Linux source tree (no Makefile and mm/)",
                                     info.location.string()));
     }
@@ -150,25 +152,24 @@ Result<fs::path> prepare_pristine(ProcessRunner& runner, const SourceInfo& src, 
   const fs::path dir = cache / "src" / src.id;
   const fs::path pristine = dir / "pristine";
   FileLock lock(dir.string() + ".lock");
-  if (fs::exists(pristine / "Makefile")) return pristine;
+  if (path_exists(pristine / "Makefile")) return pristine;
   const fs::path tmp = dir / "extract.tmp";
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp);
+  FL_TRY(remove_tree(tmp));
+  FL_TRY(make_dirs(tmp));
   ProcessResult r = runner.run({.argv = {"tar", "-xf", src.location.string(), "-C", tmp.string()},
                                 .capture = true});
   if (!r.ok()) {
     return make_error(fmt::format("extracting {} failed ({}):\n{}", src.location.string(), r.describe(), r.output));
   }
   // A kernel tarball holds one top-level folder (linux-source-6.12/, linux-6.12.1/, ...).
-  std::vector<fs::path> tops;
-  for (const auto& e : fs::directory_iterator(tmp)) tops.push_back(e.path());
-  fs::path top = tops.size() == 1 && fs::is_directory(tops[0]) ? tops[0] : tmp;
-  if (!fs::exists(top / "Makefile")) {
+  auto tops = list_dir(tmp);
+  if (!tops.ok()) return tops.error();
+  const fs::path top = tops->size() == 1 && is_dir(tops->front()) ? tops->front() : tmp;
+  if (!path_exists(top / "Makefile")) {
     return make_error(fmt::format("{} does not unpack to a Linux source tree", src.location.string()));
   }
-  fs::rename(top, pristine, ec);
-  if (ec) return make_error(fmt::format("cannot move extracted tree to {}: {}", pristine.string(), ec.message()));
+  FL_TRY(rename_path(top, pristine));
+  std::error_code ec;
   fs::remove_all(tmp, ec);
   return pristine;
 }

@@ -9,6 +9,7 @@
 #include "kernel/git.h"
 #include "kernel/tree_sync.h"
 #include "util/fs.h"
+#include "util/fs_ops.h"
 #include "util/hash.h"
 
 namespace foliolab {
@@ -34,7 +35,7 @@ Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::pat
   const fs::path state_file = work / "applied.json";
   json state;
   if (auto s = read_file(state_file); s.ok()) state = json::parse(*s, nullptr, false);
-  const bool have_tree = fs::exists(tree / "Makefile") && state.is_object();
+  const bool have_tree = path_exists(tree / "Makefile") && state.is_object();
   if (have_tree && state.value("tree_key", "") == tree_key) return {};
 
   std::error_code ec;
@@ -56,10 +57,12 @@ Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::pat
   fs::remove(state_file, ec);
   for (const auto& rel : previously) {
     fs::remove(tree / rel, ec);
-    if (fs::exists(pristine / rel)) {
+    if (path_exists(pristine / rel)) {
       // A real copy (not a link): its mtime is now, and the pristine inode stays untouched.
       fs::copy_file(pristine / rel, tree / rel, ec);
-      if (ec) return make_error(fmt::format("cannot restore {}: {}", rel, ec.message()));
+      if (ec) {
+        return make_env_error(fmt::format("cannot restore {} in {}: {}", rel, tree.string(), ec.message()));
+      }
     }
   }
   std::vector<std::string> touched(previously.begin(), previously.end());
@@ -82,7 +85,7 @@ Status sync_directory_tree(ProcessRunner& runner, const SourceInfo& src, const f
                            const std::optional<Series>& series, const std::string& source_label) {
   const fs::path tree = work / "tree";
   const fs::path state = work / "tree.index";
-  fs::create_directories(tree);
+  FL_TRY(make_dirs(tree));
   auto dst = scan_tree(tree, load_tree_index(state));
   if (!dst.ok()) return dst.error();
   std::error_code ec;
@@ -109,7 +112,7 @@ Status checkout_git_tree(ProcessRunner& runner, const SourceInfo& src, const fs:
   GitRepo repo(runner, src.location);
   json state;
   if (auto s = read_file(state_file); s.ok()) state = json::parse(*s, nullptr, false);
-  const bool have_tree = fs::exists(tree / "Makefile") && state.is_object() && state.contains("commit");
+  const bool have_tree = path_exists(tree / "Makefile") && state.is_object() && state.contains("commit");
   std::error_code ec;
   fs::remove(state_file, ec);  // unknown until done
   if (!have_tree) {
@@ -154,7 +157,7 @@ Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& 
                                        const fs::path& spec_dir, const fs::path& cache) {
   KernelTree kt;
   auto source = identify_source(runner, spec, spec_dir, cache);
-  if (!source.ok()) return make_error(fmt::format("kernel {}: {}", spec.name, source.error().message));
+  if (!source.ok()) return in_context("kernel " + spec.name, source.error());
   kt.source = std::move(*source);
   if (!spec.patches_range.empty()) {
     fs::path repo = kt.source.location;
@@ -165,7 +168,7 @@ Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& 
                                     spec.name, spec.patches_range));
     }
     auto series = GitRepo(runner, repo).commit_range(spec.patches_range, cache / "work" / kt.source.work_id / "ranges");
-    if (!series.ok()) return make_error(fmt::format("kernel {}: {}", spec.name, series.error().message));
+    if (!series.ok()) return in_context("kernel " + spec.name, series.error());
     kt.series = std::move(*series);
   } else if (!spec.patches.empty()) {
     auto series = load_series(project_root / "patches" / spec.patches);
@@ -178,8 +181,7 @@ Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& 
 
 Status checkout_kernel_tree(ProcessRunner& runner, const KernelTree& kt, const fs::path& pristine,
                             const fs::path& work) {
-  std::error_code ec;
-  fs::create_directories(work, ec);
+  FL_TRY(make_dirs(work));
   switch (kt.source.kind) {
     case SourceKind::kTarball:
       return reset_tree(runner, pristine, work, kt.series, kt.tree_key, kt.source.label);

@@ -28,7 +28,7 @@ bool stat_matches(const TreeEntry& prev, const struct stat& st) {
 Result<std::string> link_target(const fs::path& p) {
   std::error_code ec;
   fs::path t = fs::read_symlink(p, ec);
-  if (ec) return make_error(fmt::format("cannot read symlink {}: {}", p.string(), ec.message()));
+  if (ec) return make_env_error(fmt::format("cannot read symlink {}: {}", p.string(), ec.message()));
   return t.string();
 }
 
@@ -73,9 +73,9 @@ Result<TreeScan> scan_tree(const fs::path& root, const TreeIndex& previous) {
   TreeScan scan;
   std::error_code ec;
   auto it = fs::recursive_directory_iterator(root, ec);
-  if (ec) return make_error(fmt::format("cannot read {}: {}", root.string(), ec.message()));
+  if (ec) return make_env_error(fmt::format("cannot read {}: {}", root.string(), ec.message()));
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) return make_error(fmt::format("cannot read {}: {}", root.string(), ec.message()));
+    if (ec) return make_env_error(fmt::format("cannot read {}: {}", root.string(), ec.message()));
     const fs::path& p = it->path();
     const std::string name = p.filename().string();
     if (name == ".git" || (it.depth() == 0 && name.starts_with(kBuildDirPrefix))) {
@@ -162,7 +162,7 @@ Result<SyncStats> sync_tree(const fs::path& from, const TreeIndex& from_index, c
     auto src = from_index.find(rel);
     if (src != from_index.end() && src->second.same_content(e)) continue;
     fs::remove(to / rel, ec);
-    if (ec) return make_error(fmt::format("cannot remove {}: {}", (to / rel).string(), ec.message()));
+    if (ec) return make_env_error(fmt::format("cannot remove {}: {}", (to / rel).string(), ec.message()));
     if (src == from_index.end()) {
       ++stats.removed;
       stats.changed.push_back(rel);
@@ -176,7 +176,7 @@ Result<SyncStats> sync_tree(const fs::path& from, const TreeIndex& from_index, c
       if (dst->second.exec != e.exec) {
         fs::permissions(target, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                         e.exec ? fs::perm_options::add : fs::perm_options::remove, ec);
-        if (ec) return make_error(fmt::format("cannot chmod {}: {}", target.string(), ec.message()));
+        if (ec) return make_env_error(fmt::format("cannot chmod {}: {}", target.string(), ec.message()));
         ++stats.mode_changed;
         stats.changed.push_back(rel);
       }
@@ -184,7 +184,7 @@ Result<SyncStats> sync_tree(const fs::path& from, const TreeIndex& from_index, c
     }
     fs::create_directories(target.parent_path(), ec);
     // Something unexpected in the way (a folder where a file goes): clear it.
-    if (fs::exists(fs::symlink_status(target))) fs::remove_all(target, ec);
+    if (fs::exists(fs::symlink_status(target, ec))) fs::remove_all(target, ec);
     if (e.symlink) {
       auto link = link_target(from / rel);
       if (!link.ok()) return link.error();
@@ -193,7 +193,7 @@ Result<SyncStats> sync_tree(const fs::path& from, const TreeIndex& from_index, c
       // A real copy (never a link into the user's tree): fresh mtime, the source stays untouched.
       fs::copy_file(from / rel, target, ec);
     }
-    if (ec) return make_error(fmt::format("cannot copy {} to {}: {}", (from / rel).string(), target.string(), ec.message()));
+    if (ec) return make_env_error(fmt::format("cannot copy {} to {}: {}", (from / rel).string(), target.string(), ec.message()));
     ++stats.copied;
     stats.changed.push_back(rel);
   }

@@ -6,11 +6,42 @@ namespace foliolab {
 namespace {
 
 constexpr std::array<ArchInfo, 2> kArchs = {{
-    {Arch::kX86_64, "x86_64", "x86_64", "", "bzImage", "arch/x86/boot/bzImage", "x86_64",
-     "qemu-system-x86_64", "q35", "max", "ttyS0", "gcc", "x86_64"},
-    {Arch::kArm64, "arm64", "arm64", "aarch64-linux-gnu-", "Image", "arch/arm64/boot/Image",
-     "arm64", "qemu-system-aarch64", "virt", "max", "ttyAMA0", "aarch64-linux-gnu-gcc",
-     "aarch64"},
+    {
+        .arch = Arch::kX86_64,
+        .name = "x86_64",
+        .kernel_arch = "x86_64",
+        .cross_prefix = "",
+        .kernel_cc = "gcc",
+        .image_target = "bzImage",
+        .image_path = "arch/x86/boot/bzImage",
+        .direct_boot_image = "vmlinux",
+        .direct_boot_option = "CONFIG_PVH",
+        .config_fragment = "x86_64",
+        .qemu_binary = "qemu-system-x86_64",
+        .qemu_machine = "q35",
+        .qemu_cpu = "max",
+        .console = "ttyS0",
+        .guest_cc = "gcc",
+        .uname_machine = "x86_64",
+    },
+    {
+        .arch = Arch::kArm64,
+        .name = "arm64",
+        .kernel_arch = "arm64",
+        .cross_prefix = "aarch64-linux-gnu-",
+        .kernel_cc = "aarch64-linux-gnu-gcc",
+        .image_target = "Image",
+        .image_path = "arch/arm64/boot/Image",
+        .direct_boot_image = "",
+        .direct_boot_option = "",
+        .config_fragment = "arm64",
+        .qemu_binary = "qemu-system-aarch64",
+        .qemu_machine = "virt",
+        .qemu_cpu = "max",
+        .console = "ttyAMA0",
+        .guest_cc = "aarch64-linux-gnu-gcc",
+        .uname_machine = "aarch64",
+    },
 }};
 
 }  // namespace
