@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/report.h"
+#include "analysis/session_report.h"
+#include "report/render.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 
@@ -274,7 +275,7 @@ TEST(ExpectationsTest, SessionReportHasSection) {
   const SessionReport report = build_session_report(exp, quickstart_records(exp));
   EXPECT_EQ(report.expectations_held, 1);
   EXPECT_EQ(report.expectations_failed, 1);
-  const std::string text = report.text();
+  const std::string text = session_text(report);
   EXPECT_THAT(text,
               HasSubstr("expectations:\n"
                         "  held: 64K mTHP serves anonymous faults\n"
@@ -292,7 +293,7 @@ TEST(ExpectationsTest, SessionReportHasSection) {
 TEST(ExpectationsTest, NoSectionWithoutExpectations) {
   const Experiment exp = load("");
   const SessionReport report = build_session_report(exp, quickstart_records(exp));
-  EXPECT_THAT(report.text(), ::testing::Not(HasSubstr("expectations:")));
+  EXPECT_THAT(session_text(report), ::testing::Not(HasSubstr("expectations:")));
   EXPECT_EQ(report.expectations_held + report.expectations_failed, 0);
 }
 

@@ -9,15 +9,15 @@
 #include "analysis/gate.h"
 #include "analysis/history.h"
 #include "analysis/pairing.h"
-#include "report/render_comparison.h"
-#include "report/render_gate.h"
-#include "report/render_html.h"
-#include "analysis/report.h"
+#include "analysis/session_report.h"
 #include "cli/cli_util.h"
 #include "model/loader.h"
 #include "results/index.h"
 #include "results/session_ref.h"
 #include "results/store.h"
+#include "report/html.h"
+#include "report/junit.h"
+#include "report/render.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -142,7 +142,7 @@ std::function<int()> setup_compare(CLI::App& app) {
     options.min_effect_timing = *min_effect / 100;
     if (fs::is_directory(*cand)) options.declared = session_decls(*cand);
     const ComparisonModel model = compare_sides(*b, *c, options);
-    if (auto st = write_html(flags->html, [&](std::ostream& o) { render_html(model, {}, o); });
+    if (auto st = write_html(flags->html, [&](std::ostream& o) { write_html(model, {}, o); });
         !st.ok()) {
       return fail(st.error(), kExitFailed);
     }
@@ -204,7 +204,7 @@ std::function<int()> setup_gate(CLI::App& app) {
     GateReport report = evaluate_gate(exp->gate_rules, compare_sides(*b, *c, options));
     report.comparison.kind = "gate";
     if (!junit->empty()) {
-      auto st = write_output(*junit, [&](std::ostream& o) { render_junit(report, exp->name, o); });
+      auto st = write_output(*junit, [&](std::ostream& o) { write_junit(report, exp->name, o); });
       if (!st.ok()) return fail(st.error());
     }
     if (!markdown->empty()) {
@@ -232,7 +232,7 @@ std::function<int()> setup_history(CLI::App& app) {
     auto samples = index->samples(*metric, *where);
     if (!samples.ok()) return fail(samples.error(), kExitFailed);
     const HistoryModel model = build_history(*metric, *samples);
-    if (auto st = write_html(flags->html, [&](std::ostream& o) { render_history_html(model, o); });
+    if (auto st = write_html(flags->html, [&](std::ostream& o) { write_html(model, o); });
         !st.ok()) {
       return fail(st.error(), kExitFailed);
     }
