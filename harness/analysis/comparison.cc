@@ -30,8 +30,6 @@ Verdict directional(Better better, double change) {
   return Verdict::kChanged;
 }
 
-std::string percent(double fraction) { return fmt::format("{:g} %", fraction * 100); }
-
 bool all_equal(const std::vector<const SampleStats*>& stats) {
   std::optional<double> first;
   for (const SampleStats* s : stats) {
@@ -142,8 +140,10 @@ Delta compare_samples(const MetricInfo& info, const SampleStats& a, const Sample
   Delta d;
   const bool timing = info.kind == MetricKind::kTiming;
   d.min_effect = timing ? options.min_effect_timing : options.min_effect_count;
+  d.n_base = a.n;
+  d.n_cand = b.n;
   if (a.n < kMinSamples || b.n < kMinSamples) {
-    d.note = fmt::format("n={}/{}: no aggregate from fewer than {} samples", a.n, b.n, kMinSamples);
+    d.note = DeltaNote::kFewSamples;
     return d;
   }
   d.mann_whitney_p = mann_whitney_u_test(a.values, b.values);
@@ -159,7 +159,7 @@ Delta compare_samples(const MetricInfo& info, const SampleStats& a, const Sample
     } else if (!timing && b.max < a.min) {
       d.verdict = directional(info.better, -1);
     } else {
-      d.note = "baseline mean is zero: no ratio";
+      d.note = DeltaNote::kZeroBaseline;
     }
     return d;
   }
@@ -177,9 +177,9 @@ Delta compare_samples(const MetricInfo& info, const SampleStats& a, const Sample
     d.verdict = Verdict::kNoChange;
   } else {
     d.verdict = Verdict::kInconclusive;
-    const double cv = std::max(std::isfinite(a.cv) ? a.cv : 0, std::isfinite(b.cv) ? b.cv : 0);
-    d.note = fmt::format("n={}/{} too small to resolve {}: need {} reps at CV {:.1f} %", a.n, b.n,
-                         percent(e), reps_needed(cv, e), cv * 100);
+    d.cv = std::max(std::isfinite(a.cv) ? a.cv : 0, std::isfinite(b.cv) ? b.cv : 0);
+    d.reps_needed = reps_needed(d.cv, e);
+    d.note = DeltaNote::kUnderpowered;
   }
   return d;
 }
@@ -278,11 +278,6 @@ ComparisonGroup compare_group(const GroupRuns& in, const CompareOptions& options
   if (emulated) g.warnings.push_back("timings (†) are TCG emulation timings: trust the counts");
   add_compaction_warnings(in, &g);
   add_crowded_warning(in, &g);
-  for (const MetricRow& row : g.rows) {
-    for (const auto& d : row.deltas) {
-      if (d && !d->note.empty()) g.warnings.push_back(row.metric + ": " + d->note);
-    }
-  }
   return g;
 }
 

@@ -55,9 +55,7 @@ GateCase judge(const GateRule& rule, const ComparisonGroup& g, const MetricRow& 
   const SampleStats& b = row.stats[1];
   c.base_median = a.median;
   c.cand_median = b.median;
-  c.rel_change = d.rel_change;
-  c.base_n = a.n;
-  c.cand_n = b.n;
+  c.delta = d;
   if (a.n < kMinSamples || b.n < kMinSamples) {
     return found(c, GateOutcome::kFail, GateFinding::kTooFewSamples);
   }
@@ -75,7 +73,6 @@ GateCase judge(const GateRule& rule, const ComparisonGroup& g, const MetricRow& 
                  better == Better::kNone ? GateFinding::kChangedBeyond : GateFinding::kRegressed);
   }
   if (d.verdict == Verdict::kInconclusive) {
-    c.note = d.note;
     return found(c, GateOutcome::kPass, GateFinding::kInconclusive);
   }
   return found(c, GateOutcome::kPass,
@@ -115,7 +112,7 @@ GateReport evaluate_gate(const std::vector<GateRule>& rules, ComparisonModel com
                            .metric = rule.metric,
                            .outcome = GateOutcome::kFail,
                            .finding = GateFinding::kNoMatch,
-                           .note = selector_text(rule.runs)});
+                           .selector = selector_text(rule.runs)});
     }
   }
   for (const GateCase& c : out.cases) {

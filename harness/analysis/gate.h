@@ -28,10 +28,10 @@ enum class GateFinding {
   kUnchanged,          // `equal: true` and it did not
   kRegressed,          // moved in the worse direction beyond the limit
   kChangedBeyond,      // a direction-less metric moved beyond the limit
-  kInconclusive,       // passes; `note` is the delta's note
+  kInconclusive,       // passes; the delta's note says why
   kWithinLimit,
   kNoResolvedChange,
-  kNoMatch,            // no compared run has the metric; `note` is the rule's selector
+  kNoMatch,            // no compared run has the metric
 };
 
 struct GateCase {
@@ -40,11 +40,10 @@ struct GateCase {
   std::string metric;
   GateOutcome outcome = GateOutcome::kPass;
   GateFinding finding = GateFinding::kNoResolvedChange;
+  Delta delta;  // candidate against baseline
   double base_median = NAN, cand_median = NAN;
-  double rel_change = NAN;  // candidate against baseline
-  double limit = NAN;       // max_regression
-  size_t base_n = 0, cand_n = 0;
-  std::string note;
+  double limit = NAN;  // max_regression
+  std::string selector;  // kNoMatch: the rule's runs
 };
 
 struct GateReport {

@@ -28,7 +28,7 @@ json delta_json(const Delta& d) {
           {"welch_p", number_json(d.welch_p)},
           {"verdict", verdict_name(d.verdict)},
           {"min_effect", d.min_effect},
-          {"note", d.note}};
+          {"note", delta_note(d)}};
 }
 
 json variant_json(const VariantInfo& v) {
@@ -70,7 +70,7 @@ json group_json(const ComparisonGroup& g) {
           {"knobs", g.knobs},
           {"variants", variants},
           {"metrics", rows},
-          {"warnings", g.warnings}};
+          {"warnings", group_warnings(g)}};
 }
 
 json point_json(const HistoryPoint& p) {

@@ -91,7 +91,7 @@ TextTable compact_table(const ComparisonGroup& g) {
   const bool pair = g.variants.size() == 2;
   bool marks = false;
   for (const MetricRow& row : g.rows) t.rows.push_back(compact_row(row, pair, &marks));
-  t.notes = g.warnings;
+  t.notes = group_warnings(g);
   if (marks) {
     t.notes.push_back("values are medians; ✓ improved ✗ regressed ≠ changed = no change ? "
                       "inconclusive");
@@ -126,7 +126,7 @@ TextTable full_table(const ComparisonGroup& g) {
       t.rows.push_back(std::move(cells));
     }
   }
-  t.notes = g.warnings;
+  t.notes = group_warnings(g);
   return t;
 }
 
@@ -191,6 +191,33 @@ std::string stats_mean_sd(const SampleStats& s) {
   return format_number(s.mean, decimals) + " ± " + format_number(s.sd, decimals);
 }
 
+std::string delta_note(const Delta& d) {
+  switch (d.note) {
+    case DeltaNote::kNone:
+      break;
+    case DeltaNote::kFewSamples:
+      return fmt::format("n={}/{}: no aggregate from fewer than {} samples", d.n_base, d.n_cand,
+                         kMinSamples);
+    case DeltaNote::kZeroBaseline:
+      return "baseline mean is zero: no ratio";
+    case DeltaNote::kUnderpowered:
+      return fmt::format("n={}/{} too small to resolve {}: need {} reps at CV {}", d.n_base,
+                         d.n_cand, format_percent_g(d.min_effect), d.reps_needed,
+                         format_percent(d.cv));
+  }
+  return "";
+}
+
+std::vector<std::string> group_warnings(const ComparisonGroup& g) {
+  std::vector<std::string> out = g.warnings;
+  for (const MetricRow& row : g.rows) {
+    for (const auto& d : row.deltas) {
+      if (d && d->note != DeltaNote::kNone) out.push_back(row.metric + ": " + delta_note(*d));
+    }
+  }
+  return out;
+}
+
 std::string delta_text(const Delta& d) {
   if (!std::isfinite(d.rel_change)) return "n/a";
   return format_change(d.rel_change) + " [" + ci_text(d) + "]";
@@ -245,7 +272,7 @@ std::string gate_summary(const GateReport& r) {
 std::string gate_message(const GateCase& c) {
   const std::string values = fmt::format("{} → {} ({})", format_compact(c.base_median),
                                          format_compact(c.cand_median),
-                                         format_change(c.rel_change));
+                                         format_change(c.delta.rel_change));
   switch (c.finding) {
     case GateFinding::kEmulatedTiming:
       return "timing measured under TCG (emulated): gates use counts unless the rule sets "
@@ -253,7 +280,7 @@ std::string gate_message(const GateCase& c) {
     case GateFinding::kNoComparison:
       return "no comparison";
     case GateFinding::kTooFewSamples:
-      return fmt::format("n={}/{}: too few samples to judge", c.base_n, c.cand_n);
+      return fmt::format("n={}/{}: too few samples to judge", c.delta.n_base, c.delta.n_cand);
     case GateFinding::kChangedNotEqual:
       return "changed: " + values + ", must be equal";
     case GateFinding::kUnchanged:
@@ -264,7 +291,10 @@ std::string gate_message(const GateCase& c) {
                          c.finding == GateFinding::kRegressed ? "regressed" : "changed", values,
                          format_change(c.limit));
     case GateFinding::kInconclusive:
-      return "inconclusive (passes): " + values + (c.note.empty() ? "" : "; " + c.note);
+    {
+      const std::string note = delta_note(c.delta);
+      return "inconclusive (passes): " + values + (note.empty() ? "" : "; " + note);
+    }
     case GateFinding::kWithinLimit:
       return "within limit: " + values;
     case GateFinding::kNoResolvedChange:
@@ -272,7 +302,7 @@ std::string gate_message(const GateCase& c) {
     case GateFinding::kNoMatch:
       break;
   }
-  return "no compared run has this metric (" + c.note + ")";
+  return "no compared run has this metric (" + c.selector + ")";
 }
 
 std::vector<std::string> test_result_lines(const std::vector<RunSubtests>& runs) {

@@ -66,6 +66,8 @@ std::string format_percent(double f) {
   return std::isfinite(f) ? fmt::format("{:.1f} %", f * 100) : "n/a";
 }
 
+std::string format_percent_g(double f) { return fmt::format("{:g} %", f * 100); }
+
 std::string format_p_cell(double p) {
   if (!std::isfinite(p)) return "n/a";
   return p < 0.001 ? "<.001" : fmt::format("{:.3f}", p);

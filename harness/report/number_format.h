@@ -14,6 +14,8 @@ std::string format_compact(double value);
 std::string format_change(double fraction);
 // A fraction as a percentage with one decimal: "12.3 %" (a CV), "n/a".
 std::string format_percent(double fraction);
+// A fraction as a percentage in the shortest form: "2 %", "0.5 %".
+std::string format_percent_g(double fraction);
 // A p-value as a table cell: "0.034", "<.001", "n/a".
 std::string format_p_cell(double p);
 // Shortest round-trip text for CSV: "0.1", "16384"; "" for NaN.
