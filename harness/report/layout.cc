@@ -160,7 +160,7 @@ void add_expectation_lines(const SessionReport& r, std::vector<std::string>* lin
   lines->push_back("expectations:");
   for (const ExpectationResult& e : r.expectations) {
     lines->push_back((e.held ? "  held: " : "  NOT HELD: ") + e.name);
-    for (const auto& d : e.details) lines->push_back("      " + d);
+    for (const auto& d : expectation_details(e)) lines->push_back("      " + d);
   }
   lines->push_back("");
 }
@@ -326,6 +326,26 @@ std::vector<std::string> test_result_lines(const std::vector<RunSubtests>& runs)
     }
   }
   lines.push_back("");
+  return lines;
+}
+
+std::vector<std::string> expectation_details(const ExpectationResult& r) {
+  std::string threshold = format_value(r.threshold);
+  if (r.op == CompareOp::kApprox) threshold += " ±" + format_value(r.tolerance * 100) + "%";
+  const std::string_view op = compare_op_text(r.op);
+  std::vector<std::string> lines;
+  for (const ExpectationCheck& c : r.checks) {
+    const std::string run = c.run.empty() ? "" : c.run + " ";
+    if (!c.value) {
+      lines.push_back(run + c.why);
+    } else if (c.held) {
+      lines.push_back(fmt::format("{}{} = {} {} {}", run, c.lhs, format_value(*c.value), op,
+                                  threshold));
+    } else {
+      lines.push_back(fmt::format("{}{} = {}, not {} {}", run, c.lhs, format_value(*c.value), op,
+                                  threshold));
+    }
+  }
   return lines;
 }
 

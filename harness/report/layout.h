@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/comparison.h"
+#include "analysis/expectations.h"
 #include "analysis/gate.h"
 #include "analysis/history.h"
 #include "analysis/session_report.h"
@@ -31,6 +32,8 @@ std::string gate_message(const GateCase& c);
 // "tests:" then per run a count line and one line per failed, mixed or skipped test (passed
 // tests are counted, not listed: every test is in run.json's reps[].tests).
 std::vector<std::string> test_result_lines(const std::vector<RunSubtests>& runs);
+// One line per check of an expectation (ExpectationCheck says which forms).
+std::vector<std::string> expectation_details(const ExpectationResult& result);
 // The tests, expectations, failures, hosts and moved runs of a session report, as the lines
 // that follow its tables.
 std::vector<std::string> session_extra_lines(const SessionReport& report);

@@ -66,6 +66,14 @@ std::string format_percent(double f) {
   return std::isfinite(f) ? fmt::format("{:.1f} %", f * 100) : "n/a";
 }
 
+std::string format_value(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (x == std::floor(x) && std::fabs(x) < 1e15) return fmt::format("{:.0f}", x);
+  if (std::fabs(x) >= 1e4) return fmt::format("{:.1f}", x);
+  return fmt::format("{:.4g}", x);
+}
+
 std::string format_percent_g(double f) { return fmt::format("{:g} %", f * 100); }
 
 std::string format_p_cell(double p) {
