@@ -10,6 +10,7 @@
 
 #include "analysis/stats.h"
 #include "model/matrix.h"
+#include "util/text.h"
 
 namespace foliolab {
 
@@ -130,9 +131,7 @@ std::string partner_text(const RunSelector& sel) {
   if (!sel.kernel.empty()) parts.push_back(sel.kernel);
   if (!sel.knobs.empty()) parts.push_back(sel.knobs);
   if (!sel.workload.empty()) parts.push_back(sel.workload);
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
-  return out;
+  return join(parts, " · ");
 }
 
 ExpectationResult evaluate(const Experiment& exp, const std::vector<Run>& runs,

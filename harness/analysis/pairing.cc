@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "util/text.h"
+
 namespace foliolab {
 namespace {
 
@@ -116,11 +118,11 @@ void add_side(const Side& side, bool is_base, const Differs& differs, Pairs* pai
 }
 
 std::string key_title(const Key& k) {
-  std::string title;
+  std::vector<std::string> parts;
   for (size_t f = 1; f < kFields; ++f) {  // the experiment name goes without saying
-    if (!k[f].empty()) title += (title.empty() ? "" : " · ") + k[f];
+    if (!k[f].empty()) parts.push_back(k[f]);
   }
-  return title;
+  return join(parts, " · ");
 }
 
 }  // namespace
@@ -149,11 +151,11 @@ ComparisonModel compare_sides(const Side& base, const Side& cand, const CompareO
     g.variants.push_back({names.cand, c, cand.session});
     m.groups.push_back(compare_group(g, options));
   }
-  std::string what;
+  std::vector<std::string> paired_across;
   for (size_t f = 0; f < kFields; ++f) {
-    if (names.differs[f]) what += (what.empty() ? "" : ", ") + std::string(kFieldNames[f]);
+    if (names.differs[f]) paired_across.push_back(kFieldNames[f]);
   }
-  if (!what.empty()) m.title += " (runs paired across " + what + ")";
+  if (!paired_across.empty()) m.title += " (runs paired across " + join(paired_across, ", ") + ")";
   return m;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "report/layout.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace {
@@ -102,9 +103,9 @@ void render_text(const Document& doc, std::ostream& out, size_t width) {
       render_chunk(t, cols, widths, out);
     } while (c < t.header.size());
     if (!t.notes.empty()) {
-      std::string joined = "warning:";
-      for (size_t i = 0; i < t.notes.size(); ++i) joined += (i ? "; " : " ") + t.notes[i];
-      for (const std::string& w : wrap(joined, width, 2)) out << w << "\n";
+      for (const std::string& w : wrap("warning: " + join(t.notes, "; "), width, 2)) {
+        out << w << "\n";
+      }
     }
     out << "\n";
   }
