@@ -73,7 +73,7 @@ Status copy_run(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::create_directories(to, ec);
   if (!ec) fs::copy(from, to, fs::copy_options::recursive, ec);
-  if (ec) return make_error(fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
+  if (ec) return make_env_error(fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
   return {};
 }
 
@@ -241,7 +241,7 @@ Result<MergeReport> merge_sessions(const std::vector<fs::path>& sessions, const 
   std::error_code ec;
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp / "runs", ec);
-  if (ec) return make_error(fmt::format("cannot create {}: {}", tmp.string(), ec.message()));
+  if (ec) return make_env_error(fmt::format("cannot create {}: {}", tmp.string(), ec.message()));
   auto fail = [&](const Error& e) -> Result<MergeReport> {
     std::error_code ignored;
     fs::remove_all(tmp, ignored);
@@ -250,7 +250,7 @@ Result<MergeReport> merge_sessions(const std::vector<fs::path>& sessions, const 
   const StoredPlan plan = merged_plan(report, gathered, inputs, chosen);
   if (auto st = write_session(tmp, chosen, plan, yaml, &report); !st.ok()) return fail(st.error());
   fs::rename(tmp, final_dir, ec);
-  if (ec) return fail(make_error(fmt::format("cannot move {} to {}: {}", tmp.string(), final_dir.string(), ec.message())));
+  if (ec) return fail(make_env_error(fmt::format("cannot move {} to {}: {}", tmp.string(), final_dir.string(), ec.message())));
   report.session = final_dir;
   return report;
 }
