@@ -167,7 +167,8 @@ std::vector<Candidate> choose(Gathered* g, MergeReport* report) {
 }
 
 // Texts of the experiment file: the first input's, noting when others differ.
-std::optional<std::string> experiment_yaml(const std::vector<Input>& inputs, MergeReport* report) {
+std::optional<std::string> experiment_yaml(const std::vector<Input>& inputs,
+                                           MergeReport* report) {
   std::optional<std::string> yaml;
   for (const Input& in : inputs) {
     auto text = read_file(in.store.dir() / "experiment.yaml");
@@ -183,8 +184,8 @@ std::optional<std::string> experiment_yaml(const std::vector<Input>& inputs, Mer
 }
 
 // The merged plan: every planned run, and per input how many runs it gave on which hosts.
-StoredPlan merged_plan(const MergeReport& report, const Gathered& g, const std::vector<Input>& inputs,
-                       const std::vector<Candidate>& chosen) {
+StoredPlan merged_plan(const MergeReport& report, const Gathered& g,
+                       const std::vector<Input>& inputs, const std::vector<Candidate>& chosen) {
   StoredPlan plan{.experiment = report.experiment, .hash = report.plan_hash, .plan_runs = report.plan_runs};
   for (const auto& [run_id, id] : g.planned) plan.runs.push_back(id);
   for (const Input& in : inputs) {
@@ -202,8 +203,9 @@ StoredPlan merged_plan(const MergeReport& report, const Gathered& g, const std::
 }
 
 // Writes the chosen runs, the plan and the experiment file into the session directory `dir`.
-Status write_session(const fs::path& dir, const std::vector<Candidate>& chosen, const StoredPlan& plan,
-                     const std::optional<std::string>& yaml, MergeReport* report) {
+Status write_session(const fs::path& dir, const std::vector<Candidate>& chosen,
+                     const StoredPlan& plan, const std::optional<std::string>& yaml,
+                     MergeReport* report) {
   auto out = ResultStore::open(dir);
   if (!out.ok()) return out.error();
   for (const Candidate& c : chosen) {
