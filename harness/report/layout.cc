@@ -331,7 +331,7 @@ std::vector<std::string> test_result_lines(const std::vector<RunSubtests>& runs)
 
 std::vector<std::string> expectation_details(const ExpectationResult& r) {
   std::string threshold = format_value(r.threshold);
-  if (r.op == CompareOp::kApprox) threshold += " ±" + format_value(r.tolerance * 100) + "%";
+  if (r.op == CompareOp::kApprox) threshold += " ±" + format_tolerance(r.tolerance);
   const std::string_view op = compare_op_text(r.op);
   std::vector<std::string> lines;
   for (const ExpectationCheck& c : r.checks) {

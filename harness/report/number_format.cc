@@ -74,6 +74,8 @@ std::string format_value(double x) {
   return fmt::format("{:.4g}", x);
 }
 
+std::string format_tolerance(double f) { return format_value(f * 100) + "%"; }
+
 std::string format_percent_g(double f) { return fmt::format("{:g} %", f * 100); }
 
 std::string format_p_cell(double p) {

@@ -17,6 +17,8 @@ std::string format_percent(double fraction);
 // A value of an expectation: integers without decimals, else 4 significant digits ("1024",
 // "0.0625", "16.02", "123456.8"; "nan", "inf").
 std::string format_value(double x);
+// A relative tolerance as expectations print it: 0.1 -> "10%".
+std::string format_tolerance(double fraction);
 // A fraction as a percentage in the shortest form: "2 %", "0.5 %".
 std::string format_percent_g(double fraction);
 // A p-value as a table cell: "0.034", "<.001", "n/a".
