@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace foliolab {
@@ -28,8 +29,6 @@ Verdict directional(Better better, double change) {
   }
   return Verdict::kChanged;
 }
-
-std::string percent(double fraction) { return fmt::format("{:g} %", fraction * 100); }
 
 bool all_equal(const std::vector<const SampleStats*>& stats) {
   std::optional<double> first;
@@ -141,8 +140,10 @@ Delta compare_samples(const MetricInfo& info, const SampleStats& a, const Sample
   Delta d;
   const bool timing = info.kind == MetricKind::kTiming;
   d.min_effect = timing ? options.min_effect_timing : options.min_effect_count;
+  d.n_base = a.n;
+  d.n_cand = b.n;
   if (a.n < kMinSamples || b.n < kMinSamples) {
-    d.note = fmt::format("n={}/{}: no aggregate from fewer than {} samples", a.n, b.n, kMinSamples);
+    d.note = DeltaNote::kFewSamples;
     return d;
   }
   d.mann_whitney_p = mann_whitney_u_test(a.values, b.values);
@@ -158,7 +159,7 @@ Delta compare_samples(const MetricInfo& info, const SampleStats& a, const Sample
     } else if (!timing && b.max < a.min) {
       d.verdict = directional(info.better, -1);
     } else {
-      d.note = "baseline mean is zero: no ratio";
+      d.note = DeltaNote::kZeroBaseline;
     }
     return d;
   }
@@ -176,12 +177,90 @@ Delta compare_samples(const MetricInfo& info, const SampleStats& a, const Sample
     d.verdict = Verdict::kNoChange;
   } else {
     d.verdict = Verdict::kInconclusive;
-    const double cv = std::max(std::isfinite(a.cv) ? a.cv : 0, std::isfinite(b.cv) ? b.cv : 0);
-    d.note = fmt::format("n={}/{} too small to resolve {}: need {} reps at CV {:.1f} %", a.n, b.n,
-                         percent(e), reps_needed(cv, e), cv * 100);
+    d.cv = std::max(std::isfinite(a.cv) ? a.cv : 0, std::isfinite(b.cv) ? b.cv : 0);
+    d.reps_needed = reps_needed(d.cv, e);
+    d.note = DeltaNote::kUnderpowered;
   }
   return d;
 }
+
+namespace {
+
+// One metric of a group, or nothing for a metric that says nothing: a constant with no better
+// direction (an echoed parameter), or a counter that never moved (unless `keep` names it).
+std::optional<MetricRow> metric_row(const GroupRuns& in, const std::string& metric, bool emulated,
+                                    const CompareOptions& options) {
+  const bool kept = std::find(options.keep.begin(), options.keep.end(), metric) != options.keep.end();
+  MetricRow row;
+  row.metric = metric;
+  row.info = metric_info(metric, options.declared);
+  row.emulated = emulated && row.info.kind == MetricKind::kTiming;
+  for (const VariantRuns& v : in.variants) row.stats.push_back(sample_stats(pooled(v, metric)));
+  std::vector<const SampleStats*> all;
+  for (const SampleStats& s : row.stats) all.push_back(&s);
+  if (!kept && row.info.better == Better::kNone && !is_counter(metric) && all_equal(all)) return std::nullopt;
+  if (!kept && is_counter(metric) && all_equal(all) && !row.stats.empty() &&
+      !row.stats.front().values.empty() && row.stats.front().values.front() == 0) {
+    return std::nullopt;
+  }
+  row.deltas.emplace_back();
+  for (size_t i = 1; i < row.stats.size(); ++i) {
+    row.deltas.push_back(compare_samples(row.info, row.stats[0], row.stats[i], options));
+  }
+  return row;
+}
+
+void add_sample_warnings(ComparisonGroup* g) {
+  size_t n_low = SIZE_MAX;
+  for (const MetricRow& row : g->rows) {
+    for (const SampleStats& s : row.stats) n_low = std::min(n_low, s.n);
+  }
+  if (n_low < kMinSamples) {
+    g->warnings.push_back(fmt::format("fewer than {} samples somewhere: no aggregate there",
+                                      kMinSamples));
+  } else if (n_low != SIZE_MAX && n_low < kLowPowerSamples) {
+    g->warnings.push_back(fmt::format("n={} per variant: low statistical power (9 or more "
+                                      "repetitions resolve small effects)",
+                                      n_low));
+  }
+}
+
+// kcompactd's proactive compaction migrating pages under a measurement: those reps' faults
+// and timings include waits on pages being migrated (seen on a 64K-page arm64 guest, whose
+// PMD-order fragmentation score never settles: 46 faults instead of 32 in one rep of 12).
+void add_compaction_warnings(const GroupRuns& in, ComparisonGroup* g) {
+  for (const VariantRuns& v : in.variants) {
+    const std::vector<double> scanned = pooled(v, "vmstat.compact_daemon_migrate_scanned");
+    const auto hit = std::count_if(scanned.begin(), scanned.end(), [](double x) { return x > 0; });
+    if (hit == 0) continue;
+    g->warnings.push_back(fmt::format(
+        "{}: kcompactd compacted memory during {} of {} reps (vmstat.compact_daemon_migrate_scanned): "
+        "their faults and timings include waits on migrating pages; "
+        "`sysctl: {{vm/compaction_proactiveness: 0}}` in the knob set keeps it out",
+        v.label, hit, scanned.size()));
+  }
+}
+
+// Runs measured while other guests ran beside them (`run -j N`): their timings share the
+// host's cores and caches; the counts do not depend on it. One line per group.
+void add_crowded_warning(const GroupRuns& in, ComparisonGroup* g) {
+  std::vector<std::string> crowded;
+  int most = 0;
+  for (const VariantRuns& v : in.variants) {
+    const auto beside = std::count_if(v.runs.begin(), v.runs.end(),
+                                      [](const RunRecord* r) { return r->provenance.guests_beside > 0; });
+    for (const RunRecord* r : v.runs) most = std::max(most, r->provenance.guests_beside);
+    if (beside > 0) crowded.push_back(fmt::format("{} {} of {}", v.label, beside, v.runs.size()));
+  }
+  if (!crowded.empty()) {
+    g->warnings.push_back(fmt::format(
+        "runs with up to {} other guest(s) beside them (run -j): {}; their timings share the host's CPUs "
+        "(`exclusive: true` or -j 1 runs them alone)",
+        most, fmt::join(crowded, ", ")));
+  }
+}
+
+}  // namespace
 
 ComparisonGroup compare_group(const GroupRuns& in, const CompareOptions& options) {
   ComparisonGroup g;
@@ -192,72 +271,13 @@ ComparisonGroup compare_group(const GroupRuns& in, const CompareOptions& options
   g.knobs = in.knobs;
   for (const VariantRuns& v : in.variants) g.variants.push_back(variant_info(v));
   const bool emulated = g.emulated();
-  size_t n_low = SIZE_MAX;
   for (const std::string& metric : metric_order(in, options.keep)) {
-    const bool kept = std::find(options.keep.begin(), options.keep.end(), metric) != options.keep.end();
-    MetricRow row;
-    row.metric = metric;
-    row.info = metric_info(metric, options.declared);
-    row.emulated = emulated && row.info.kind == MetricKind::kTiming;
-    for (const VariantRuns& v : in.variants) row.stats.push_back(sample_stats(pooled(v, metric)));
-    std::vector<const SampleStats*> all;
-    for (const SampleStats& s : row.stats) all.push_back(&s);
-    // A constant with no better direction (an echoed parameter) says nothing.
-    if (!kept && row.info.better == Better::kNone && !is_counter(metric) && all_equal(all)) continue;
-    if (!kept && is_counter(metric) && all_equal(all) && !row.stats.empty() &&
-        !row.stats.front().values.empty() && row.stats.front().values.front() == 0) {
-      continue;  // a counter that never moved
-    }
-    row.deltas.emplace_back();
-    for (size_t i = 1; i < row.stats.size(); ++i) {
-      row.deltas.push_back(compare_samples(row.info, row.stats[0], row.stats[i], options));
-    }
-    for (const SampleStats& s : row.stats) n_low = std::min(n_low, s.n);
-    g.rows.push_back(std::move(row));
+    if (auto row = metric_row(in, metric, emulated, options)) g.rows.push_back(std::move(*row));
   }
-  if (n_low < kMinSamples) {
-    g.warnings.push_back(fmt::format("fewer than {} samples somewhere: no aggregate there",
-                                     kMinSamples));
-  } else if (n_low != SIZE_MAX && n_low < kLowPowerSamples) {
-    g.warnings.push_back(fmt::format("n={} per variant: low statistical power (9 or more "
-                                     "repetitions resolve small effects)",
-                                     n_low));
-  }
+  add_sample_warnings(&g);
   if (emulated) g.warnings.push_back("timings (†) are TCG emulation timings: trust the counts");
-  // kcompactd's proactive compaction migrating pages under a measurement: those reps' faults
-  // and timings include waits on pages being migrated (seen on a 64K-page arm64 guest, whose
-  // PMD-order fragmentation score never settles: 46 faults instead of 32 in one rep of 12).
-  for (const VariantRuns& v : in.variants) {
-    const std::vector<double> scanned = pooled(v, "vmstat.compact_daemon_migrate_scanned");
-    const auto hit = std::count_if(scanned.begin(), scanned.end(), [](double x) { return x > 0; });
-    if (hit == 0) continue;
-    g.warnings.push_back(fmt::format(
-        "{}: kcompactd compacted memory during {} of {} reps (vmstat.compact_daemon_migrate_scanned): "
-        "their faults and timings include waits on migrating pages; "
-        "`sysctl: {{vm/compaction_proactiveness: 0}}` in the knob set keeps it out",
-        v.label, hit, scanned.size()));
-  }
-  // Runs measured while other guests ran beside them (`run -j N`): their timings share the
-  // host's cores and caches; the counts do not depend on it. One line per group.
-  std::vector<std::string> crowded;
-  int most = 0;
-  for (const VariantRuns& v : in.variants) {
-    const auto beside = std::count_if(v.runs.begin(), v.runs.end(),
-                                      [](const RunRecord* r) { return r->provenance.guests_beside > 0; });
-    for (const RunRecord* r : v.runs) most = std::max(most, r->provenance.guests_beside);
-    if (beside > 0) crowded.push_back(fmt::format("{} {} of {}", v.label, beside, v.runs.size()));
-  }
-  if (!crowded.empty()) {
-    g.warnings.push_back(fmt::format(
-        "runs with up to {} other guest(s) beside them (run -j): {}; their timings share the host's CPUs "
-        "(`exclusive: true` or -j 1 runs them alone)",
-        most, fmt::join(crowded, ", ")));
-  }
-  for (const MetricRow& row : g.rows) {
-    for (const auto& d : row.deltas) {
-      if (d && !d->note.empty()) g.warnings.push_back(row.metric + ": " + d->note);
-    }
-  }
+  add_compaction_warnings(in, &g);
+  add_crowded_warning(in, &g);
   return g;
 }
 

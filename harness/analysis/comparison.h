@@ -39,13 +39,25 @@ struct SampleStats {
 };
 
 // A variant against the group's first variant.
+// Why a delta has no aggregate or no verdict. report/ words it (delta_note: "n=3/3 too small
+// to resolve 2 %: need 14 reps at CV 3.1 %") and lists it among the group's warnings.
+enum class DeltaNote {
+  kNone,
+  kFewSamples,    // fewer than kMinSamples on a side: no aggregate
+  kZeroBaseline,  // baseline mean zero and no directional count change: no ratio
+  kUnderpowered,  // an inconclusive timing: `reps_needed` would resolve `min_effect` at `cv`
+};
+
 struct Delta {
   double rel_change = kNoValue;              // mean(b) / mean(a) - 1
   double ci_low = kNoValue, ci_high = kNoValue;  // 95 % bootstrap CI of the same
   double mann_whitney_p = kNoValue, welch_p = kNoValue;
   Verdict verdict = Verdict::kInconclusive;
   double min_effect = 0;
-  std::string note;  // e.g. "n=3 too small to resolve 2 %: need 14 reps at CV 3.1 %"
+  DeltaNote note = DeltaNote::kNone;
+  size_t n_base = 0, n_cand = 0;  // sample sizes
+  size_t reps_needed = 0;         // kUnderpowered
+  double cv = kNoValue;           // kUnderpowered: the larger CV of the two samples
 };
 
 struct MetricRow {

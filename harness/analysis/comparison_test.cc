@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/pairing.h"
+#include "report/layout.h"
 #include "testing/record_fixture.h"
 
 namespace foliolab {
@@ -46,7 +47,8 @@ TEST(Comparison, TimingVerdictsUseTheMinimumEffect) {
   const Delta d = compare_samples(metric_info("sys_s"), sample_stats({1.0, 1.3, 0.8}),
                                   sample_stats({1.1, 0.9, 1.2}), {});
   EXPECT_EQ(d.verdict, Verdict::kInconclusive);
-  EXPECT_NE(d.note.find("too small to resolve 2 %: need "), std::string::npos) << d.note;
+  EXPECT_EQ(d.note, DeltaNote::kUnderpowered);
+  EXPECT_NE(delta_note(d).find("too small to resolve 2 %: need "), std::string::npos) << delta_note(d);
   // One sample is no aggregate.
   EXPECT_EQ(verdict("sys_s", {1.0}, {1.0, 1.1}), Verdict::kInconclusive);
 }

@@ -10,6 +10,7 @@
 
 #include "analysis/stats.h"
 #include "model/matrix.h"
+#include "util/text.h"
 
 namespace foliolab {
 
@@ -109,11 +110,6 @@ bool compare(const Expectation& e, double x) {
   return false;
 }
 
-std::string threshold_text(const Expectation& e) {
-  if (e.op != CompareOp::kApprox) return format_value(e.value);
-  return format_value(e.value) + " ±" + format_value(e.tolerance * 100) + "%";
-}
-
 // The run equal to `run` except for the fields `sel` gives, if the plan has it.
 std::optional<Run> partner_of(const Experiment& exp, const std::vector<Run>& runs, const Run& run,
                               const RunSelector& sel) {
@@ -135,14 +131,12 @@ std::string partner_text(const RunSelector& sel) {
   if (!sel.kernel.empty()) parts.push_back(sel.kernel);
   if (!sel.knobs.empty()) parts.push_back(sel.knobs);
   if (!sel.workload.empty()) parts.push_back(sel.workload);
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
-  return out;
+  return join(parts, " · ");
 }
 
 ExpectationResult evaluate(const Experiment& exp, const std::vector<Run>& runs,
                            const RecordIndex& index, const Expectation& e) {
-  ExpectationResult result{e.name, true, {}};
+  ExpectationResult result{e.name, true, e.op, e.value, e.tolerance, {}};
   size_t judged = 0;
   for (const Run& run : runs) {
     if (!selector_matches(e.runs, exp, run)) continue;
@@ -155,7 +149,7 @@ ExpectationResult evaluate(const Experiment& exp, const std::vector<Run>& runs,
     ++judged;
     auto fail = [&](const std::string& why) {
       result.held = false;
-      result.details.push_back(label + " " + why);
+      result.checks.push_back({.run = label, .why = why});
     };
     const Value mine = run_value(exp, index, run, e);
     if (!mine.x) {
@@ -182,30 +176,18 @@ ExpectationResult evaluate(const Experiment& exp, const std::vector<Run>& runs,
       }
       x /= *theirs.x;
     }
-    const std::string op(compare_op_text(e.op));
-    if (compare(e, x)) {
-      result.details.push_back(
-          fmt::format("{} {} = {} {} {}", label, lhs, format_value(x), op, threshold_text(e)));
-    } else {
-      fail(fmt::format("{} = {}, not {} {}", lhs, format_value(x), op, threshold_text(e)));
-    }
+    const bool held = compare(e, x);
+    result.held = result.held && held;
+    result.checks.push_back({.run = label, .lhs = lhs, .value = x, .held = held});
   }
   if (judged == 0) {
     result.held = false;
-    result.details.push_back("selects no runs (" + selector_text(e.runs) + ")");
+    result.checks.push_back({.why = "selects no runs (" + selector_text(e.runs) + ")"});
   }
   return result;
 }
 
 }  // namespace
-
-std::string format_value(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  if (x == std::floor(x) && std::fabs(x) < 1e15) return fmt::format("{:.0f}", x);
-  if (std::fabs(x) >= 1e4) return fmt::format("{:.1f}", x);
-  return fmt::format("{:.4g}", x);
-}
 
 std::vector<ExpectationResult> evaluate_expectations(const Experiment& exp,
                                                      const std::vector<RunRecord>& records) {

@@ -1,6 +1,7 @@
 // Checks an experiment's `expect:` claims against a session's run records.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,13 +10,24 @@
 
 namespace foliolab {
 
+// One selected run judged: its value against the threshold, or why it has none. report/ words
+// it (expectation_details): "[x86_64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.0625
+// <= 0.1", "... = 0.125, not <= 0.1", or "[...] run failed: timeout: ...".
+struct ExpectationCheck {
+  std::string run;   // "[x86_64 · 6.12-mthp-vmstat · 64K · fault]"; "" for the whole claim
+  std::string lhs;   // "faults / never", "median faults"
+  std::optional<double> value;  // the statistic (a ratio with ratio_to), when there is one
+  bool held = false;
+  std::string why;   // without a value: "run failed: ...", "metric 'x' missing in rep 2"
+};
+
 struct ExpectationResult {
   std::string name;
   bool held = false;
-  // One line per selected run, e.g.
-  // "[x86_64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.0625 <= 0.1", or why it could
-  // not be judged ("run failed: timeout: ...", "metric 'x' missing in rep 2").
-  std::vector<std::string> details;
+  CompareOp op = CompareOp::kEqual;  // the claim's comparison,
+  double threshold = 0;              // its value
+  double tolerance = 0;              // and, for approx, its relative tolerance
+  std::vector<ExpectationCheck> checks;  // one per selected run
 };
 
 // A run of expand(exp) is found by run_id, else
@@ -31,8 +43,5 @@ struct ExpectationResult {
 // comparison holds for each selected run.
 std::vector<ExpectationResult> evaluate_expectations(const Experiment& exp,
                                                      const std::vector<RunRecord>& records);
-
-// Number formatting of the detail lines: integers without decimals, else 4 significant digits.
-std::string format_value(double x);
 
 }  // namespace foliolab

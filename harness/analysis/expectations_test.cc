@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/report.h"
+#include "analysis/session_report.h"
+#include "report/layout.h"
+#include "report/render.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 
@@ -95,7 +97,7 @@ TEST(ExpectationsTest, RatioHeldOnEveryArch) {
   EXPECT_TRUE(results[0].held);
   EXPECT_EQ(results[0].name, "faults / knobs=never <= 0.1 (knobs=64K)");
   EXPECT_THAT(
-      results[0].details,
+      expectation_details(results[0]),
       ElementsAre("[x86_64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.0625 <= 0.1",
                   "[arm64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.0625 <= "
                   "0.1"));
@@ -111,7 +113,7 @@ TEST(ExpectationsTest, NotHeldWhenOneRunFailsTheComparison) {
                                      record(exp, "arm64", "64K", {{2000, 2000}}),
                                  });
   EXPECT_FALSE(results[0].held);
-  EXPECT_EQ(results[0].details[1],
+  EXPECT_EQ(expectation_details(results[0])[1],
             "[arm64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.125, not <= 0.1");
 }
 
@@ -130,8 +132,8 @@ TEST(ExpectationsTest, CounterDeltasAndEquality) {
   EXPECT_TRUE(results[0].held);
   EXPECT_TRUE(results[1].held);
   EXPECT_EQ(results[1].name, "4K allocates no 64K folios");
-  EXPECT_THAT(results[0].details[0], HasSubstr("mthp.64kB.anon_fault_alloc = 1024 > 0"));
-  EXPECT_THAT(results[1].details[1],
+  EXPECT_THAT(expectation_details(results[0])[0], HasSubstr("mthp.64kB.anon_fault_alloc = 1024 > 0"));
+  EXPECT_THAT(expectation_details(results[1])[1],
               HasSubstr("[arm64 · 6.12-mthp-vmstat · never · fault] mthp.64kB.anon_fault_alloc "
                         "= 0 == 0"));
 }
@@ -143,7 +145,7 @@ TEST(ExpectationsTest, FailedRunIsNotHeld) {
   records[2] = record(exp, "arm64", "never", {}, "failed", "workload exited 1");
   const auto results = evaluate_expectations(exp, records);
   EXPECT_FALSE(results[0].held);
-  EXPECT_THAT(results[0].details,
+  EXPECT_THAT(expectation_details(results[0]),
               ElementsAre("[x86_64 · 6.12-mthp-vmstat · 64K · fault] run failed: timeout: no "
                           "output for 300 s",
                           "[arm64 · 6.12-mthp-vmstat · 64K · fault] faults / never: reference "
@@ -163,13 +165,13 @@ TEST(ExpectationsTest, MissingMetricOrRunIsNotHeld) {
   const double none = std::nan("");
   const auto results = evaluate_expectations(exp, {record(exp, "x86_64", "64K", {{1024, none}})});
   EXPECT_FALSE(results[0].held);
-  EXPECT_THAT(results[0].details,
+  EXPECT_THAT(expectation_details(results[0]),
               ElementsAre("[x86_64 · 6.12-mthp-vmstat · 64K · fault] metric 'faults' missing in "
                           "rep 1",
                           "[arm64 · 6.12-mthp-vmstat · 64K · fault] no result (the run has not "
                           "been run in this session)"));
   EXPECT_FALSE(results[1].held);
-  EXPECT_THAT(results[1].details[0], HasSubstr("metric 'vmstat.no_such_counter' missing in rep 0"));
+  EXPECT_THAT(expectation_details(results[1])[0], HasSubstr("metric 'vmstat.no_such_counter' missing in rep 0"));
 }
 
 TEST(ExpectationsTest, ZeroReferenceIsNotHeld) {
@@ -181,7 +183,7 @@ TEST(ExpectationsTest, ZeroReferenceIsNotHeld) {
 )");
   const auto results = evaluate_expectations(exp, quickstart_records(exp));
   EXPECT_FALSE(results[0].held);
-  EXPECT_THAT(results[0].details,
+  EXPECT_THAT(expectation_details(results[0]),
               ElementsAre(HasSubstr("reference [x86_64 · 6.12-mthp-vmstat · never · fault] has "
                                     "mthp.64kB.anon_fault_alloc = 0")));
 }
@@ -198,7 +200,7 @@ TEST(ExpectationsTest, RatioAcrossArches) {
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].name, "faults / arch=x86_64 approx 1 ±1% (arch=arm64)");
   // Each arm64 run is paired with the x86_64 run of its own knob set.
-  EXPECT_THAT(results[0].details,
+  EXPECT_THAT(expectation_details(results[0]),
               ElementsAre("[arm64 · 6.12-mthp-vmstat · never · fault] faults / x86_64 = 1 "
                           "approx 1 ±1%",
                           "[arm64 · 6.12-mthp-vmstat · 64K · fault] faults / x86_64 = 1.005 "
@@ -215,12 +217,12 @@ TEST(ExpectationsTest, ApproxTolerance) {
 )";
   const Experiment exp = load(block);
   auto held = evaluate_expectations(exp, {record(exp, "x86_64", "64K", {{1090, 1110}})});
-  EXPECT_TRUE(held[0].held) << held[0].details[0];
-  EXPECT_EQ(held[0].details[0],
+  EXPECT_TRUE(held[0].held) << expectation_details(held[0])[0];
+  EXPECT_EQ(expectation_details(held[0])[0],
             "[x86_64 · 6.12-mthp-vmstat · 64K · fault] faults = 1100 approx 1000 ±10%");
   auto missed = evaluate_expectations(exp, {record(exp, "x86_64", "64K", {{1101, 1101}})});
   EXPECT_FALSE(missed[0].held);
-  EXPECT_EQ(missed[0].details[0],
+  EXPECT_EQ(expectation_details(missed[0])[0],
             "[x86_64 · 6.12-mthp-vmstat · 64K · fault] faults = 1101, not approx 1000 ±10%");
 }
 
@@ -232,8 +234,8 @@ TEST(ExpectationsTest, Statistics) {
   - {runs: {knobs: "64K", arch: x86_64}, metric: faults, "==": 4}
 )");
   const auto results = evaluate_expectations(exp, {record(exp, "x86_64", "64K", {{9, 1, 2}})});
-  for (const auto& r : results) EXPECT_TRUE(r.held) << r.name << ": " << r.details[0];
-  EXPECT_EQ(results[2].details[0],
+  for (const auto& r : results) EXPECT_TRUE(r.held) << r.name << ": " << expectation_details(r)[0];
+  EXPECT_EQ(expectation_details(results[2])[0],
             "[x86_64 · 6.12-mthp-vmstat · 64K · fault] median faults = 2 == 2");
 }
 
@@ -245,10 +247,10 @@ expect:
 )");
   const auto results = evaluate_expectations(exp, quickstart_records(exp));
   EXPECT_FALSE(results[0].held);
-  EXPECT_THAT(results[0].details, ElementsAre("selects no runs (knobs=64K)"));
+  EXPECT_THAT(expectation_details(results[0]), ElementsAre("selects no runs (knobs=64K)"));
   // The partner is excluded from the plan.
   EXPECT_FALSE(results[1].held);
-  EXPECT_THAT(results[1].details[0], HasSubstr("faults / 64K: no run with knobs=64K in the plan"));
+  EXPECT_THAT(expectation_details(results[1])[0], HasSubstr("faults / 64K: no run with knobs=64K in the plan"));
 }
 
 TEST(ExpectationsTest, RecordsFoundByNamesWhenIdsDiffer) {
@@ -274,7 +276,7 @@ TEST(ExpectationsTest, SessionReportHasSection) {
   const SessionReport report = build_session_report(exp, quickstart_records(exp));
   EXPECT_EQ(report.expectations_held, 1);
   EXPECT_EQ(report.expectations_failed, 1);
-  const std::string text = report.text();
+  const std::string text = session_text(report);
   EXPECT_THAT(text,
               HasSubstr("expectations:\n"
                         "  held: 64K mTHP serves anonymous faults\n"
@@ -292,16 +294,8 @@ TEST(ExpectationsTest, SessionReportHasSection) {
 TEST(ExpectationsTest, NoSectionWithoutExpectations) {
   const Experiment exp = load("");
   const SessionReport report = build_session_report(exp, quickstart_records(exp));
-  EXPECT_THAT(report.text(), ::testing::Not(HasSubstr("expectations:")));
+  EXPECT_THAT(session_text(report), ::testing::Not(HasSubstr("expectations:")));
   EXPECT_EQ(report.expectations_held + report.expectations_failed, 0);
-}
-
-TEST(ExpectationsTest, FormatValue) {
-  EXPECT_EQ(format_value(0), "0");
-  EXPECT_EQ(format_value(1024), "1024");
-  EXPECT_EQ(format_value(0.0625), "0.0625");
-  EXPECT_EQ(format_value(16.0213), "16.02");
-  EXPECT_EQ(format_value(123456.78), "123456.8");
 }
 
 }  // namespace

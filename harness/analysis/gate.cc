@@ -1,10 +1,6 @@
 #include "analysis/gate.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
-
-#include "report/number_format.h"
 
 namespace foliolab {
 namespace {
@@ -25,62 +21,62 @@ bool resolved(const Delta& d) {
          d.verdict == Verdict::kChanged;
 }
 
+GateCase found(GateCase c, GateOutcome outcome, GateFinding finding) {
+  c.outcome = outcome;
+  c.finding = finding;
+  return c;
+}
+
+// The change in the worse direction (a direction-less metric may move either way).
+double worse_change(Better better, const Delta& d, const SampleStats& a, const SampleStats& b,
+                    bool moved) {
+  if (std::isfinite(d.rel_change)) {
+    return better == Better::kHigher  ? -d.rel_change
+           : better == Better::kLower ? d.rel_change
+                                      : std::fabs(d.rel_change);
+  }
+  if (!moved) return 0;
+  // From or to zero.
+  if (better == Better::kHigher && b.mean > a.mean) return 0;
+  if (better == Better::kLower && b.mean < a.mean) return 0;
+  return INFINITY;
+}
+
 GateCase judge(const GateRule& rule, const ComparisonGroup& g, const MetricRow& row) {
-  GateCase c{rule.name, g.title, row.metric, GateOutcome::kPass, ""};
+  GateCase c{.rule = rule.name, .group = g.title, .metric = row.metric};
   if (row.emulated && !rule.timings_under_tcg) {
-    c.outcome = GateOutcome::kSkip;
-    c.message = "timing measured under TCG (emulated): gates use counts unless the rule sets "
-                "timings: true";
-    return c;
+    return found(c, GateOutcome::kSkip, GateFinding::kEmulatedTiming);
   }
   if (row.deltas.size() < 2 || !row.deltas[1]) {
-    c.outcome = GateOutcome::kFail;
-    c.message = "no comparison";
-    return c;
+    return found(c, GateOutcome::kFail, GateFinding::kNoComparison);
   }
   const Delta& d = *row.deltas[1];
   const SampleStats& a = row.stats[0];
   const SampleStats& b = row.stats[1];
-  const std::string values = fmt::format("{} → {} ({})", format_compact(a.median),
-                                         format_compact(b.median), format_change(d.rel_change));
+  c.base_median = a.median;
+  c.cand_median = b.median;
+  c.delta = d;
   if (a.n < kMinSamples || b.n < kMinSamples) {
-    c.outcome = GateOutcome::kFail;
-    c.message = fmt::format("n={}/{}: too few samples to judge", a.n, b.n);
-    return c;
+    return found(c, GateOutcome::kFail, GateFinding::kTooFewSamples);
   }
   const bool moved = resolved(d);
   if (rule.equal) {
     if (moved || (a.sd == 0 && b.sd == 0 && a.mean != b.mean)) {
-      c.outcome = GateOutcome::kFail;
-      c.message = "changed: " + values + ", must be equal";
-    } else {
-      c.message = "unchanged: " + values;
+      return found(c, GateOutcome::kFail, GateFinding::kChangedNotEqual);
     }
-    return c;
+    return found(c, GateOutcome::kPass, GateFinding::kUnchanged);
   }
   const Better better = rule.better.value_or(row.info.better);
-  const double limit = *rule.max_regression;
-  // The change in the worse direction (a direction-less metric may move either way).
-  double worse = 0;
-  if (std::isfinite(d.rel_change)) {
-    worse = better == Better::kHigher  ? -d.rel_change
-            : better == Better::kLower ? d.rel_change
-                                       : std::fabs(d.rel_change);
-  } else if (moved) {
-    worse = INFINITY;  // from or to zero
-    if (better == Better::kHigher && b.mean > a.mean) worse = 0;
-    if (better == Better::kLower && b.mean < a.mean) worse = 0;
+  c.limit = *rule.max_regression;
+  if (moved && worse_change(better, d, a, b, moved) > c.limit) {
+    return found(c, GateOutcome::kFail,
+                 better == Better::kNone ? GateFinding::kChangedBeyond : GateFinding::kRegressed);
   }
-  if (moved && worse > limit) {
-    c.outcome = GateOutcome::kFail;
-    c.message = fmt::format("{}: {}, allowed {}", better == Better::kNone ? "changed" : "regressed",
-                            values, format_change(limit));
-  } else if (d.verdict == Verdict::kInconclusive) {
-    c.message = "inconclusive (passes): " + values + (d.note.empty() ? "" : "; " + d.note);
-  } else {
-    c.message = std::string(moved ? "within limit: " : "no resolved change: ") + values;
+  if (d.verdict == Verdict::kInconclusive) {
+    return found(c, GateOutcome::kPass, GateFinding::kInconclusive);
   }
-  return c;
+  return found(c, GateOutcome::kPass,
+               moved ? GateFinding::kWithinLimit : GateFinding::kNoResolvedChange);
 }
 
 }  // namespace
@@ -111,8 +107,12 @@ GateReport evaluate_gate(const std::vector<GateRule>& rules, ComparisonModel com
       }
     }
     if (matched == 0) {
-      out.cases.push_back({rule.name, "-", rule.metric, GateOutcome::kFail,
-                           "no compared run has this metric (" + selector_text(rule.runs) + ")"});
+      out.cases.push_back({.rule = rule.name,
+                           .group = "-",
+                           .metric = rule.metric,
+                           .outcome = GateOutcome::kFail,
+                           .finding = GateFinding::kNoMatch,
+                           .selector = selector_text(rule.runs)});
     }
   }
   for (const GateCase& c : out.cases) {

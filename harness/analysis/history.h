@@ -1,13 +1,12 @@
 // `foliolab history METRIC`: one metric across sessions, from the index. A series per run
 // identity (kernel · arch · knobs · workload), a point per session with its statistics.
+// report/ renders it.
 #pragma once
 
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "analysis/comparison.h"
-#include "report/render_comparison.h"
 #include "results/index.h"
 
 namespace foliolab {
@@ -33,7 +32,5 @@ struct HistoryModel {
 
 HistoryModel build_history(const std::string& metric, const std::vector<IndexedSample>& samples,
                            const MetricDecls& declared = {});
-
-void render_history(const HistoryModel& model, Format format, std::ostream& out);
 
 }  // namespace foliolab

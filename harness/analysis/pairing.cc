@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "util/text.h"
+
 namespace foliolab {
 namespace {
 
@@ -56,6 +58,75 @@ std::vector<std::string> provenance_warnings(const Side& base, const Side& cand)
   return out;
 }
 
+namespace {
+
+using Key = std::array<std::string, kFields>;
+using Differs = std::array<bool, kFields>;
+
+// The fields both sides hold one, different value of (the runs are paired across them), and
+// the variant names that follow.
+struct Naming {
+  Differs differs{};
+  std::string base, cand;
+};
+
+Naming name_sides(const Side& base, const Side& cand) {
+  Naming n;
+  for (size_t f = 0; f < kFields; ++f) {
+    const auto b = values(base, f), c = values(cand, f);
+    n.differs[f] = b.size() == 1 && c.size() == 1 && *b.begin() != *c.begin();
+    if (!n.differs[f]) continue;
+    n.base += (n.base.empty() ? "" : " · ") + *b.begin();
+    n.cand += (n.cand.empty() ? "" : " · ") + *c.begin();
+  }
+  if (n.base.empty()) {
+    // Sessions of one experiment: their stamps say enough ("20261130T051430Z").
+    auto last = [](const std::string& l) { return l.substr(l.rfind('/') + 1); };
+    n.base = last(base.label);
+    n.cand = last(cand.label);
+  }
+  if (n.base == n.cand) {
+    n.base = "base";
+    n.cand = "cand";
+  }
+  return n;
+}
+
+// The ok runs of both sides by their identity without the differing fields, in base order
+// then candidate-only keys; failed runs are noted and left out.
+struct Pairs {
+  std::map<Key, std::pair<std::vector<const RunRecord*>, std::vector<const RunRecord*>>> runs;
+  std::vector<Key> order;
+};
+
+void add_side(const Side& side, bool is_base, const Differs& differs, Pairs* pairs,
+              std::vector<std::string>* notes) {
+  for (const RunRecord& r : side.records) {
+    if (!r.ok()) {
+      notes->push_back(fmt::format("{} run {} failed ({}): left out", is_base ? "base" : "cand",
+                                   r.id.run_id, r.status));
+      continue;
+    }
+    Key k = fields_of(r);
+    for (size_t f = 0; f < kFields; ++f) {
+      if (differs[f]) k[f].clear();
+    }
+    if (!pairs->runs.count(k)) pairs->order.push_back(k);
+    auto& slot = pairs->runs[k];
+    (is_base ? slot.first : slot.second).push_back(&r);
+  }
+}
+
+std::string key_title(const Key& k) {
+  std::vector<std::string> parts;
+  for (size_t f = 1; f < kFields; ++f) {  // the experiment name goes without saying
+    if (!k[f].empty()) parts.push_back(k[f]);
+  }
+  return join(parts, " · ");
+}
+
+}  // namespace
+
 ComparisonModel compare_sides(const Side& base, const Side& cand, const CompareOptions& options) {
   ComparisonModel m;
   m.kind = "compare";
@@ -63,76 +134,28 @@ ComparisonModel compare_sides(const Side& base, const Side& cand, const CompareO
   m.candidate = cand.label;
   m.title = fmt::format("{} → {}", base.label, cand.label);
   m.warnings = provenance_warnings(base, cand);
-  std::array<bool, kFields> differs{};
-  std::string base_name, cand_name;
-  for (size_t f = 0; f < kFields; ++f) {
-    const auto b = values(base, f), c = values(cand, f);
-    differs[f] = b.size() == 1 && c.size() == 1 && *b.begin() != *c.begin();
-    if (!differs[f]) continue;
-    base_name += (base_name.empty() ? "" : " · ") + *b.begin();
-    cand_name += (cand_name.empty() ? "" : " · ") + *c.begin();
-  }
-  if (base_name.empty()) {
-    // Sessions of one experiment: their stamps say enough ("20261130T051430Z").
-    auto last = [](const std::string& l) { return l.substr(l.rfind('/') + 1); };
-    base_name = last(base.label);
-    cand_name = last(cand.label);
-  }
-  if (base_name == cand_name) {
-    base_name = "base";
-    cand_name = "cand";
-  }
-  using Key = std::array<std::string, kFields>;
-  auto key_of = [&](const RunRecord& r) {
-    Key k = fields_of(r);
-    for (size_t f = 0; f < kFields; ++f) {
-      if (differs[f]) k[f].clear();
-    }
-    return k;
-  };
-  std::map<Key, std::pair<std::vector<const RunRecord*>, std::vector<const RunRecord*>>> pairs;
-  std::vector<Key> order;  // base order, then candidate-only keys
-  auto add = [&](const Side& side, bool is_base) {
-    for (const RunRecord& r : side.records) {
-      if (!r.ok()) {
-        m.notes.push_back(fmt::format("{} run {} failed ({}): left out", is_base ? "base" : "cand",
-                                      r.id.run_id, r.status));
-        continue;
-      }
-      const Key k = key_of(r);
-      if (!pairs.count(k)) order.push_back(k);
-      auto& slot = pairs[k];
-      (is_base ? slot.first : slot.second).push_back(&r);
-    }
-  };
-  add(base, true);
-  add(cand, false);
-  for (const Key& k : order) {
-    const auto& [b, c] = pairs[k];
-    std::string title;
-    for (size_t f = 1; f < kFields; ++f) {  // the experiment name goes without saying
-      if (!k[f].empty()) title += (title.empty() ? "" : " · ") + k[f];
-    }
+  const Naming names = name_sides(base, cand);
+  Pairs pairs;
+  add_side(base, true, names.differs, &pairs, &m.notes);
+  add_side(cand, false, names.differs, &pairs, &m.notes);
+  for (const Key& k : pairs.order) {
+    const auto& [b, c] = pairs.runs[k];
+    const std::string title = key_title(k);
     if (b.empty() || c.empty()) {
       m.notes.push_back(fmt::format("{}: only in {}, not compared", title,
                                     b.empty() ? "the candidate" : "the base"));
       continue;
     }
-    GroupRuns g;
-    g.title = title;
-    g.kernel = k[1];
-    g.arch = k[2];
-    g.knobs = k[3];
-    g.workload = k[4];
-    g.variants.push_back({base_name, b, base.session});
-    g.variants.push_back({cand_name, c, cand.session});
+    GroupRuns g{.title = title, .kernel = k[1], .arch = k[2], .workload = k[4], .knobs = k[3]};
+    g.variants.push_back({names.base, b, base.session});
+    g.variants.push_back({names.cand, c, cand.session});
     m.groups.push_back(compare_group(g, options));
   }
-  std::string what;
+  std::vector<std::string> paired_across;
   for (size_t f = 0; f < kFields; ++f) {
-    if (differs[f]) what += (what.empty() ? "" : ", ") + std::string(kFieldNames[f]);
+    if (names.differs[f]) paired_across.push_back(kFieldNames[f]);
   }
-  if (!what.empty()) m.title += " (runs paired across " + what + ")";
+  if (!paired_across.empty()) m.title += " (runs paired across " + join(paired_across, ", ") + ")";
   return m;
 }
 

@@ -46,24 +46,4 @@ std::vector<RunSubtests> collect_test_results(const std::vector<RunRecord>& reco
   return out;
 }
 
-std::vector<std::string> test_result_lines(const std::vector<RunSubtests>& runs) {
-  std::vector<std::string> lines;
-  if (runs.empty()) return lines;
-  lines.push_back("tests (passed tests counted; every test is in run.json reps[].tests):");
-  for (const RunSubtests& run : runs) {
-    lines.push_back(fmt::format("  {}: {} passed, {} failed, {} skipped{} ({} rep{})", run.run_id, run.pass,
-                                run.fail, run.skip, run.mixed ? fmt::format(", {} differ between reps", run.mixed) : "",
-                                run.reps, run.reps == 1 ? "" : "s"));
-    for (const char* status : {"fail", "mixed", "skip"}) {
-      for (const SubtestRow& row : run.rows) {
-        if (row.status != status) continue;
-        const std::string tag = row.status == "fail" ? "FAIL " : row.status == "skip" ? "skip " : "mixed";
-        lines.push_back(fmt::format("    {} {}{}", tag, row.name, row.detail.empty() ? "" : " — " + row.detail));
-      }
-    }
-  }
-  lines.push_back("");
-  return lines;
-}
-
 }  // namespace foliolab

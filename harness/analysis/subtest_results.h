@@ -1,5 +1,5 @@
 // Per-test results of test-suite workloads (`custom` with output: tap, kselftest-mm) for the
-// session report: computed from the run records, rendered as lines by every report format.
+// session report: computed from the run records; report/layout.h renders them as lines for every format.
 #pragma once
 
 #include <string>
@@ -23,9 +23,5 @@ struct RunSubtests {
 
 // One entry per record (in the given order) whose repetitions hold test results.
 std::vector<RunSubtests> collect_test_results(const std::vector<RunRecord>& records);
-
-// "tests:" then per run a count line and one line per failed, mixed or skipped test (passed
-// tests are counted, not listed: every test is in run.json's reps[].tests).
-std::vector<std::string> test_result_lines(const std::vector<RunSubtests>& runs);
 
 }  // namespace foliolab

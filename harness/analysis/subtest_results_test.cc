@@ -1,5 +1,7 @@
 #include "analysis/subtest_results.h"
 
+#include "report/layout.h"
+
 #include <gtest/gtest.h>
 
 namespace foliolab {

@@ -11,9 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "report/render_comparison.h"
-#include "report/render_html.h"
-#include "analysis/report.h"
+#include "report/html.h"
+#include "report/layout.h"
+#include "report/render.h"
+#include "analysis/session_report.h"
 #include "cli/progress.h"
 #include "cli/cli_util.h"
 #include "cli/merge_command.h"
@@ -293,7 +294,7 @@ int report_session(const Experiment& exp, const Result<SessionSummary>& summary,
     return fail(records.error(), kExitFailed);
   }
   SessionReport report = build_session_report(exp, *records);
-  const std::string text = report.text();
+  const std::string text = session_text(report);
   fmt::print("{}", text);
   (void)store->save_text("report.txt", text);
   fmt::print("results: {}\n", summary->dir.string());
@@ -432,10 +433,10 @@ std::function<int()> setup_report(CLI::App& app) {
     SessionReport report = build_session_report(*exp, *records);
     report.model.title = fmt::format("{} {}", exp->name, store->dir().filename().string());
     if (!html->empty()) {
-      auto st = write_output(*html, [&](std::ostream& o) { render_html(report.model, report.extra_lines(), o); });
+      auto st = write_output(*html, [&](std::ostream& o) { write_html(report.model, session_extra_lines(report), o); });
       if (!st.ok()) return fail(st.error(), kExitFailed);
     }
-    (void)write_output("-", [&](std::ostream& o) { render_comparison(report.model, fmt_out, o, report.extra_lines()); });
+    (void)write_output("-", [&](std::ostream& o) { render_session(report, fmt_out, o); });
     return report.expectations_failed == 0 && report.runs_failed == 0 ? kExitOk : kExitFailed;
   };
 }

@@ -6,12 +6,13 @@
 #include <filesystem>
 #include <memory>
 
-#include "analysis/report.h"
+#include "analysis/session_report.h"
 #include "cli/cli_util.h"
 #include "model/loader.h"
 #include "results/index.h"
 #include "results/merge.h"
 #include "results/store.h"
+#include "report/render.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -42,7 +43,7 @@ void index_and_report(const fs::path& root, const fs::path& session) {
     fmt::print(stderr, "warning: runs not indexed: {}\n", index.error().message);
   }
   if (auto exp = load_experiment((store->dir() / "experiment.yaml").string()); exp.ok()) {
-    (void)store->save_text("report.txt", build_session_report(*exp, *records).text());
+    (void)store->save_text("report.txt", session_text(build_session_report(*exp, *records)));
   }
 }
 

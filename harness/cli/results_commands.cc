@@ -9,15 +9,15 @@
 #include "analysis/gate.h"
 #include "analysis/history.h"
 #include "analysis/pairing.h"
-#include "report/render_comparison.h"
-#include "report/render_gate.h"
-#include "report/render_html.h"
-#include "analysis/report.h"
+#include "analysis/session_report.h"
 #include "cli/cli_util.h"
 #include "model/loader.h"
 #include "results/index.h"
 #include "results/session_ref.h"
 #include "results/store.h"
+#include "report/html.h"
+#include "report/junit.h"
+#include "report/render.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -113,6 +113,39 @@ Status write_html(const std::string& path, const std::function<void(std::ostream
   return write_output(path, write);
 }
 
+// The gate's baseline session: `latest` is the newest indexed session of the experiment
+// before the candidate; else a directory or tag:NAME.
+Result<fs::path> gate_baseline(const std::string& baseline, const fs::path& results,
+                               const Experiment& exp, const fs::path& cand_dir) {
+  if (baseline != "latest") return resolve_session(baseline, results, exp.name);
+  auto index = ResultIndex::open(results);
+  if (!index.ok()) return index.error();
+  auto sessions = index->sessions(exp.name);
+  if (!sessions.ok()) return sessions.error();
+  const std::string me = exp.name + "/" + cand_dir.filename().string();
+  fs::path base_dir;
+  for (const std::string& s : *sessions) {
+    if (s < me) base_dir = results / s;
+  }
+  if (base_dir.empty()) {
+    return make_error(fmt::format("no indexed session of '{}' before {}", exp.name, me));
+  }
+  return base_dir;
+}
+
+// --junit and --markdown: the JUnit XML and the Markdown summary, where asked for.
+Status write_gate_files(const GateReport& report, const std::string& suite,
+                        const std::string& junit, const std::string& markdown) {
+  if (!junit.empty()) {
+    FL_TRY(write_output(junit, [&](std::ostream& o) { write_junit(report, suite, o); }));
+  }
+  if (!markdown.empty()) {
+    FL_TRY(write_output(markdown,
+                        [&](std::ostream& o) { render_gate(report, Format::kMarkdown, o); }));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::function<int()> setup_compare(CLI::App& app) {
@@ -142,7 +175,7 @@ std::function<int()> setup_compare(CLI::App& app) {
     options.min_effect_timing = *min_effect / 100;
     if (fs::is_directory(*cand)) options.declared = session_decls(*cand);
     const ComparisonModel model = compare_sides(*b, *c, options);
-    if (auto st = write_html(flags->html, [&](std::ostream& o) { render_html(model, {}, o); });
+    if (auto st = write_html(flags->html, [&](std::ostream& o) { write_html(model, {}, o); });
         !st.ok()) {
       return fail(st.error(), kExitFailed);
     }
@@ -175,26 +208,9 @@ std::function<int()> setup_gate(CLI::App& app) {
     if (exp->gate_rules.empty()) {
       return fail(make_error(fmt::format("{} has no gate: block", exp->file)));
     }
-    // `latest`: the newest session of the experiment before the candidate.
-    fs::path base_dir;
-    if (*baseline == "latest") {
-      auto index = ResultIndex::open(flags->results);
-      if (!index.ok()) return fail(index.error());
-      auto sessions = index->sessions(exp->name);
-      if (!sessions.ok()) return fail(sessions.error());
-      const std::string me = exp->name + "/" + cand_store->dir().filename().string();
-      for (const std::string& s : *sessions) {
-        if (s < me) base_dir = fs::path(flags->results) / s;
-      }
-      if (base_dir.empty()) {
-        return fail(make_error(fmt::format("no indexed session of '{}' before {}", exp->name, me)));
-      }
-    } else {
-      auto dir = resolve_session(*baseline, flags->results, exp->name);
-      if (!dir.ok()) return fail(dir.error());
-      base_dir = *dir;
-    }
-    auto b = session_side(base_dir, *where);
+    auto base_dir = gate_baseline(*baseline, flags->results, *exp, cand_store->dir());
+    if (!base_dir.ok()) return fail(base_dir.error());
+    auto b = session_side(*base_dir, *where);
     if (!b.ok()) return fail(b.error());
     auto c = session_side(cand_store->dir(), *where);
     if (!c.ok()) return fail(c.error());
@@ -203,14 +219,8 @@ std::function<int()> setup_gate(CLI::App& app) {
     for (const GateRule& r : exp->gate_rules) options.keep.push_back(r.metric);
     GateReport report = evaluate_gate(exp->gate_rules, compare_sides(*b, *c, options));
     report.comparison.kind = "gate";
-    if (!junit->empty()) {
-      auto st = write_output(*junit, [&](std::ostream& o) { render_junit(report, exp->name, o); });
-      if (!st.ok()) return fail(st.error());
-    }
-    if (!markdown->empty()) {
-      auto st = write_output(*markdown,
-                             [&](std::ostream& o) { render_gate(report, Format::kMarkdown, o); });
-      if (!st.ok()) return fail(st.error());
+    if (auto st = write_gate_files(report, exp->name, *junit, *markdown); !st.ok()) {
+      return fail(st.error());
     }
     (void)write_output("-", [&](std::ostream& o) { render_gate(report, *format, o); });
     return report.ok() ? kExitOk : kExitFailed;
@@ -232,7 +242,7 @@ std::function<int()> setup_history(CLI::App& app) {
     auto samples = index->samples(*metric, *where);
     if (!samples.ok()) return fail(samples.error(), kExitFailed);
     const HistoryModel model = build_history(*metric, *samples);
-    if (auto st = write_html(flags->html, [&](std::ostream& o) { render_history_html(model, o); });
+    if (auto st = write_html(flags->html, [&](std::ostream& o) { write_html(model, o); });
         !st.ok()) {
       return fail(st.error(), kExitFailed);
     }

@@ -20,6 +20,7 @@
 #include "util/build_info.h"
 #include "backend/backend.h"
 #include "analysis/expectations.h"
+#include "report/layout.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "runner/experiment_runner.h"
@@ -330,7 +331,7 @@ void expect_seed_holds(const std::string& file) {
   ASSERT_EQ(results.size(), exp->expectations.size());
   for (const auto& r : results) {
     std::string details;
-    for (const auto& d : r.details) details += "\n  " + d;
+    for (const auto& d : expectation_details(r)) details += "\n  " + d;
     EXPECT_TRUE(r.held) << r.name << details;
   }
 }
@@ -574,7 +575,7 @@ void expect_all_held(const Experiment& exp, const Session& s) {
   ASSERT_EQ(results.size(), exp.expectations.size());
   for (const auto& r : results) {
     std::string details;
-    for (const auto& d : r.details) details += "\n  " + d;
+    for (const auto& d : expectation_details(r)) details += "\n  " + d;
     EXPECT_TRUE(r.held) << r.name << details;
   }
 }

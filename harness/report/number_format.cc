@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-
 namespace foliolab {
 
 std::string format_number(double value, int decimals) {
@@ -62,6 +61,29 @@ std::string format_change(double f) {
   const int decimals = std::fabs(pct) >= 100 ? 0 : std::fabs(pct) >= 0.1 ? 1 : 3;
   return fmt::format("{}{:.{}f} %", pct > 0 ? "+" : "", pct, decimals);
 }
+
+std::string format_percent(double f) {
+  return std::isfinite(f) ? fmt::format("{:.1f} %", f * 100) : "n/a";
+}
+
+std::string format_value(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (x == std::floor(x) && std::fabs(x) < 1e15) return fmt::format("{:.0f}", x);
+  if (std::fabs(x) >= 1e4) return fmt::format("{:.1f}", x);
+  return fmt::format("{:.4g}", x);
+}
+
+std::string format_tolerance(double f) { return format_value(f * 100) + "%"; }
+
+std::string format_percent_g(double f) { return fmt::format("{:g} %", f * 100); }
+
+std::string format_p_cell(double p) {
+  if (!std::isfinite(p)) return "n/a";
+  return p < 0.001 ? "<.001" : fmt::format("{:.3f}", p);
+}
+
+std::string format_full(double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; }
 
 int decimals_for(double x, int digits) {
   if (!std::isfinite(x) || x == 0) return 0;

@@ -43,5 +43,13 @@ TEST(NumberFormat, CompactAndChange) {
   EXPECT_EQ(format_change(NAN), "n/a");
 }
 
+TEST(NumberFormat, FormatValue) {
+  EXPECT_EQ(format_value(0), "0");
+  EXPECT_EQ(format_value(1024), "1024");
+  EXPECT_EQ(format_value(0.0625), "0.0625");
+  EXPECT_EQ(format_value(16.0213), "16.02");
+  EXPECT_EQ(format_value(123456.78), "123456.8");
+}
+
 }  // namespace
 }  // namespace foliolab

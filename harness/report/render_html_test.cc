@@ -2,7 +2,8 @@
 // and dumps the DOM; the test counts the SVG marks it drew and checks for script errors.
 // E2E-prefixed: it starts a browser (seconds, not milliseconds).
 #include "util/build_info.h"
-#include "report/render_html.h"
+#include "report/html.h"
+#include "report/layout.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/report.h"
+#include "analysis/session_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "testing/record_fixture.h"
@@ -83,7 +84,7 @@ TEST(E2EHtmlReport, SeedSizeSweepDrawsInChromium) {
   ASSERT_GT(expected_bars, 0u);
   const fs::path dir = fresh_test_dir("foliolab-html");
   std::ostringstream html;
-  render_html(report.model, report.extra_lines(), html);
+  write_html(report.model, session_extra_lines(report), html);
   ASSERT_TRUE(write_file_atomic(dir / "report.html", html.str()).ok());
   EXPECT_EQ(html.str().find("http://"), html.str().find("http://www.w3.org/2000/svg"));  // offline
 

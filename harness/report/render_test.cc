@@ -11,9 +11,10 @@
 #include "analysis/gate.h"
 #include "analysis/history.h"
 #include "analysis/pairing.h"
-#include "report/render_comparison.h"
-#include "report/render_gate.h"
-#include "analysis/report.h"
+#include "report/junit.h"
+#include "report/render.h"
+#include "report/text.h"
+#include "analysis/session_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "testing/record_fixture.h"
@@ -88,7 +89,7 @@ TEST(Render, TextFits100ColumnsForEveryShippedExperiment) {
     }
     const SessionReport report = build_session_report(*exp, base);
     ASSERT_FALSE(report.model.groups.empty());
-    expect_fits(report.text(), "report " + file.filename().string());
+    expect_fits(session_text(report), "report " + file.filename().string());
     const ComparisonModel m = compare_sides({"base-session", "", base}, {"cand-session", "", cand}, {});
     std::ostringstream text;
     render_comparison(m, Format::kText, text);
@@ -159,7 +160,7 @@ TEST(Render, GateFailsOn64KNeverAndWritesValidJUnit) {
 
   const fs::path dir = fresh_test_dir("foliolab-junit");
   std::ostringstream xml;
-  render_junit(report, "quickstart <nightly> & co", xml);
+  write_junit(report, "quickstart <nightly> & co", xml);
   ASSERT_TRUE(write_file_atomic(dir / "gate.xml", xml.str()).ok());
   RealProcessRunner proc;
   const ProcessResult r = proc.run(

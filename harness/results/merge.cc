@@ -73,7 +73,7 @@ Status copy_run(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::create_directories(to, ec);
   if (!ec) fs::copy(from, to, fs::copy_options::recursive, ec);
-  if (ec) return make_error(fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
+  if (ec) return make_env_error(fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
   return {};
 }
 
@@ -111,59 +111,64 @@ Result<std::vector<fs::path>> find_sessions(const std::vector<fs::path>& inputs)
   return std::vector<fs::path>(out.begin(), out.end());
 }
 
-Result<MergeReport> merge_sessions(const std::vector<fs::path>& sessions, const fs::path& into_root) {
-  if (sessions.empty()) return make_error("nothing to merge");
-  auto loaded = load_inputs(sessions);
-  if (!loaded.ok()) return loaded.error();
-  const std::vector<Input>& inputs = *loaded;
-  MergeReport report;
-  report.experiment = inputs.front().plan.experiment;
-  report.plan_hash = inputs.front().plan.hash;
-  report.plan_runs = inputs.front().plan.plan_runs;
+namespace {
 
-  // The plan as the inputs know it, and every run's candidates.
+// The plan as the inputs know it, and every run's candidates.
+struct Gathered {
   std::map<std::string, RunIdentity> planned;
   std::map<std::string, std::vector<Candidate>> candidates;
+};
+
+Gathered gather(const std::vector<Input>& inputs, MergeReport* report) {
+  Gathered g;
   for (const Input& in : inputs) {
     std::set<std::string> own;
     for (const RunIdentity& id : in.plan.runs) {
       own.insert(id.run_id);
-      planned.emplace(id.run_id, id);
+      g.planned.emplace(id.run_id, id);
     }
     for (const RunRecord& r : in.records) {
       if (!own.count(r.id.run_id)) {
-        report.notes.push_back(fmt::format("left out {}/runs/{}: not in that session's plan",
-                                           in.store.dir().string(), r.id.run_id));
+        report->notes.push_back(fmt::format("left out {}/runs/{}: not in that session's plan",
+                                            in.store.dir().string(), r.id.run_id));
         continue;
       }
-      candidates[r.id.run_id].push_back({&in, &r});
+      g.candidates[r.id.run_id].push_back({&in, &r});
     }
   }
+  return g;
+}
 
+// The best candidate of every run; duplicates counted, conflicts and missing runs noted.
+std::vector<Candidate> choose(Gathered* g, MergeReport* report) {
   std::vector<Candidate> chosen;
-  for (auto& [run_id, cs] : candidates) {
+  for (auto& [run_id, cs] : g->candidates) {
     std::stable_sort(cs.begin(), cs.end(), better);
     chosen.push_back(cs.front());
     const std::string kept = encode_record(*cs.front().record).dump();
     for (size_t i = 1; i < cs.size(); ++i) {
       if (encode_record(*cs[i].record).dump() == kept) {
-        ++report.identical_duplicates;
+        ++report->identical_duplicates;
       } else {
-        report.conflicts.push_back(fmt::format("{}: records differ; kept {}, dropped {}", run_id,
-                                               describe(cs.front()), describe(cs[i])));
+        report->conflicts.push_back(fmt::format("{}: records differ; kept {}, dropped {}", run_id,
+                                                describe(cs.front()), describe(cs[i])));
       }
     }
   }
-  for (const auto& [run_id, id] : planned) {
-    if (!candidates.count(run_id)) report.missing.push_back(run_id);
+  for (const auto& [run_id, id] : g->planned) {
+    if (!g->candidates.count(run_id)) report->missing.push_back(run_id);
   }
-  const int known_missing = static_cast<int>(report.missing.size());
-  if (static_cast<int>(chosen.size()) + known_missing < report.plan_runs) {
-    report.notes.push_back(fmt::format("{} more planned run(s) belong to shards not among the inputs",
-                                       report.plan_runs - static_cast<int>(chosen.size()) - known_missing));
+  const int known_missing = static_cast<int>(report->missing.size());
+  if (static_cast<int>(chosen.size()) + known_missing < report->plan_runs) {
+    report->notes.push_back(fmt::format("{} more planned run(s) belong to shards not among the inputs",
+                                        report->plan_runs - static_cast<int>(chosen.size()) - known_missing));
   }
+  return chosen;
+}
 
-  // Texts of the experiment file: the first input's, noting when others differ.
+// Texts of the experiment file: the first input's, noting when others differ.
+std::optional<std::string> experiment_yaml(const std::vector<Input>& inputs,
+                                           MergeReport* report) {
   std::optional<std::string> yaml;
   for (const Input& in : inputs) {
     auto text = read_file(in.store.dir() / "experiment.yaml");
@@ -171,27 +176,18 @@ Result<MergeReport> merge_sessions(const std::vector<fs::path>& sessions, const 
     if (!yaml) {
       yaml = *text;
     } else if (*yaml != *text) {
-      report.notes.push_back(fmt::format("{}/experiment.yaml differs from {}'s (same plan); kept the latter",
-                                         in.store.dir().string(), inputs.front().store.dir().string()));
+      report->notes.push_back(fmt::format("{}/experiment.yaml differs from {}'s (same plan); kept the latter",
+                                          in.store.dir().string(), inputs.front().store.dir().string()));
     }
   }
+  return yaml;
+}
 
-  // Assemble in a hidden directory, then rename it into place.
-  const fs::path final_dir = new_session_path(into_root, report.experiment);
-  const fs::path tmp = final_dir.parent_path() / fmt::format(".merging-{}-{}", final_dir.filename().string(), ::getpid());
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp / "runs", ec);
-  if (ec) return make_error(fmt::format("cannot create {}: {}", tmp.string(), ec.message()));
-  auto fail = [&](const Error& e) -> Result<MergeReport> {
-    std::error_code ignored;
-    fs::remove_all(tmp, ignored);
-    return e;
-  };
-  auto out = ResultStore::open(tmp);
-  if (!out.ok()) return fail(out.error());
+// The merged plan: every planned run, and per input how many runs it gave on which hosts.
+StoredPlan merged_plan(const MergeReport& report, const Gathered& g,
+                       const std::vector<Input>& inputs, const std::vector<Candidate>& chosen) {
   StoredPlan plan{.experiment = report.experiment, .hash = report.plan_hash, .plan_runs = report.plan_runs};
-  for (const auto& [run_id, id] : planned) plan.runs.push_back(id);
+  for (const auto& [run_id, id] : g.planned) plan.runs.push_back(id);
   for (const Input& in : inputs) {
     MergedSource src{in.store.dir().string(), in.plan.shard ? in.plan.shard->text() : "", {}, 0};
     std::set<std::string> hosts;
@@ -203,19 +199,60 @@ Result<MergeReport> merge_sessions(const std::vector<fs::path>& sessions, const 
     src.hosts.assign(hosts.begin(), hosts.end());
     plan.merged_from.push_back(std::move(src));
   }
+  return plan;
+}
+
+// Writes the chosen runs, the plan and the experiment file into the session directory `dir`.
+Status write_session(const fs::path& dir, const std::vector<Candidate>& chosen,
+                     const StoredPlan& plan, const std::optional<std::string>& yaml,
+                     MergeReport* report) {
+  auto out = ResultStore::open(dir);
+  if (!out.ok()) return out.error();
   for (const Candidate& c : chosen) {
     if (auto st = copy_run(c.input->store.run_dir(c.record->id.run_id), out->run_dir(c.record->id.run_id)); !st.ok()) {
-      return fail(st.error());
+      return st.error();
     }
-    ++report.runs_per_host[c.record->provenance.host.hostname];
+    ++report->runs_per_host[c.record->provenance.host.hostname];
   }
-  report.runs = static_cast<int>(chosen.size());
-  if (auto st = out->save_plan(plan); !st.ok()) return fail(st.error());
+  report->runs = static_cast<int>(chosen.size());
+  if (auto st = out->save_plan(plan); !st.ok()) return st.error();
   if (yaml) {
-    if (auto st = out->save_text("experiment.yaml", *yaml); !st.ok()) return fail(st.error());
+    if (auto st = out->save_text("experiment.yaml", *yaml); !st.ok()) return st.error();
   }
+  return {};
+}
+
+}  // namespace
+
+Result<MergeReport> merge_sessions(const std::vector<fs::path>& sessions, const fs::path& into_root) {
+  if (sessions.empty()) return make_error("nothing to merge");
+  auto loaded = load_inputs(sessions);
+  if (!loaded.ok()) return loaded.error();
+  const std::vector<Input>& inputs = *loaded;
+  MergeReport report;
+  report.experiment = inputs.front().plan.experiment;
+  report.plan_hash = inputs.front().plan.hash;
+  report.plan_runs = inputs.front().plan.plan_runs;
+  Gathered gathered = gather(inputs, &report);
+  const std::vector<Candidate> chosen = choose(&gathered, &report);
+  const std::optional<std::string> yaml = experiment_yaml(inputs, &report);
+
+  // Assemble in a hidden directory, then rename it into place.
+  const fs::path final_dir = new_session_path(into_root, report.experiment);
+  const fs::path tmp = final_dir.parent_path() / fmt::format(".merging-{}-{}", final_dir.filename().string(), ::getpid());
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp / "runs", ec);
+  if (ec) return make_env_error(fmt::format("cannot create {}: {}", tmp.string(), ec.message()));
+  auto fail = [&](const Error& e) -> Result<MergeReport> {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    return e;
+  };
+  const StoredPlan plan = merged_plan(report, gathered, inputs, chosen);
+  if (auto st = write_session(tmp, chosen, plan, yaml, &report); !st.ok()) return fail(st.error());
   fs::rename(tmp, final_dir, ec);
-  if (ec) return fail(make_error(fmt::format("cannot move {} to {}: {}", tmp.string(), final_dir.string(), ec.message())));
+  if (ec) return fail(make_env_error(fmt::format("cannot move {} to {}: {}", tmp.string(), final_dir.string(), ec.message())));
   report.session = final_dir;
   return report;
 }

@@ -1,6 +1,9 @@
-#include "report/document.h"
+#include "report/text.h"
 
 #include <algorithm>
+
+#include "report/layout.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace {
@@ -100,9 +103,9 @@ void render_text(const Document& doc, std::ostream& out, size_t width) {
       render_chunk(t, cols, widths, out);
     } while (c < t.header.size());
     if (!t.notes.empty()) {
-      std::string joined = "warning:";
-      for (size_t i = 0; i < t.notes.size(); ++i) joined += (i ? "; " : " ") + t.notes[i];
-      for (const std::string& w : wrap(joined, width, 2)) out << w << "\n";
+      for (const std::string& w : wrap("warning: " + join(t.notes, "; "), width, 2)) {
+        out << w << "\n";
+      }
     }
     out << "\n";
   }
@@ -111,57 +114,19 @@ void render_text(const Document& doc, std::ostream& out, size_t width) {
   }
 }
 
-namespace {
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-}  // namespace
-
-void render_markdown(const Document& doc, std::ostream& out) {
-  for (const std::string& l : doc.preamble) out << l << "\n\n";
-  for (const TextTable& t : doc.tables) {
-    if (!t.title.empty()) out << "#### " << t.title << "\n\n";
-    out << "|";
-    for (const auto& h : t.header) out << " " << md_cell(h) << " |";
-    out << "\n|";
-    for (size_t c = 0; c < t.header.size(); ++c) out << (c < t.key_columns ? "---|" : "---:|");
-    out << "\n";
-    for (const auto& row : t.rows) {
-      out << "|";
-      for (size_t c = 0; c < t.header.size(); ++c) {
-        out << " " << md_cell(c < row.size() ? row[c] : "") << " |";
-      }
-      out << "\n";
-    }
-    if (!t.notes.empty()) {
-      out << "\n";
-      for (const auto& n : t.notes) out << "- ⚠ " << n << "\n";
-    }
-    out << "\n";
-  }
-  for (const std::string& l : doc.epilogue) out << l << "\n";
+void write_text(const ComparisonModel& model, const std::vector<std::string>& extra,
+                std::ostream& out) {
+  Document doc = layout_comparison(model, /*full=*/false);
+  doc.epilogue.insert(doc.epilogue.end(), extra.begin(), extra.end());
+  render_text(doc, out);
 }
 
-void render_csv(const std::vector<std::string>& header,
-                const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
-  auto field = [](const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
-  auto line = [&](const std::vector<std::string>& cells) {
-    for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << field(cells[i]);
-    out << "\r\n";
-  };
-  line(header);
-  for (const auto& r : rows) line(r);
+void write_text(const GateReport& report, std::ostream& out) {
+  render_text(layout_gate(report, /*full=*/false), out);
+}
+
+void write_text(const HistoryModel& model, std::ostream& out) {
+  render_text(layout_history(model), out);
 }
 
 }  // namespace foliolab

@@ -1,4 +1,4 @@
-// The HTML report: one self-contained file (inline CSS, JavaScript and data; no network) that
+// The HTML renderer: one self-contained file (inline CSS, JavaScript and data; no network) that
 // draws, with SVG built in the browser, a dot plot per metric with each variant's values and
 // 95 % CI per group (arch), the per-size mTHP allocation counts, the counter deltas, the knob
 // state and the provenance; and, for history, a trend plot per series with each session's CI.
@@ -15,8 +15,8 @@
 
 namespace foliolab {
 
-void render_html(const ComparisonModel& model, const std::vector<std::string>& extra,
-                 std::ostream& out);
-void render_history_html(const HistoryModel& model, std::ostream& out);
+void write_html(const ComparisonModel& model, const std::vector<std::string>& extra,
+                std::ostream& out);
+void write_html(const HistoryModel& model, std::ostream& out);
 
 }  // namespace foliolab

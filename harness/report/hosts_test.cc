@@ -10,9 +10,10 @@
 #include "util/build_info.h"
 #include "analysis/gate.h"
 #include "analysis/pairing.h"
-#include "report/render_comparison.h"
-#include "report/render_gate.h"
-#include "analysis/report.h"
+#include "report/junit.h"
+#include "report/render.h"
+#include "report/text.h"
+#include "analysis/session_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "testing/record_fixture.h"
@@ -97,7 +98,7 @@ TEST(ReportHosts, ListsTheRunsOfEachHostOnlyWhenHostsDiffer) {
   Sessions s = quickstart();
   const SessionReport one = build_session_report(s.exp, s.base);
   EXPECT_TRUE(one.runs_by_host.empty());
-  EXPECT_EQ(one.text().find("runs per host"), std::string::npos);
+  EXPECT_EQ(session_text(one).find("runs per host"), std::string::npos);
 
   ASSERT_GE(s.base.size(), 2u);
   s.base.back().provenance.host.hostname = "node2";
@@ -105,10 +106,10 @@ TEST(ReportHosts, ListsTheRunsOfEachHostOnlyWhenHostsDiffer) {
   ASSERT_EQ(two.runs_by_host.size(), 2u);
   EXPECT_EQ(two.runs_by_host.at("node2"), std::vector<std::string>{s.base.back().id.run_id});
   EXPECT_EQ(two.runs_by_host.at("testhost").size(), s.base.size() - 1);
-  EXPECT_NE(two.text().find("runs per host:\n  node2 (1 run):\n    " + s.base.back().id.run_id + "\n  testhost (" +
+  EXPECT_NE(session_text(two).find("runs per host:\n  node2 (1 run):\n    " + s.base.back().id.run_id + "\n  testhost (" +
                             std::to_string(s.base.size() - 1) + " runs):\n    " + s.base.front().id.run_id),
             std::string::npos)
-      << two.text();
+      << session_text(two);
 }
 
 TEST(ReportHosts, PooledVariantNamesEveryHost) {

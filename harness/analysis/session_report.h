@@ -1,7 +1,8 @@
 // The session report printed after `foliolab run` and by `foliolab report`: the comparison
 // model of one session (a group per kernel × arch × workload, its knob sets as variants, the
 // first knob set the baseline), the per-test results of test-suite workloads, the expectations
-// (held / NOT HELD, a line per run) and the runs that failed.
+// (held / NOT HELD, a line per run) and the runs that failed. report/ renders it
+// (report/render.h: session_text, session_extra_lines).
 #pragma once
 
 #include <map>
@@ -29,9 +30,6 @@ struct SessionReport {
   int runs_failed = 0;
   int expectations_failed = 0;
   int expectations_held = 0;
-  // The expectations and failures as lines following the tables.
-  std::vector<std::string> extra_lines() const;
-  std::string text() const;  // the text rendering
 };
 
 SessionReport build_session_report(const Experiment& exp, const std::vector<RunRecord>& records,

@@ -1,10 +1,8 @@
-#include "report/render_html.h"
+#include "report/html.h"
 
 #include <nlohmann/json.hpp>
 
-#include <sstream>
-
-#include "report/render_comparison.h"
+#include "report/json.h"
 
 namespace foliolab {
 using json = nlohmann::json;
@@ -225,16 +223,14 @@ void page(const std::string& title, const json& data, const std::vector<std::str
 
 }  // namespace
 
-void render_html(const ComparisonModel& model, const std::vector<std::string>& extra,
-                 std::ostream& out) {
+void write_html(const ComparisonModel& model, const std::vector<std::string>& extra,
+                std::ostream& out) {
   page(model.title.empty() ? "foliolab " + model.kind : model.title, comparison_json(model), extra,
        out);
 }
 
-void render_history_html(const HistoryModel& model, std::ostream& out) {
-  std::ostringstream json_out;
-  render_history(model, Format::kJson, json_out);
-  page("foliolab history: " + model.metric, json::parse(json_out.str()), {}, out);
+void write_html(const HistoryModel& model, std::ostream& out) {
+  page("foliolab history: " + model.metric, history_json(model), {}, out);
 }
 
 }  // namespace foliolab

@@ -1,0 +1,114 @@
+#include "analysis/session_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "model/matrix.h"
+
+namespace foliolab {
+
+MetricDecls declared_metrics(const Experiment& exp) {
+  MetricDecls out;
+  for (const WorkloadSpec& w : exp.workloads) out.insert(out.end(), w.metrics.begin(), w.metrics.end());
+  return out;
+}
+
+namespace {
+
+// A resumed session may hold records of runs the experiment no longer plans (an edited
+// exclude:, a filtered arch): they are kept on disk but not reported.
+std::vector<RunRecord> planned_records(const Experiment& exp, const std::vector<RunRecord>& all,
+                                       size_t* ignored) {
+  std::set<std::string> planned;
+  for (const auto& run : expand(exp)) planned.insert(run.id);
+  std::vector<RunRecord> records;
+  for (const RunRecord& r : all) {
+    if (planned.count(r.id.run_id)) {
+      records.push_back(r);
+    } else {
+      ++*ignored;
+    }
+  }
+  return records;
+}
+
+// Where the guest ran: the libvirt host and its URI for libvirt runs (two URIs may reach one
+// machine), else the machine foliolab ran on.
+void add_hosts(const std::vector<RunRecord>& records, SessionReport* out) {
+  for (const RunRecord& r : records) {
+    const Provenance& p = r.provenance;
+    const std::string where = p.hypervisor_uri.empty() ? p.host.hostname
+                                                       : fmt::format("{} ({})", p.hypervisor_host, p.hypervisor_uri);
+    out->runs_by_host[where].push_back(r.id.run_id);
+    for (const std::string& lost : p.lost_hosts) {
+      out->moved.push_back(fmt::format("{}: ran on {} after a host was lost: {}", r.id.run_id, where, lost));
+    }
+  }
+  if (out->runs_by_host.size() < 2) out->runs_by_host.clear();
+}
+
+void add_failures(const std::vector<RunRecord>& records, SessionReport* out) {
+  for (const RunRecord& r : records) {
+    if (r.ok()) continue;
+    ++out->runs_failed;
+    out->failures.push_back(fmt::format("{}: {} ({}): {}", r.id.run_id, r.status,
+                                        failure_class_name(r.failure), r.reason));
+  }
+}
+
+// One group: a kernel × arch × workload, its variants in knob-set order.
+GroupRuns group_runs(const Experiment& exp, const KernelSpec& k, Arch a, const WorkloadSpec& w,
+                     const std::vector<RunRecord>& records) {
+  GroupRuns g;
+  g.kernel = k.name;
+  g.arch = arch_info(a).name;
+  g.workload = w.label;
+  g.title = fmt::format("{} · {} · {}", g.kernel, g.arch, g.workload);
+  for (const auto& ks : exp.knob_sets) {
+    VariantRuns v{ks.name, {}, ""};
+    for (const RunRecord& r : records) {
+      if (r.ok() && r.id.kernel.name == k.name && r.id.arch == g.arch &&
+          r.id.workload.label == w.label && r.id.knob_set.name == ks.name) {
+        v.runs.push_back(&r);
+      }
+    }
+    if (!v.runs.empty()) g.variants.push_back(std::move(v));
+  }
+  if (g.variants.size() == 1) g.knobs = g.variants[0].label;
+  return g;
+}
+
+}  // namespace
+
+SessionReport build_session_report(const Experiment& exp, const std::vector<RunRecord>& all,
+                                   const CompareOptions& given) {
+  SessionReport out;
+  CompareOptions options = given;
+  const MetricDecls declared = declared_metrics(exp);
+  options.declared.insert(options.declared.end(), declared.begin(), declared.end());
+  out.model.kind = "report";
+  const std::vector<RunRecord> records = planned_records(exp, all, &out.ignored);
+  add_hosts(records, &out);
+  add_failures(records, &out);
+  out.tests = collect_test_results(records);
+  // Groups in experiment order: kernels × archs × workloads.
+  for (const auto& k : exp.kernels) {
+    for (Arch a : exp.archs) {
+      for (const auto& w : exp.workloads) {
+        const GroupRuns g = group_runs(exp, k, a, w, records);
+        if (!g.variants.empty()) out.model.groups.push_back(compare_group(g, options));
+      }
+    }
+  }
+  if (!exp.expectations.empty()) {
+    out.expectations = evaluate_expectations(exp, records);
+    for (const ExpectationResult& r : out.expectations) {
+      ++(r.held ? out.expectations_held : out.expectations_failed);
+    }
+  }
+  return out;
+}
+
+}  // namespace foliolab

@@ -1,0 +1,146 @@
+#include "report/json.h"
+
+#include <cmath>
+
+#include "report/layout.h"
+
+namespace foliolab {
+using json = nlohmann::json;
+
+namespace {
+
+json stats_json(const SampleStats& s) {
+  return {{"n", s.n},
+          {"mean", number_json(s.mean)},
+          {"sd", number_json(s.sd)},
+          {"median", number_json(s.median)},
+          {"cv", number_json(s.cv)},
+          {"ci95", {number_json(s.ci_low), number_json(s.ci_high)}},
+          {"min", number_json(s.min)},
+          {"max", number_json(s.max)},
+          {"values", s.values}};
+}
+
+json delta_json(const Delta& d) {
+  return {{"rel_change", number_json(d.rel_change)},
+          {"ci95", {number_json(d.ci_low), number_json(d.ci_high)}},
+          {"mann_whitney_p", number_json(d.mann_whitney_p)},
+          {"welch_p", number_json(d.welch_p)},
+          {"verdict", verdict_name(d.verdict)},
+          {"min_effect", d.min_effect},
+          {"note", delta_note(d)}};
+}
+
+json variant_json(const VariantInfo& v) {
+  json knobs = json::array();
+  for (const auto& [k, val] : v.knobs_set) knobs.push_back({k, val});
+  return {{"label", v.label},
+          {"runs", v.runs},
+          {"accel", v.accel},
+          {"timings_emulated", v.emulated},
+          {"knobs_set", knobs},
+          {"kernel_build_id", v.kernel_build_id},
+          {"kernel_version", v.kernel_version},
+          {"emulator", v.emulator},
+          {"host", v.host},
+          {"guest_release", v.guest_release}};
+}
+
+json metric_json(const MetricRow& r) {
+  json stats = json::array(), deltas = json::array();
+  for (const SampleStats& s : r.stats) stats.push_back(stats_json(s));
+  for (const auto& d : r.deltas) deltas.push_back(d ? delta_json(*d) : json());
+  return {{"metric", r.metric},
+          {"unit", r.info.unit},
+          {"better", better_name(r.info.better)},
+          {"kind", metric_kind_name(r.info.kind)},
+          {"emulated", r.emulated},
+          {"stats", stats},
+          {"vs_first", deltas}};
+}
+
+json group_json(const ComparisonGroup& g) {
+  json variants = json::array(), rows = json::array();
+  for (const VariantInfo& v : g.variants) variants.push_back(variant_json(v));
+  for (const MetricRow& r : g.rows) rows.push_back(metric_json(r));
+  return {{"title", g.title},
+          {"kernel", g.kernel},
+          {"arch", g.arch},
+          {"workload", g.workload},
+          {"knobs", g.knobs},
+          {"variants", variants},
+          {"metrics", rows},
+          {"warnings", group_warnings(g)}};
+}
+
+json point_json(const HistoryPoint& p) {
+  return {{"session", p.session},
+          {"stamp", p.stamp},
+          {"n", p.stats.n},
+          {"median", number_json(p.stats.median)},
+          {"mean", number_json(p.stats.mean)},
+          {"sd", number_json(p.stats.sd)},
+          {"ci95", {number_json(p.stats.ci_low), number_json(p.stats.ci_high)}},
+          {"emulated", p.emulated}};
+}
+
+}  // namespace
+
+json number_json(double x) { return std::isfinite(x) ? json(x) : json(); }
+
+json comparison_json(const ComparisonModel& model) {
+  json groups = json::array();
+  for (const ComparisonGroup& g : model.groups) groups.push_back(group_json(g));
+  return {{"schema", kComparisonSchema}, {"kind", model.kind},   {"title", model.title},
+          {"base", model.base},          {"candidate", model.candidate},
+          {"groups", groups},            {"notes", model.notes},
+          {"warnings", model.warnings}};
+}
+
+json history_json(const HistoryModel& m) {
+  json series = json::array();
+  for (const HistorySeries& s : m.series) {
+    json points = json::array();
+    for (const HistoryPoint& p : s.points) points.push_back(point_json(p));
+    series.push_back({{"label", s.label}, {"points", points}});
+  }
+  return {{"schema", kHistorySchema},
+          {"metric", m.metric},
+          {"unit", m.info.unit},
+          {"better", better_name(m.info.better)},
+          {"kind", metric_kind_name(m.info.kind)},
+          {"series", series}};
+}
+
+void write_json(const ComparisonModel& model, const std::vector<std::string>& extra,
+                std::ostream& out) {
+  json j = comparison_json(model);
+  j["extra"] = extra;
+  out << j.dump(2) << "\n";
+}
+
+void write_json(const GateReport& r, std::ostream& out) {
+  json cases = json::array();
+  for (const GateCase& c : r.cases) {
+    cases.push_back({{"rule", c.rule},
+                     {"group", c.group},
+                     {"metric", c.metric},
+                     {"outcome", gate_outcome_name(c.outcome)},
+                     {"message", gate_message(c)}});
+  }
+  out << json{{"schema", kGateSchema},
+              {"ok", r.ok()},
+              {"passed", r.passed},
+              {"failed", r.failed},
+              {"skipped", r.skipped},
+              {"cases", cases},
+              {"comparison", comparison_json(r.comparison)}}
+             .dump(2)
+      << "\n";
+}
+
+void write_json(const HistoryModel& model, std::ostream& out) {
+  out << history_json(model).dump(2) << "\n";
+}
+
+}  // namespace foliolab

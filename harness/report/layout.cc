@@ -1,0 +1,367 @@
+#include "report/layout.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "report/number_format.h"
+
+namespace foliolab {
+namespace {
+
+std::string_view verdict_mark(Verdict v) {
+  switch (v) {
+    case Verdict::kImproved:
+      return "✓";
+    case Verdict::kRegressed:
+      return "✗";
+    case Verdict::kChanged:
+      return "≠";
+    case Verdict::kNoChange:
+      return "=";
+    case Verdict::kInconclusive:
+      break;
+  }
+  return "?";
+}
+
+std::string ci_text(const Delta& d) {
+  if (!std::isfinite(d.ci_low)) return "n/a";
+  return fmt::format("{} … {}", format_change(d.ci_low), format_change(d.ci_high));
+}
+
+std::string n_text(const ComparisonGroup& g) {
+  size_t lo = SIZE_MAX, hi = 0;
+  for (const MetricRow& r : g.rows) {
+    for (const SampleStats& s : r.stats) {
+      lo = std::min(lo, s.n);
+      hi = std::max(hi, s.n);
+    }
+  }
+  if (hi == 0) return "n=0";
+  return lo == hi ? fmt::format("n={}", lo) : fmt::format("n={}..{}", lo, hi);
+}
+
+std::string group_title(const ComparisonGroup& g) {
+  std::string t = g.title + " · " + n_text(g);
+  if (g.emulated()) t += " · TCG";
+  return t;
+}
+
+std::vector<std::string> compact_header(const ComparisonGroup& g) {
+  std::vector<std::string> header = {"metric", "unit"};
+  const bool pair = g.variants.size() == 2;
+  for (size_t v = 0; v < g.variants.size(); ++v) {
+    header.push_back(g.variants[v].label);
+    if (v > 0 && !pair) header.push_back("vs " + g.variants[0].label);
+  }
+  if (pair) {
+    for (const char* h : {"change", "95% CI", "p(MW)", "verdict"}) header.push_back(h);
+  }
+  return header;
+}
+
+// One metric of the compact table; `marks` is set when a verdict mark was written.
+std::vector<std::string> compact_row(const MetricRow& row, bool pair, bool* marks) {
+  std::vector<std::string> cells = {metric_label(row), row.info.unit};
+  for (size_t v = 0; v < row.stats.size(); ++v) {
+    cells.push_back(format_compact(row.stats[v].median));
+    if (v == 0 || pair || !row.deltas[v]) continue;
+    cells.push_back(format_change(row.deltas[v]->rel_change) + " " +
+                    std::string(verdict_mark(row.deltas[v]->verdict)));
+    *marks = true;
+  }
+  if (pair && row.deltas.size() > 1 && row.deltas[1]) {
+    const Delta& d = *row.deltas[1];
+    cells.push_back(format_change(d.rel_change));
+    cells.push_back(ci_text(d));
+    cells.push_back(format_p_cell(d.mann_whitney_p));
+    cells.push_back(std::string(verdict_name(d.verdict)));
+  }
+  return cells;
+}
+
+TextTable compact_table(const ComparisonGroup& g) {
+  TextTable t;
+  t.title = group_title(g);
+  t.key_columns = 2;
+  t.header = compact_header(g);
+  const bool pair = g.variants.size() == 2;
+  bool marks = false;
+  for (const MetricRow& row : g.rows) t.rows.push_back(compact_row(row, pair, &marks));
+  t.notes = group_warnings(g);
+  if (marks) {
+    t.notes.push_back("values are medians; ✓ improved ✗ regressed ≠ changed = no change ? "
+                      "inconclusive");
+  } else {
+    t.notes.push_back("values are medians");
+  }
+  return t;
+}
+
+TextTable full_table(const ComparisonGroup& g) {
+  TextTable t;
+  t.title = group_title(g);
+  t.key_columns = 3;
+  t.header = {"metric", "unit",   "variant",         "n",     "median",  "mean ± sd",
+              "CV",     "change [95% CI]", "p (MW)", "p (Welch)", "verdict"};
+  for (const MetricRow& row : g.rows) {
+    for (size_t v = 0; v < row.stats.size(); ++v) {
+      const SampleStats& s = row.stats[v];
+      std::vector<std::string> cells = {metric_label(row),        row.info.unit,
+                                        g.variants[v].label,      std::to_string(s.n),
+                                        format_compact(s.median), stats_mean_sd(s),
+                                        format_percent(s.cv)};
+      if (v < row.deltas.size() && row.deltas[v]) {
+        const Delta& d = *row.deltas[v];
+        cells.push_back(delta_text(d));
+        cells.push_back(format_p_cell(d.mann_whitney_p));
+        cells.push_back(format_p_cell(d.welch_p));
+        cells.push_back(std::string(verdict_name(d.verdict)));
+      } else {
+        cells.insert(cells.end(), {"(baseline)", "", "", ""});
+      }
+      t.rows.push_back(std::move(cells));
+    }
+  }
+  t.notes = group_warnings(g);
+  return t;
+}
+
+TextTable gate_cases_table(const GateReport& r, bool all) {
+  TextTable t;
+  t.title = all ? "gate checks" : "gate checks that did not pass";
+  t.header = {"outcome", "metric", "runs", "detail"};
+  for (const GateCase& c : r.cases) {
+    if (!all && c.outcome == GateOutcome::kPass) continue;
+    t.rows.push_back({std::string(gate_outcome_name(c.outcome)), c.metric, c.group,
+                      gate_message(c)});
+  }
+  return t;
+}
+
+std::string history_ci_cell(const SampleStats& s) {
+  if (!std::isfinite(s.ci_low)) return "n/a";
+  return format_compact(s.ci_low) + " … " + format_compact(s.ci_high);
+}
+
+std::string history_title(const HistoryModel& m) {
+  std::string title = fmt::format("history of {}", m.metric);
+  if (!m.info.unit.empty()) title += fmt::format(" ({})", m.info.unit);
+  title += fmt::format(" · {} · better: {}", metric_kind_name(m.info.kind),
+                       better_name(m.info.better));
+  return title;
+}
+
+void add_expectation_lines(const SessionReport& r, std::vector<std::string>* lines) {
+  if (r.expectations.empty()) return;
+  lines->push_back("expectations:");
+  for (const ExpectationResult& e : r.expectations) {
+    lines->push_back((e.held ? "  held: " : "  NOT HELD: ") + e.name);
+    for (const auto& d : expectation_details(e)) lines->push_back("      " + d);
+  }
+  lines->push_back("");
+}
+
+void add_host_lines(const SessionReport& r, std::vector<std::string>* lines) {
+  if (!r.runs_by_host.empty()) {
+    lines->push_back("runs per host:");
+    for (const auto& [host, ids] : r.runs_by_host) {
+      lines->push_back(fmt::format("  {} ({} run{}):", host.empty() ? "(unknown)" : host,
+                                   ids.size(), ids.size() == 1 ? "" : "s"));
+      for (const auto& id : ids) lines->push_back("    " + id);
+    }
+  }
+  if (!r.moved.empty()) {
+    lines->push_back("runs moved off a lost host:");
+    for (const auto& m : r.moved) lines->push_back("  " + m);
+  }
+}
+
+}  // namespace
+
+std::string metric_label(const MetricRow& row) { return row.metric + (row.emulated ? "†" : ""); }
+
+std::string stats_mean_sd(const SampleStats& s) {
+  if (s.n < kMinSamples) return s.n == 1 ? format_compact(s.values[0]) + " (n=1)" : "-";
+  const int decimals = std::isfinite(s.sd) && s.sd > 0 ? decimals_for(s.sd, 2)
+                                                       : decimals_for(s.mean, 4);
+  return format_number(s.mean, decimals) + " ± " + format_number(s.sd, decimals);
+}
+
+std::string delta_note(const Delta& d) {
+  switch (d.note) {
+    case DeltaNote::kNone:
+      break;
+    case DeltaNote::kFewSamples:
+      return fmt::format("n={}/{}: no aggregate from fewer than {} samples", d.n_base, d.n_cand,
+                         kMinSamples);
+    case DeltaNote::kZeroBaseline:
+      return "baseline mean is zero: no ratio";
+    case DeltaNote::kUnderpowered:
+      return fmt::format("n={}/{} too small to resolve {}: need {} reps at CV {}", d.n_base,
+                         d.n_cand, format_percent_g(d.min_effect), d.reps_needed,
+                         format_percent(d.cv));
+  }
+  return "";
+}
+
+std::vector<std::string> group_warnings(const ComparisonGroup& g) {
+  std::vector<std::string> out = g.warnings;
+  for (const MetricRow& row : g.rows) {
+    for (const auto& d : row.deltas) {
+      if (d && d->note != DeltaNote::kNone) out.push_back(row.metric + ": " + delta_note(*d));
+    }
+  }
+  return out;
+}
+
+std::string delta_text(const Delta& d) {
+  if (!std::isfinite(d.rel_change)) return "n/a";
+  return format_change(d.rel_change) + " [" + ci_text(d) + "]";
+}
+
+Document layout_comparison(const ComparisonModel& model, bool full) {
+  Document doc;
+  if (!model.title.empty()) doc.preamble.push_back(model.title);
+  for (const std::string& w : model.warnings) doc.preamble.push_back("warning: " + w);
+  for (const ComparisonGroup& g : model.groups) {
+    doc.tables.push_back(full ? full_table(g) : compact_table(g));
+  }
+  for (const std::string& n : model.notes) doc.epilogue.push_back(n);
+  return doc;
+}
+
+Document layout_gate(const GateReport& r, bool full) {
+  Document doc = layout_comparison(r.comparison, full);
+  doc.preamble.insert(doc.preamble.begin(), full ? "### " + gate_summary(r) : gate_summary(r));
+  TextTable cases = gate_cases_table(r, full);
+  if (!cases.rows.empty()) doc.tables.insert(doc.tables.begin(), std::move(cases));
+  return doc;
+}
+
+Document layout_history(const HistoryModel& m) {
+  Document doc;
+  doc.preamble.push_back(history_title(m));
+  for (const HistorySeries& s : m.series) {
+    TextTable t;
+    t.title = s.label;
+    t.header = {"session", "n", "median", "mean ± sd", "95% CI of mean", "CV"};
+    bool emulated = false;
+    for (const HistoryPoint& p : s.points) {
+      emulated = emulated || p.emulated;
+      t.rows.push_back({p.stamp + (p.emulated ? "†" : ""), std::to_string(p.stats.n),
+                        format_compact(p.stats.median), stats_mean_sd(p.stats),
+                        history_ci_cell(p.stats), format_percent(p.stats.cv)});
+    }
+    if (emulated) t.notes.push_back("† TCG emulation timing");
+    doc.tables.push_back(std::move(t));
+  }
+  if (m.series.empty()) doc.preamble.push_back("(no indexed runs have this metric)");
+  return doc;
+}
+
+std::string gate_summary(const GateReport& r) {
+  return fmt::format("gate: {} — {} passed, {} failed, {} skipped ({} → {})",
+                     r.ok() ? "PASSED" : "FAILED", r.passed, r.failed, r.skipped,
+                     r.comparison.base, r.comparison.candidate);
+}
+
+std::string gate_message(const GateCase& c) {
+  const std::string values = fmt::format("{} → {} ({})", format_compact(c.base_median),
+                                         format_compact(c.cand_median),
+                                         format_change(c.delta.rel_change));
+  switch (c.finding) {
+    case GateFinding::kEmulatedTiming:
+      return "timing measured under TCG (emulated): gates use counts unless the rule sets "
+             "timings: true";
+    case GateFinding::kNoComparison:
+      return "no comparison";
+    case GateFinding::kTooFewSamples:
+      return fmt::format("n={}/{}: too few samples to judge", c.delta.n_base, c.delta.n_cand);
+    case GateFinding::kChangedNotEqual:
+      return "changed: " + values + ", must be equal";
+    case GateFinding::kUnchanged:
+      return "unchanged: " + values;
+    case GateFinding::kRegressed:
+    case GateFinding::kChangedBeyond:
+      return fmt::format("{}: {}, allowed {}",
+                         c.finding == GateFinding::kRegressed ? "regressed" : "changed", values,
+                         format_change(c.limit));
+    case GateFinding::kInconclusive:
+    {
+      const std::string note = delta_note(c.delta);
+      return "inconclusive (passes): " + values + (note.empty() ? "" : "; " + note);
+    }
+    case GateFinding::kWithinLimit:
+      return "within limit: " + values;
+    case GateFinding::kNoResolvedChange:
+      return "no resolved change: " + values;
+    case GateFinding::kNoMatch:
+      break;
+  }
+  return "no compared run has this metric (" + c.selector + ")";
+}
+
+std::vector<std::string> test_result_lines(const std::vector<RunSubtests>& runs) {
+  std::vector<std::string> lines;
+  if (runs.empty()) return lines;
+  lines.push_back("tests (passed tests counted; every test is in run.json reps[].tests):");
+  for (const RunSubtests& run : runs) {
+    lines.push_back(fmt::format(
+        "  {}: {} passed, {} failed, {} skipped{} ({} rep{})", run.run_id, run.pass, run.fail,
+        run.skip, run.mixed ? fmt::format(", {} differ between reps", run.mixed) : "", run.reps,
+        run.reps == 1 ? "" : "s"));
+    for (const char* status : {"fail", "mixed", "skip"}) {
+      for (const SubtestRow& row : run.rows) {
+        if (row.status != status) continue;
+        const std::string tag = row.status == "fail"   ? "FAIL "
+                                : row.status == "skip" ? "skip "
+                                                       : "mixed";
+        lines.push_back(fmt::format("    {} {}{}", tag, row.name,
+                                    row.detail.empty() ? "" : " — " + row.detail));
+      }
+    }
+  }
+  lines.push_back("");
+  return lines;
+}
+
+std::vector<std::string> expectation_details(const ExpectationResult& r) {
+  std::string threshold = format_value(r.threshold);
+  if (r.op == CompareOp::kApprox) threshold += " ±" + format_tolerance(r.tolerance);
+  const std::string_view op = compare_op_text(r.op);
+  std::vector<std::string> lines;
+  for (const ExpectationCheck& c : r.checks) {
+    const std::string run = c.run.empty() ? "" : c.run + " ";
+    if (!c.value) {
+      lines.push_back(run + c.why);
+    } else if (c.held) {
+      lines.push_back(fmt::format("{}{} = {} {} {}", run, c.lhs, format_value(*c.value), op,
+                                  threshold));
+    } else {
+      lines.push_back(fmt::format("{}{} = {}, not {} {}", run, c.lhs, format_value(*c.value), op,
+                                  threshold));
+    }
+  }
+  return lines;
+}
+
+std::vector<std::string> session_extra_lines(const SessionReport& r) {
+  std::vector<std::string> lines = test_result_lines(r.tests);
+  add_expectation_lines(r, &lines);
+  if (!r.failures.empty()) {
+    lines.push_back("failed runs:");
+    for (const auto& f : r.failures) lines.push_back("  " + f);
+  }
+  add_host_lines(r, &lines);
+  if (r.ignored > 0) {
+    lines.push_back(
+        fmt::format("({} stored run(s) not in the current plan were left out)", r.ignored));
+  }
+  return lines;
+}
+
+}  // namespace foliolab

@@ -1,0 +1,49 @@
+// Models -> cell texts and format-neutral documents, shared by the text and Markdown renderers
+// (and the gate messages every gate format prints). All number formatting goes through
+// report/number_format; the analysis models carry numbers only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/comparison.h"
+#include "analysis/expectations.h"
+#include "analysis/gate.h"
+#include "analysis/history.h"
+#include "analysis/session_report.h"
+#include "analysis/subtest_results.h"
+#include "report/document.h"
+
+namespace foliolab {
+
+// Compact (text): metrics as rows, variants as columns (medians), change columns against the
+// first variant; full (Markdown): one row per metric and variant with every statistic.
+Document layout_comparison(const ComparisonModel& model, bool full);
+// The verdict line and the cases (all of them when `full`, else those that did not pass)
+// before the comparison.
+Document layout_gate(const GateReport& report, bool full);
+Document layout_history(const HistoryModel& model);
+
+// "gate: PASSED — 3 passed, 0 failed, 1 skipped (base → cand)".
+std::string gate_summary(const GateReport& report);
+// "regressed: 1025 → 16.4k (+1499 %), allowed 0 %".
+std::string gate_message(const GateCase& c);
+
+// "tests:" then per run a count line and one line per failed, mixed or skipped test (passed
+// tests are counted, not listed: every test is in run.json's reps[].tests).
+std::vector<std::string> test_result_lines(const std::vector<RunSubtests>& runs);
+// One line per check of an expectation (ExpectationCheck says which forms).
+std::vector<std::string> expectation_details(const ExpectationResult& result);
+// The tests, expectations, failures, hosts and moved runs of a session report, as the lines
+// that follow its tables.
+std::vector<std::string> session_extra_lines(const SessionReport& report);
+
+// Shared cell texts.
+std::string metric_label(const MetricRow& row);  // "sys_s†" for an emulated timing
+std::string stats_mean_sd(const SampleStats& s);  // "1,025 ± 0.5"
+std::string delta_text(const Delta& d);           // "-93.7 % [-93.8 %, -93.6 %]"
+std::string delta_note(const Delta& d);  // "baseline mean is zero: no ratio"; "" for none
+// The group's warnings, then "<metric>: <delta note>" for every delta with a note.
+std::vector<std::string> group_warnings(const ComparisonGroup& g);
+
+}  // namespace foliolab
