@@ -108,11 +108,8 @@ std::string param_range(const ParamInfo& p) {
     case ParamType::kInt:
       if (p.int_min && p.int_max) return fmt::format("{}..{}", *p.int_min, *p.int_max);
       return "integer";
-    case ParamType::kEnum: {
-      std::string out;
-      for (const auto& c : p.choices) out += (out.empty() ? "" : " | ") + c;
-      return out;
-    }
+    case ParamType::kEnum:
+      return join(p.choices, " | ");
     case ParamType::kBool:
       return "true | false";
     case ParamType::kString:
