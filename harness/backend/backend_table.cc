@@ -62,8 +62,8 @@ Status validate_backend(const Experiment& exp) {
   if (find_backend(name)) return {};
   const auto valid = backend_names();
   std::string message = fmt::format("{}: machine.backend: unknown backend '{}'", exp.machine.backend_loc.str(), name);
-  if (auto near = closest_match(name, valid)) message += "; did you mean '" + *near + "'?";
-  return make_error(fmt::format("{} (valid: {})", message, fmt::join(valid, ", ")));
+  return make_error(
+      fmt::format("{}{} (valid: {})", message, did_you_mean(name, valid), join(valid, ", ")));
 }
 
 Result<MadeBackend> make_backend(const BackendChoice& choice, ProcessRunner& runner,

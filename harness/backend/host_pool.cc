@@ -1,15 +1,14 @@
 #include "backend/host_pool.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
-#include <charconv>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "util/fs.h"
 #include "util/process.h"
+#include "util/text.h"
+#include "util/yaml_reader.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -17,13 +16,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kMaxSlots = 1024;
-
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\n");
-  if (b == std::string_view::npos) return "";
-  const auto e = s.find_last_not_of(" \t\n");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 Status check_uri(const std::string& uri) {
   if (uri.find("://") == std::string::npos) {
@@ -42,12 +34,6 @@ Status check_unique(const std::vector<PoolHost>& hosts) {
   return {};
 }
 
-std::string join(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : std::string(sep)) + i;
-  return out;
-}
-
 }  // namespace
 
 Result<std::vector<PoolHost>> parse_hosts(std::string_view text) {
@@ -55,20 +41,18 @@ Result<std::vector<PoolHost>> parse_hosts(std::string_view text) {
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = trim(text.substr(start, comma - start));
+    const std::string item(trim(text.substr(start, comma - start)));
     start = comma + 1;
     if (item.empty()) return make_error(fmt::format("--hosts '{}': an empty item", text));
     PoolHost h{.uri = item};
     if (const auto star = item.rfind('*'); star != std::string::npos) {
       h.uri = trim(item.substr(0, star));
-      const std::string n = trim(item.substr(star + 1));
-      int slots = 0;
-      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), slots);
-      if (ec != std::errc() || end != n.data() + n.size() || slots < 1 || slots > kMaxSlots) {
+      const auto slots = parse_uint(trim(std::string_view(item).substr(star + 1)));
+      if (!slots || *slots < 1 || *slots > kMaxSlots) {
         return make_error(fmt::format("--hosts item '{}': slots after '*' must be a whole number from 1 to {}",
                                       item, kMaxSlots));
       }
-      h.slots = slots;
+      h.slots = static_cast<int>(*slots);
     }
     if (auto st = check_uri(h.uri); !st.ok()) return make_error("--hosts item '" + item + "': " + st.error().message);
     hosts.push_back(std::move(h));
@@ -77,58 +61,59 @@ Result<std::vector<PoolHost>> parse_hosts(std::string_view text) {
   return hosts;
 }
 
+namespace {
+
+const YamlReader::Keys kHostsFileKeys = {"hosts"};
+const YamlReader::Keys kHostKeys = {"uri", "slots"};
+
+// One item of `hosts:`: a bare URI or {uri: URI, slots: N}.
+Result<PoolHost> read_host(const YamlReader& r, const YamlField& item) {
+  if (item.value.IsScalar()) {
+    PoolHost h{.uri = item.value.Scalar()};
+    if (auto st = check_uri(h.uri); !st.ok()) return r.error(item, st.error().message);
+    return h;
+  }
+  if (!item.value.IsMap()) return r.error(item, "a URI or {uri: URI, slots: N}");
+  auto fields = r.read_map(item, &kHostKeys);
+  FL_TRY(fields);
+  FL_TRY(r.require(*fields, item, {"uri"}));
+  const YamlField& uri = *fields->find("uri");
+  PoolHost h;
+  auto text = r.read_scalar(uri);
+  FL_TRY(text);
+  h.uri = *text;
+  if (auto st = check_uri(h.uri); !st.ok()) return r.error(uri, st.error().message);
+  if (const YamlField* slots = fields->find("slots")) {
+    auto n = r.read_int(*slots);
+    FL_TRY(n);
+    if (*n < 1 || *n > kMaxSlots) {
+      return r.error(*slots, fmt::format("a whole number from 1 to {}", kMaxSlots));
+    }
+    h.slots = static_cast<int>(*n);
+  }
+  return h;
+}
+
+}  // namespace
+
 Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text, const std::string& file_name) {
-  auto at = [&](const YAML::Node& n, const std::string& key, const std::string& msg) {
-    const YAML::Mark m = n.Mark();
-    return make_error(fmt::format("{}:{}:{}: {}: {}", file_name, m.line + 1, m.column + 1, key, msg));
-  };
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::ParserException& e) {
-    return make_error(fmt::format("{}:{}:{}: {}", file_name, e.mark.line + 1, e.mark.column + 1, e.msg));
+  auto root = parse_yaml(yaml_text, file_name, "hosts file");
+  FL_TRY(root);
+  const YamlReader r(file_name);
+  const YamlField top = YamlReader::root(*root);
+  if (!root->IsMap()) {
+    return r.error(top, "expected a map with `hosts: [{uri: URI, slots: N}, ...]`");
   }
-  if (!root.IsMap() || !root["hosts"]) {
-    return make_error(fmt::format("{}: expected a map with `hosts: [{{uri: URI, slots: N}}, ...]`", file_name));
-  }
-  for (const auto& kv : root) {
-    if (kv.first.as<std::string>() != "hosts") return at(kv.first, kv.first.as<std::string>(), "unknown key (valid: hosts)");
-  }
-  const YAML::Node list = root["hosts"];
-  if (!list.IsSequence() || list.size() == 0) return at(list, "hosts", "a non-empty list of {uri, slots}");
+  auto fields = r.read_map(top, &kHostsFileKeys);
+  FL_TRY(fields);
+  FL_TRY(r.require(*fields, top, {"hosts"}));
+  auto items = r.read_list(*fields->find("hosts"), "a non-empty list of {uri, slots}");
+  FL_TRY(items);
   std::vector<PoolHost> hosts;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const YAML::Node item = list[i];
-    const std::string key = fmt::format("hosts[{}]", i);
-    if (item.IsScalar()) {  // a bare URI
-      PoolHost h{.uri = item.as<std::string>()};
-      if (auto st = check_uri(h.uri); !st.ok()) return at(item, key, st.error().message);
-      hosts.push_back(h);
-      continue;
-    }
-    if (!item.IsMap()) return at(item, key, "a URI or {uri: URI, slots: N}");
-    PoolHost h;
-    for (const auto& kv : item) {
-      const std::string k = kv.first.as<std::string>();
-      if (k == "uri") {
-        if (!kv.second.IsScalar()) return at(kv.second, key + ".uri", "a libvirt URI");
-        h.uri = kv.second.as<std::string>();
-        if (auto st = check_uri(h.uri); !st.ok()) return at(kv.second, key + ".uri", st.error().message);
-      } else if (k == "slots") {
-        int n = 0;
-        try {
-          n = kv.second.as<int>();
-        } catch (const YAML::Exception&) {
-          n = 0;
-        }
-        if (n < 1 || n > kMaxSlots) return at(kv.second, key + ".slots", fmt::format("a whole number from 1 to {}", kMaxSlots));
-        h.slots = n;
-      } else {
-        return at(kv.first, key + "." + k, "unknown key (valid: uri, slots)");
-      }
-    }
-    if (h.uri.empty()) return at(item, key + ".uri", "missing");
-    hosts.push_back(std::move(h));
+  for (const YamlField& item : *items) {
+    auto h = read_host(r, item);
+    FL_TRY(h);
+    hosts.push_back(std::move(*h));
   }
   if (auto st = check_unique(hosts); !st.ok()) return make_error(file_name + ": " + st.error().message);
   return hosts;

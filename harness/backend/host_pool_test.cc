@@ -103,8 +103,26 @@ TEST(HostPool, HostsFileErrorsNameFileLineAndKey) {
   EXPECT_EQ((*ok)[1].uri, "qemu+ssh://root@lab/system");
   EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, slots: -1}\n", "h.yaml").error().message,
             "h.yaml:2:34: hosts[0].slots: a whole number from 1 to 1024");
+  // The one YAML error style (util/yaml_reader): a misspelt key gets "did you mean" (this read
+  // "unknown key (valid: uri, slots)" before the hosts file went through YamlReader).
   EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, slot: 2}\n", "h.yaml").error().message,
-            "h.yaml:2:27: hosts[0].slot: unknown key (valid: uri, slots)");
+            "h.yaml:2:27: hosts[0].slot: unknown key; did you mean 'slots'?");
+  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, colour: red}\n", "h.yaml").error().message,
+            "h.yaml:2:27: hosts[0].colour: unknown key; valid keys here: uri, slots");
+  EXPECT_EQ(parse_hosts_file("host:\n  - qemu:///system\n", "h.yaml").error().message,
+            "h.yaml:1:1: host: unknown key; did you mean 'hosts'?");
+  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, slots: two}\n", "h.yaml").error().message,
+            "h.yaml:2:34: hosts[0].slots: expected an integer, got 'two'");
+  EXPECT_EQ(parse_hosts_file("hosts:\n  - {slots: 2}\n", "h.yaml").error().message,
+            "h.yaml:2:5: hosts[0]: missing required key 'uri'");
+  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///a, uri: qemu:///b}\n", "h.yaml").error().message,
+            "h.yaml:2:22: hosts[0].uri: duplicate key (first at 2:6)");
+  EXPECT_EQ(parse_hosts_file("hosts: {uri: qemu:///system}\n", "h.yaml").error().message,
+            "h.yaml:1:8: hosts: expected a list, got a map");
+  EXPECT_EQ(parse_hosts_file("", "h.yaml").error().message,
+            "h.yaml: expected a map with `hosts: [{uri: URI, slots: N}, ...]`");
+  EXPECT_EQ(parse_hosts_file("hosts:\n  - lab2\n", "h.yaml").error().message,
+            "h.yaml:2:5: hosts[0]: 'lab2' is not a libvirt URI (e.g. qemu:///system, qemu+ssh://root@lab/system)");
   EXPECT_NE(parse_hosts_file("hosts: [\n", "h.yaml").error().message.find("h.yaml:"), std::string::npos);
 }
 

@@ -39,12 +39,6 @@ std::string page_text(const KernelFacts& f) { return std::to_string(f.page_size_
 
 std::string kernel_text(const KernelFacts& f) { return "Linux " + f.version; }
 
-std::string join_words(const std::vector<std::string>& words, const char* sep = " ") {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : sep) + w;
-  return out;
-}
-
 std::string range_text(const std::vector<uint64_t>& sizes) {
   if (sizes.empty()) return "none";
   return std::to_string(sizes.front()) + "kB.." + std::to_string(sizes.back()) + "kB";
@@ -103,12 +97,8 @@ Status check_value(const KnobFile& file, const std::string& value, const KernelF
       if (std::find(file.choices.begin(), file.choices.end(), value) != file.choices.end()) {
         return {};
       }
-      std::string message = "'" + value + "' is not offered by " + kernel_text(facts) + " (" +
-                            join_words(file.choices) + ")";
-      if (auto near = closest_match(value, file.choices)) {
-        message += "; did you mean '" + *near + "'?";
-      }
-      return make_error(message);
+      return make_error("'" + value + "' is not offered by " + kernel_text(facts) + " (" +
+                        join(file.choices, " ") + ")" + did_you_mean(value, file.choices));
     }
     case KnobKind::kBool:
       if (kernel_bool_ok(value)) return {};
@@ -148,11 +138,11 @@ Error unknown_path(const std::string& rel_path, const KernelFacts& facts,
                         ", shmem: " + range_text(shmem_mthp_sizes_kb(facts)) + ")");
     }
     std::string message = kernel_text(facts) + " has no " + rel_path + " (" + dir +
-                          "/ offers: " + join_words(in_dir) + ")";
+                          "/ offers: " + join(in_dir, " ") + ")";
     if (rest == "enabled") {
       message += "; order-1 folios are used for shmem only";
     } else if (auto near = closest_match(rest, in_dir)) {
-      message += "; did you mean '" + dir + "/" + *near + "'?";
+      message += did_you_mean_text(dir + "/" + *near);
     }
     return make_error(message);
   }
@@ -161,11 +151,8 @@ Error unknown_path(const std::string& rel_path, const KernelFacts& facts,
     if (f.kind != KnobKind::kReadOnly && !f.path.starts_with(prefix)) writable.push_back(f.path);
   }
   std::string message = kernel_text(facts) + " has no transparent_hugepage/" + rel_path;
-  if (auto near = closest_match(rel_path, writable)) {
-    message += "; did you mean '" + *near + "'?";
-  } else {
-    message += " (files: " + join_words(writable) + " and hugepages-<size>kB/)";
-  }
+  const std::string near = did_you_mean(rel_path, writable);
+  message += near.empty() ? " (files: " + join(writable, " ") + " and hugepages-<size>kB/)" : near;
   return make_error(message);
 }
 
@@ -292,7 +279,7 @@ Status validate_knobs(const Experiment& exp) {
     const SourceLoc at = p.knob < set.knob_locs.size() ? set.knob_locs[p.knob] : set.loc;
     out += (out.empty() ? "" : "\n") + at.str() + ": knobs[\"" + set.name + "\"]." +
            set.knobs[p.knob].first + ": " + p.message + " (kernel " + exp.kernels[p.kernel].name +
-           " on " + join_words(p.archs, ", ") + ")";
+           " on " + join(p.archs, ", ") + ")";
   }
   return out.empty() ? Status() : make_error(out);
 }

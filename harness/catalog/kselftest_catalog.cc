@@ -73,15 +73,9 @@ Result<std::vector<std::string>> kselftest_selection(const WorkloadSpec& w) {
     at = end + 1;
     if (name.empty()) continue;
     if (!find_kselftest_program(name)) {
-      std::string msg = "unknown mm selftest '" + name + "'";
-      if (auto near = closest_match(name, names)) {
-        msg += "; did you mean '" + *near + "'?";
-      } else {
-        std::string all;
-        for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-        msg += " (known: " + all + ")";
-      }
-      return make_error(msg);
+      const std::string near = did_you_mean(name, names);
+      return make_error("unknown mm selftest '" + name + "'" +
+                        (near.empty() ? " (known: " + join(names, ", ") + ")" : near));
     }
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }

@@ -5,29 +5,9 @@
 namespace foliolab {
 namespace {
 
-constexpr std::string_view kNames[] = {"none", "higher", "lower"};
-constexpr std::string_view kKinds[] = {"count", "timing"};
-
 bool ends_with(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
 
 }  // namespace
-
-std::string_view better_name(Better b) { return kNames[static_cast<size_t>(b)]; }
-std::string_view metric_kind_name(MetricKind k) { return kKinds[static_cast<size_t>(k)]; }
-
-std::optional<Better> parse_better(std::string_view text) {
-  for (size_t i = 0; i < std::size(kNames); ++i) {
-    if (kNames[i] == text) return static_cast<Better>(i);
-  }
-  return std::nullopt;
-}
-
-std::optional<MetricKind> parse_metric_kind(std::string_view text) {
-  for (size_t i = 0; i < std::size(kKinds); ++i) {
-    if (kKinds[i] == text) return static_cast<MetricKind>(i);
-  }
-  return std::nullopt;
-}
 
 MetricInfo metric_info(std::string_view metric, const MetricDecls& declared) {
   for (const auto& [name, info] : declared) {

@@ -34,11 +34,9 @@ std::vector<std::string> list_names(const fs::path& dir, const std::string& suff
 }
 
 std::string hint(const std::string& name, const std::vector<std::string>& available) {
-  if (auto near = closest_match(name, available)) return "; did you mean '" + *near + "'?";
+  if (std::string near = did_you_mean(name, available); !near.empty()) return near;
   if (available.empty()) return "";
-  std::string out = "; available:";
-  for (const auto& a : available) out += " " + a;
-  return out;
+  return "; available: " + join(available, " ");
 }
 
 bool is_tarball(const std::string& name) {

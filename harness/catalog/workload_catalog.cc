@@ -112,11 +112,6 @@ std::vector<WorkloadInfo> build_catalog() {
 #undef COUNT
 #undef TIMING
 
-std::string hint(const std::string& word, const std::vector<std::string>& valid) {
-  if (auto near = closest_match(word, valid)) return "; did you mean '" + *near + "'?";
-  return "";
-}
-
 std::string param_range(const ParamInfo& p) {
   switch (p.type) {
     case ParamType::kSize:
@@ -126,11 +121,8 @@ std::string param_range(const ParamInfo& p) {
     case ParamType::kInt:
       if (p.int_min && p.int_max) return fmt::format("{}..{}", *p.int_min, *p.int_max);
       return "integer";
-    case ParamType::kEnum: {
-      std::string out;
-      for (const auto& c : p.choices) out += (out.empty() ? "" : " | ") + c;
-      return out;
-    }
+    case ParamType::kEnum:
+      return join(p.choices, " | ");
     case ParamType::kBool:
       return "true | false";
     case ParamType::kString:
@@ -226,7 +218,7 @@ Status check_param_value(const ParamInfo& p, const std::string& value) {
     }
     case ParamType::kEnum:
       if (std::find(p.choices.begin(), p.choices.end(), value) != p.choices.end()) return {};
-      return make_error("unknown value '" + value + "'" + hint(value, p.choices) +
+      return make_error("unknown value '" + value + "'" + did_you_mean(value, p.choices) +
                         " (valid: " + param_range(p) + ")");
     case ParamType::kBool:
       if (parse_workload_bool(value)) return {};

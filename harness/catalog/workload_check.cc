@@ -56,16 +56,7 @@ std::string param_value(const WorkloadSpec& w, std::string_view key, std::string
 
 std::string output_of(const WorkloadSpec& w) { return param_value(w, "output", "foliolab"); }
 
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& valid) {
-  if (auto near = closest_match(word, valid)) return "; did you mean '" + *near + "'?";
-  return "";
-}
-
-std::string listing(const std::vector<std::string>& valid) {
-  std::string out;
-  for (const auto& v : valid) out += (out.empty() ? "" : ", ") + v;
-  return out;
-}
+std::string listing(const std::vector<std::string>& valid) { return join(valid, ", "); }
 
 Status check_counter(const Experiment& exp, const std::string& metric, bool tap_output) {
   const size_t dot = metric.find('.');
@@ -76,8 +67,8 @@ Status check_counter(const Experiment& exp, const std::string& metric, bool tap_
     if (!is_word(rest, "_")) return make_error("invalid vmstat counter name '" + rest + "'");
     if (std::find(kVmstat.begin(), kVmstat.end(), rest) != kVmstat.end()) return {};
     if (auto near = closest_match(rest, kVmstat)) {
-      return make_error("unknown /proc/vmstat counter '" + rest + "'; did you mean 'vmstat." +
-                        *near + "'?");
+      return make_error("unknown /proc/vmstat counter '" + rest + "'" +
+                        did_you_mean_text("vmstat." + *near));
     }
     return {};
   }

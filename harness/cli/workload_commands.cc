@@ -23,9 +23,7 @@ std::function<int()> setup_workloads(CLI::App& app) {
     const WorkloadInfo* w = find_workload(*name);
     if (!w) {
       const auto names = workload_names();
-      std::string message = "unknown workload '" + *name + "'";
-      if (auto near = closest_match(*name, names)) message += "; did you mean '" + *near + "'?";
-      return fail(make_error(message));
+      return fail(make_error("unknown workload '" + *name + "'" + did_you_mean(*name, names)));
     }
     fmt::print("{}", format_workload_details(*w));
     return kExitOk;

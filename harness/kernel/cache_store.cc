@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +17,7 @@
 #include "kernel/tree_sync.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
+#include "util/yaml_reader.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -77,6 +77,23 @@ std::string source_of_build_dir(const std::string& name) {
     s.resize(dash);
   }
   return s;
+}
+
+// The `cache_max_size:` of a parsed config.yaml (nullopt when absent or the file is empty).
+Result<std::optional<uint64_t>> cache_max_size_in(const YAML::Node& doc,
+                                                  const std::string& file_name) {
+  static const YamlReader::Keys kConfigKeys = {"cache_max_size"};
+  if (doc.IsNull()) return std::optional<uint64_t>();
+  const YamlReader r(file_name);
+  auto fields = r.read_map(YamlReader::root(doc), &kConfigKeys);
+  FL_TRY(fields);
+  const YamlField* max = fields->find("cache_max_size");
+  if (!max) return std::optional<uint64_t>();
+  auto text = r.read_scalar(*max);
+  FL_TRY(text);
+  auto size = parse_size(*text);
+  if (!size.ok()) return r.error(*max, size.error().message);
+  return std::optional<uint64_t>(*size);
 }
 
 }  // namespace
@@ -255,15 +272,16 @@ Result<std::optional<uint64_t>> configured_cache_max_size() {
     config = fs::path(home) / ".config" / "foliolab" / "config.yaml";
   }
   if (config.empty() || !path_exists(config)) return std::optional<uint64_t>();
-  try {
-    YAML::Node doc = YAML::LoadFile(config.string());
-    if (!doc.IsMap() || !doc["cache_max_size"]) return std::optional<uint64_t>();
-    auto size = parse_size(doc["cache_max_size"].as<std::string>());
-    if (!size.ok()) return make_error(fmt::format("{}: cache_max_size: {}", config.string(), size.error().message));
-    return std::optional<uint64_t>(*size);
-  } catch (const YAML::Exception& e) {
-    return make_error(fmt::format("{}: {}", config.string(), e.what()));
-  }
+  auto doc = load_yaml_file(config.string(), "config file");
+  FL_TRY(doc);
+  return cache_max_size_in(*doc, config.string());
+}
+
+Result<std::optional<uint64_t>> parse_cache_config(const std::string& yaml_text,
+                                                   const std::string& file_name) {
+  auto doc = parse_yaml(yaml_text, file_name, "config file");
+  FL_TRY(doc);
+  return cache_max_size_in(*doc, file_name);
 }
 
 }  // namespace foliolab

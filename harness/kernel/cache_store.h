@@ -65,5 +65,9 @@ std::string human_bytes(uint64_t bytes);
 // max-size for `run`'s own collection: $FOLIOLAB_CACHE_MAX_SIZE, else `cache_max_size:` in
 // $XDG_CONFIG_HOME/foliolab/config.yaml (~/.config/...). nullopt when neither is set.
 Result<std::optional<uint64_t>> configured_cache_max_size();
+// The `cache_max_size:` of a config.yaml's text (nullopt when absent or the file is empty);
+// errors read "file:line:col: key: message", unknown keys with "did you mean".
+Result<std::optional<uint64_t>> parse_cache_config(const std::string& yaml_text,
+                                                   const std::string& file_name);
 
 }  // namespace foliolab

@@ -135,5 +135,27 @@ TEST(CacheSizeTest, SizesAndAgesParseWithUnitsAndRejectGarbage) {
   EXPECT_EQ(human_bytes(12), "12 B");
 }
 
+// config.yaml reads like every YAML file foliolab reads: file:line:col, key path, did-you-mean.
+TEST(CacheConfigTest, CacheMaxSizeIsReadAndErrorsNameLineKeyAndTheClosestKey) {
+  auto ok = parse_cache_config("cache_max_size: 10G\n", "config.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(*ok, std::optional<uint64_t>(10ull << 30));
+  auto empty = parse_cache_config("", "config.yaml");
+  ASSERT_TRUE(empty.ok()) << empty.error().message;
+  EXPECT_FALSE(empty->has_value());
+  auto absent = parse_cache_config("{}\n", "config.yaml");
+  ASSERT_TRUE(absent.ok()) << absent.error().message;
+  EXPECT_FALSE(absent->has_value());
+  EXPECT_EQ(parse_cache_config("# sizes\ncache_max_size: lots\n", "config.yaml").error().message,
+            "config.yaml:2:17: cache_max_size: invalid size 'lots': expected a number with an "
+            "optional unit (K, M, G, T)");
+  EXPECT_EQ(parse_cache_config("cache_max_sise: 10G\n", "config.yaml").error().message,
+            "config.yaml:1:1: cache_max_sise: unknown key; did you mean 'cache_max_size'?");
+  EXPECT_EQ(parse_cache_config("cache_max_size: [10G]\n", "config.yaml").error().message,
+            "config.yaml:1:17: cache_max_size: expected a scalar, got a list");
+  EXPECT_EQ(parse_cache_config("cache_max_size: [10G\n", "config.yaml").error().message.substr(0, 12),
+            "config.yaml:");
+}
+
 }  // namespace
 }  // namespace foliolab

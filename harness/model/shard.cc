@@ -3,18 +3,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
+#include <climits>
 #include <set>
 
 #include "util/hash.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace {
 
 bool parse_positive(std::string_view s, int* out) {
-  if (s.empty()) return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && end == s.data() + s.size() && *out > 0;
+  const auto n = parse_uint(s);
+  if (!n || *n == 0 || *n > INT_MAX) return false;
+  *out = static_cast<int>(*n);
+  return true;
 }
 
 }  // namespace

@@ -239,10 +239,9 @@ Result<RunQuery> parse_run_query(std::string_view text) {
                          : key == "until"    ? &q.until
                                              : nullptr;
     if (!field) {
-      std::string message = fmt::format("selection key '{}' is unknown", key);
-      if (auto near = closest_match(key, kQueryKeys)) message += fmt::format("; did you mean '{}'?", *near);
-      return make_error(message + " (keys: experiment, kernel, arch, knobs, workload, session, "
-                                  "since, until)");
+      return make_error(fmt::format("selection key '{}' is unknown{}", key,
+                                    did_you_mean(key, kQueryKeys)) +
+                        " (keys: experiment, kernel, arch, knobs, workload, session, since, until)");
     }
     *field = value;
   }

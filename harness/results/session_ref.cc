@@ -68,9 +68,8 @@ Result<fs::path> resolve_session(std::string_view ref, const fs::path& root,
     if (it == tags->end()) {
       std::vector<std::string> names;
       for (const auto& [n, _] : *tags) names.push_back(n);
-      std::string message = fmt::format("no baseline tagged '{}' under {}", name, root.string());
-      if (auto near = closest_match(name, names)) message += fmt::format("; did you mean '{}'?", *near);
-      return make_error(message);
+      return make_error(fmt::format("no baseline tagged '{}' under {}{}", name, root.string(),
+                                    did_you_mean(name, names)));
     }
     return root / it->second;
   }

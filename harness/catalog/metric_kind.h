@@ -1,0 +1,32 @@
+// The vocabulary of metrics: which direction is better, whether a metric is a count or a
+// timing, and what a workload or an experiment declares about one (MetricInfo). Below both the
+// workload catalog, whose workloads declare their metrics with it, and the metric catalog
+// (catalog/metric_catalog.h), which looks a metric up across them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace foliolab {
+
+enum class Better { kNone, kHigher, kLower };
+enum class MetricKind { kCount, kTiming };
+
+struct MetricInfo {
+  std::string unit;  // "pages", "kB", "s", "ns", "faults/s", "" (dimensionless)
+  Better better = Better::kNone;
+  MetricKind kind = MetricKind::kCount;
+  bool known = false;  // from the catalog or a declaration, not guessed from the name
+};
+
+using MetricDecls = std::vector<std::pair<std::string, MetricInfo>>;  // name -> info
+
+std::string_view better_name(Better b);       // "none", "higher", "lower"
+std::string_view metric_kind_name(MetricKind k);  // "count", "timing"
+std::optional<Better> parse_better(std::string_view text);
+std::optional<MetricKind> parse_metric_kind(std::string_view text);
+
+}  // namespace foliolab

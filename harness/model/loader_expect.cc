@@ -1,0 +1,244 @@
+// The experiment loader: run selections (exclude), expectations (expect) and the gate.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+#include <cstdio>
+#include "model/loader_internal.h"
+#include "util/text.h"
+
+namespace foliolab::loader_internal {
+namespace {
+
+const Keys kGateKeys = {"name", "runs", "metric", "max_regression", "equal", "better", "timings"};
+const Keys kSelectorKeys = {"kernel", "arch", "knobs", "workload"};
+const Keys kCompareKeys = {"<", "<=", ">", ">=", "==", "approx"};
+// "==" before "<": a stray "=" is closer to both, and the first wins.
+const Keys kExpectKeys = {"name", "runs", "metric", "stat", "ratio_to", "==",
+                          "<",    "<=",   ">",      ">=",   "approx",   "tolerance"};
+const Keys kStatNames = {"mean", "min", "max", "median"};
+
+}  // namespace
+
+Status Parser::parse_gate_rules(const Field& f, std::vector<GateRule>* out) const {
+  auto items = read_list(f, nullptr);
+  FL_TRY(items);
+  for (const Field& item : *items) {
+    GateRule rule;
+    FL_TRY(parse_gate_rule(item, &rule));
+    out->push_back(std::move(rule));
+  }
+  return {};
+}
+
+Status Parser::parse_gate_rule(const Field& f, GateRule* g) const {
+  auto fields = read_map(f, &kGateKeys);
+  FL_TRY(fields);
+  g->loc = loc(f.value);
+  FL_TRY(require(*fields, f, {"metric"}));
+  auto metric = read_nonempty(*fields->find("metric"));
+  FL_TRY(metric);
+  g->metric = *metric;
+  g->metric_loc = loc(*fields->find("metric"));
+  if (const Field* n = fields->find("name")) {
+    auto name = read_nonempty(*n);
+    FL_TRY(name);
+    g->name = *name;
+  }
+  if (const Field* r = fields->find("runs")) FL_TRY(parse_selector(*r, &g->runs));
+  if (const Field* b = fields->find("better")) {
+    auto better = read_better(*b);
+    FL_TRY(better);
+    g->better = *better;
+  }
+  if (const Field* t = fields->find("timings")) {
+    auto on = read_bool(*t);
+    FL_TRY(on);
+    g->timings_under_tcg = *on;
+  }
+  const Field* max = fields->find("max_regression");
+  const Field* equal = fields->find("equal");
+  if ((max != nullptr) == (equal != nullptr)) {
+    return error(loc(f.value), f.path,
+                 "give exactly one of 'max_regression' (e.g. 5%) and 'equal: true'");
+  }
+  std::string limit;
+  if (max) {
+    auto text = read_scalar(*max);
+    FL_TRY(text);
+    const bool has_pct = !text->empty() && text->back() == '%';
+    const auto pct = has_pct ? parse_double(std::string_view(*text).substr(0, text->size() - 1))
+                             : std::nullopt;
+    if (!pct || *pct < 0 || !std::isfinite(*pct)) {
+      return error(*max, "expected a percentage such as 5% or 0%, got '" + *text + "'");
+    }
+    g->max_regression = *pct / 100;
+    limit = "regresses by at most " + *text;
+  } else {
+    auto on = read_bool(*equal);
+    FL_TRY(on);
+    if (!*on) return error(*equal, "only 'equal: true' is meaningful; use max_regression");
+    g->equal = true;
+    limit = "unchanged";
+  }
+  if (g->name.empty()) g->name = g->metric + " " + limit + " (" + selector_text(g->runs) + ")";
+  return {};
+}
+
+// Names are resolved against the rest of the document later (check_references), since the
+// keys may come in any order.
+Status Parser::parse_selector(const Field& f, RunSelector* sel) const {
+  auto fields = read_map(f, &kSelectorKeys);
+  FL_TRY(fields);
+  sel->loc = loc(f.value);
+  for (const auto& [key, field] : fields->entries) {
+    if (key == "arch") {
+      auto arch = read_arch(field);
+      FL_TRY(arch);
+      sel->arch = *arch;
+      sel->arch_loc = loc(field);
+      continue;
+    }
+    auto value = read_nonempty(field);
+    FL_TRY(value);
+    if (key == "kernel") {
+      sel->kernel = *value;
+      sel->kernel_loc = loc(field);
+    } else if (key == "knobs") {
+      sel->knobs = *value;
+      sel->knobs_loc = loc(field);
+    } else {
+      sel->workload = *value;
+      sel->workload_loc = loc(field);
+    }
+  }
+  return {};
+}
+
+Status Parser::parse_excludes(const Field& f, std::vector<RunSelector>* out) const {
+  auto items = read_list(f, nullptr);
+  FL_TRY(items);
+  for (const Field& item : *items) {
+    RunSelector sel;
+    FL_TRY(parse_selector(item, &sel));
+    if (sel.empty()) {
+      return error(item, "an empty entry would exclude every run; give at least one of " +
+                             join(kSelectorKeys, ", "));
+    }
+    out->push_back(std::move(sel));
+  }
+  return {};
+}
+
+Status Parser::parse_expectations(const Field& f, std::vector<Expectation>* out) const {
+  auto items = read_list(f, nullptr);
+  FL_TRY(items);
+  for (const Field& item : *items) {
+    Expectation e;
+    FL_TRY(parse_expectation(item, &e));
+    out->push_back(std::move(e));
+  }
+  return {};
+}
+
+Status Parser::parse_expectation(const Field& f, Expectation* e) const {
+  auto fields = read_map(f, &kExpectKeys);
+  FL_TRY(fields);
+  e->loc = loc(f.value);
+  FL_TRY(require(*fields, f, {"metric"}));
+  if (const Field* n = fields->find("name")) {
+    auto name = read_nonempty(*n);
+    FL_TRY(name);
+    e->name = *name;
+  }
+  if (const Field* r = fields->find("runs")) FL_TRY(parse_selector(*r, &e->runs));
+  {
+    const Field& m = *fields->find("metric");
+    auto metric = read_nonempty(m);
+    FL_TRY(metric);
+    if (metric->find(' ') != std::string::npos) {
+      return error(m, "invalid metric name '" + *metric + "': no spaces");
+    }
+    e->metric = *metric;
+    e->metric_loc = loc(m);
+  }
+  if (const Field* s = fields->find("stat")) {
+    auto stat = read_scalar(*s);
+    FL_TRY(stat);
+    const auto it = std::find(kStatNames.begin(), kStatNames.end(), *stat);
+    if (it == kStatNames.end()) {
+      return error(*s, "unknown stat '" + *stat + "'" + did_you_mean(*stat, kStatNames) +
+                           " (valid: " + join(kStatNames, ", ") + ")");
+    }
+    e->stat = static_cast<Statistic>(it - kStatNames.begin());
+  }
+  if (const Field* r = fields->find("ratio_to")) {
+    RunSelector partner;
+    FL_TRY(parse_selector(*r, &partner));
+    if (partner.empty()) {
+      return error(*r,
+                   "give the fields in which the reference run differs, e.g. {knobs: \"4K\"}");
+    }
+    e->ratio_to = std::move(partner);
+  }
+  std::string value_text;
+  FL_TRY(parse_comparison(f, *fields, e, &value_text));
+  if (e->name.empty()) e->name = generated_name(*e, value_text);
+  return {};
+}
+
+// Exactly one of kCompareKeys; `tolerance` only (and always) with approx.
+Status Parser::parse_comparison(const Field& item, const Fields& fields, Expectation* e,
+                                std::string* value_text) const {
+  const Field* comparison = nullptr;
+  for (const auto& [key, field] : fields.entries) {
+    if (std::find(kCompareKeys.begin(), kCompareKeys.end(), key) == kCompareKeys.end()) continue;
+    if (comparison) {
+      return key_error(field, "only one comparison per expectation ('" +
+                                  comparison->key.Scalar() + "'" +
+                                  first_at(loc(comparison->key)) + "); write two expectations");
+    }
+    comparison = &field;
+  }
+  if (!comparison) {
+    return error(loc(item.value), item.path,
+                 "missing comparison: give exactly one of " + join(kCompareKeys, ", "));
+  }
+  const std::string op = comparison->key.Scalar();
+  e->op = static_cast<CompareOp>(std::find(kCompareKeys.begin(), kCompareKeys.end(), op) -
+                                 kCompareKeys.begin());
+  auto value = read_number(*comparison);
+  FL_TRY(value);
+  e->value = *value;
+  *value_text = comparison->value.Scalar();
+  const Field* tolerance = fields.find("tolerance");
+  if (e->op != CompareOp::kApprox) {
+    if (tolerance) return key_error(*tolerance, "'tolerance' applies only to 'approx'");
+    return {};
+  }
+  if (!tolerance) {
+    return key_error(*comparison, "'approx' needs a relative 'tolerance' (e.g. tolerance: 0.1)");
+  }
+  auto tol = read_number(*tolerance);
+  FL_TRY(tol);
+  if (*tol < 0) return error(*tolerance, "must not be negative");
+  e->tolerance = *tol;
+  return {};
+}
+
+// "faults / knobs=4K <= 0.08 (knobs=64K mTHP)", "median faults approx 100 ±10% (all runs)".
+std::string Parser::generated_name(const Expectation& e, const std::string& value_text) {
+  std::string out;
+  if (e.stat != Statistic::kMean) out += std::string(statistic_name(e.stat)) + " ";
+  out += e.metric;
+  if (e.ratio_to) out += " / " + selector_text(*e.ratio_to);
+  out += " " + std::string(compare_op_text(e.op)) + " " + value_text;
+  if (e.op == CompareOp::kApprox) {
+    char tol[32];
+    std::snprintf(tol, sizeof tol, " ±%g%%", e.tolerance * 100);
+    out += tol;
+  }
+  return out + " (" + selector_text(e.runs) + ")";
+}
+
+}  // namespace foliolab::loader_internal
