@@ -108,6 +108,38 @@ Result<std::optional<AccelVerdict>> smoke_verdict(ProcessRunner& runner, Arch ar
       AccelVerdict{Accel::kTcg, "QEMU with -accel kvm " + emulator_failure(smoke->kvm, smoke->kvm_log)});
 }
 
+// The verdict of an earlier probe stored in `file`, if it is one this version reads.
+std::optional<AccelVerdict> cached_verdict(const fs::path& file) {
+  auto text = read_file(file);
+  if (!text.ok()) return std::nullopt;
+  json j = json::parse(*text, nullptr, false);
+  if (!j.is_object() || j.value("schema", 0) != kVerdictSchema) return std::nullopt;
+  const std::string accel = j.value("accel", "");
+  if (accel != "kvm" && accel != "tcg") return std::nullopt;
+  return AccelVerdict{accel == "kvm" ? Accel::kKvm : Accel::kTcg,
+                      j.value("reason", "") + " (cached: " + file.string() + ")", true};
+}
+
+// What the probe boot `r` (its files in `work`) says of KVM.
+AccelVerdict boot_verdict(const ProcessResult& r, const fs::path& work, std::chrono::seconds deadline) {
+  const fs::path console = work / "console.log", log = work / "qemu.log";
+  auto bytes = read_file(work / "records.bin");
+  const RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string());
+  if (report.has_hello) {
+    return {Accel::kKvm, fmt::format("a KVM probe boot reached the guest agent in {:.1f}s", r.elapsed.count() / 1000.0)};
+  }
+  if (r.timed_out) {
+    auto text = read_file(console);
+    const std::string last = text.ok() ? fold_tail(tail_lines(console, 1), 160) : "";
+    return {Accel::kTcg, last.empty()
+                             ? fmt::format("under KVM the guest printed nothing within {}s", deadline.count())
+                             : fmt::format("under KVM the guest did not reach its init within {}s (last console line: {})",
+                                           deadline.count(), last)};
+  }
+  if (!r.ok()) return {Accel::kTcg, "QEMU with -accel kvm " + emulator_failure(r, log)};
+  return {Accel::kTcg, "QEMU with -accel kvm exited before the guest agent started; " + emulator_failure(r, log)};
+}
+
 }  // namespace
 
 AccelProbe::AccelProbe(ProcessRunner& runner, AccelProbeOptions options)
@@ -145,19 +177,9 @@ Result<AccelVerdict> AccelProbe::probe(Arch arch, const std::function<Result<Pro
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return make_env_error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
-  auto load_cached = [&]() -> std::optional<AccelVerdict> {
-    auto text = read_file(verdict_file);
-    if (!text.ok()) return std::nullopt;
-    json j = json::parse(*text, nullptr, false);
-    if (!j.is_object() || j.value("schema", 0) != kVerdictSchema) return std::nullopt;
-    const std::string accel = j.value("accel", "");
-    if (accel != "kvm" && accel != "tcg") return std::nullopt;
-    return AccelVerdict{accel == "kvm" ? Accel::kKvm : Accel::kTcg,
-                        j.value("reason", "") + " (cached: " + verdict_file.string() + ")", true};
-  };
-  if (auto v = load_cached()) return *v;
+  if (auto v = cached_verdict(verdict_file)) return *v;
   FileLock lock(dir / (stem + ".lock"));
-  if (auto v = load_cached()) return *v;  // probed by another foliolab while we waited
+  if (auto v = cached_verdict(verdict_file)) return *v;  // probed by another foliolab meanwhile
   const fs::path work = dir / stem;
   fs::remove_all(work, ec);
   fs::create_directories(work, ec);
@@ -178,23 +200,7 @@ Result<AccelVerdict> AccelProbe::probe(Arch arch, const std::function<Result<Pro
   ProcessResult r = runner_.run({.argv = qemu_argv(launch), .log_path = log, .timeout = opt_.deadline,
                                  .kill_grace = std::chrono::seconds(2)});
   if (!r.spawn_error.empty()) return make_error(fmt::format("cannot start {}: {}", key->qemu_path, r.spawn_error));
-  auto bytes = read_file(records);
-  const RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string());
-  AccelVerdict v;
-  if (report.has_hello) {
-    v = {Accel::kKvm, fmt::format("a KVM probe boot reached the guest agent in {:.1f}s", r.elapsed.count() / 1000.0)};
-  } else if (r.timed_out) {
-    auto text = read_file(console);
-    const std::string last = text.ok() ? fold_tail(tail_lines(console, 1), 160) : "";
-    v = {Accel::kTcg, last.empty()
-                          ? fmt::format("under KVM the guest printed nothing within {}s", opt_.deadline.count())
-                          : fmt::format("under KVM the guest did not reach its init within {}s (last console line: {})",
-                                        opt_.deadline.count(), last)};
-  } else if (!r.ok()) {
-    v = {Accel::kTcg, "QEMU with -accel kvm " + emulator_failure(r, log)};
-  } else {
-    v = {Accel::kTcg, "QEMU with -accel kvm exited before the guest agent started; " + emulator_failure(r, log)};
-  }
+  const AccelVerdict v = boot_verdict(r, work, opt_.deadline);
   return save_verdict(verdict_file, v, key->text, work, format_argv(qemu_argv(launch)));
 }
 
