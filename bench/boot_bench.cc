@@ -5,34 +5,36 @@
 //     virt) with the experiment's kernels (default experiments/quickstart.yaml, the shared guest
 //     config) and base images. Ratios against the platform the executor boots today, and x86_64
 //     against arm64.
-//   overhead EXPERIMENT.yaml [--reps N]: `foliolab run -j 1` wall time against raw QEMU boots of the same
+//   overhead EXPERIMENT.yaml [--reps N]: `foliolab run -j 1` wall time against raw QEMU boots of
+//   the same
 //     kernels, initrds (base image + each run's job.txt) and command lines (the guest's
-//     /proc/cmdline from the record), alternating N times (default 3). Goal: <= 1.05x. The experiment's kernels must be cached.
+//     /proc/cmdline from the record), alternating N times (default 3). Goal: <= 1.05x. The
+//     experiment's kernels must be cached.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "testing/cli_binary.h"
-#include "util/build_info.h"
 #include "backend/qemu_args.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/loader.h"
 #include "results/store.h"
+#include "testing/cli_binary.h"
+#include "util/build_info.h"
 #include "util/fs.h"
 #include "util/process.h"
 
@@ -51,8 +53,8 @@ struct Timed {
 
 // Spawns argv; when `records` is given, notes when a hello record appears in it. A process still
 // running after `deadline` is killed (a guest that hangs at boot must not stall the bench).
-Timed spawn_timed(const std::vector<std::string>& argv, const fs::path& records, const fs::path& log,
-                  std::chrono::seconds deadline = std::chrono::hours(24)) {
+Timed spawn_timed(const std::vector<std::string>& argv, const fs::path& records,
+                  const fs::path& log, std::chrono::seconds deadline = std::chrono::hours(24)) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -71,7 +73,8 @@ Timed spawn_timed(const std::vector<std::string>& argv, const fs::path& records,
   posix_spawn_file_actions_destroy(&fa);
   for (;;) {
     if (t.hello < 0 && !records.empty()) {
-      if (auto bytes = read_file(records); bytes.ok() && bytes->find("@FL1 hello ") != std::string::npos) {
+      if (auto bytes = read_file(records);
+          bytes.ok() && bytes->find("@FL1 hello ") != std::string::npos) {
         t.hello = std::chrono::duration<double>(Clock::now() - t0).count();
       }
     }
@@ -98,7 +101,8 @@ int numa_nodes_seen(const fs::path& console) {
   auto text = read_file(console);
   if (!text.ok()) return 0;
   int nodes = 0;
-  for (size_t at = 0; (at = text->find("Initmem setup node ", at)) != std::string::npos; ++at) ++nodes;
+  for (size_t at = 0; (at = text->find("Initmem setup node ", at)) != std::string::npos; ++at)
+    ++nodes;
   return nodes;
 }
 
@@ -129,12 +133,15 @@ int hello_bench(int reps, const fs::path& yaml) {
     fmt::print(stderr, "error: {}\n", exp.error().message);
     return 2;
   }
-  const fs::path tmp = fs::temp_directory_path() / fmt::format("foliolab-boot-bench-{}", ::getpid());
+  const fs::path tmp =
+      fs::temp_directory_path() / fmt::format("foliolab-boot-bench-{}", ::getpid());
   fs::create_directories(tmp);
   RealProcessRunner proc;
   ImageBuilder images(proc, foliolab::source_dir(), cache_root());
-  MachineSpec machine{.cpus = 2, .memory_mb = 1024,
-                      .numa = {NumaNode{.cpus = {0}, .memory_mb = 512}, NumaNode{.cpus = {1}, .memory_mb = 512}}};
+  MachineSpec machine{
+      .cpus = 2,
+      .memory_mb = 1024,
+      .numa = {NumaNode{.cpus = {0}, .memory_mb = 512}, NumaNode{.cpus = {1}, .memory_mb = 512}}};
   const fs::path qboot = "/usr/share/qemu/qboot.rom";
   struct Subject {
     std::string label;
@@ -150,14 +157,20 @@ int hello_bench(int reps, const fs::path& yaml) {
     auto kernel = experiment_kernel(*exp, yaml, arch, proc);
     auto image = images.build(arch);
     if (!kernel.ok() || !image.ok()) {
-      fmt::print("{}: skipped ({})\n", name, !kernel.ok() ? kernel.error().message : image.error().message);
+      fmt::print("{}: skipped ({})\n", name,
+                 !kernel.ok() ? kernel.error().message : image.error().message);
       continue;
     }
     const fs::path initrd = tmp / (name + ".cpio");
     if (!write_run_initrd(image->cpio, "foliolab-job 1\nrun_id bench\n", initrd).ok()) return 1;
-    const QemuLaunch base{.arch = arch, .accel = Accel::kTcg, .machine = machine, .kernel = kernel->boot_image,
-                          .initrd = initrd, .cmdline = kernel_cmdline(arch, ""),
-                          .console_log = tmp / (name + ".console"), .results_file = tmp / (name + ".records")};
+    const QemuLaunch base{.arch = arch,
+                          .accel = Accel::kTcg,
+                          .machine = machine,
+                          .kernel = kernel->boot_image,
+                          .initrd = initrd,
+                          .cmdline = kernel_cmdline(arch, ""),
+                          .console_log = tmp / (name + ".console"),
+                          .results_file = tmp / (name + ".records")};
     auto add = [&](std::string label, auto&& tweak) {
       Subject s{.label = name + " " + label, .launch = base};
       tweak(s.launch);
@@ -172,16 +185,21 @@ int hello_bench(int reps, const fs::path& yaml) {
     if (kernel->image != kernel->boot_image || !pvh) {
       add("q35, bzImage, SeaBIOS", [&](QemuLaunch& l) { l.kernel = kernel->image; });
     } else {
-      fmt::print("x86_64: kernel {} boots vmlinux by PVH and keeps no bzImage (foliolab builds none for PVH "
-                 "kernels): the bzImage platform is skipped\n", kernel->build_id);
+      fmt::print(
+          "x86_64: kernel {} boots vmlinux by PVH and keeps no bzImage (foliolab builds none for "
+          "PVH "
+          "kernels): the bzImage platform is skipped\n",
+          kernel->build_id);
     }
     if (!pvh) {
-      fmt::print("x86_64: kernel {} has no vmlinux (CONFIG_PVH): only its bzImage is measured\n", kernel->build_id);
+      fmt::print("x86_64: kernel {} has no vmlinux (CONFIG_PVH): only its bzImage is measured\n",
+                 kernel->build_id);
       continue;
     }
     add("q35, vmlinux PVH, SeaBIOS", [](QemuLaunch&) {});
     if (!fs::exists(qboot)) {
-      fmt::print("x86_64: {} missing (Debian's qemu-system-data): no qboot platforms\n", qboot.string());
+      fmt::print("x86_64: {} missing (Debian's qemu-system-data): no qboot platforms\n",
+                 qboot.string());
       continue;
     }
     add("q35, vmlinux PVH, qboot", [&](QemuLaunch& l) { l.bios = qboot; });
@@ -221,8 +239,11 @@ int hello_bench(int reps, const fs::path& yaml) {
     if (s.is_default && s.launch.arch == Arch::kX86_64) now = &s;
     if (s.launch.arch == Arch::kArm64) arm = &s;
   }
-  fmt::print("QEMU start -> agent hello, TCG, 2 vCPUs, 2 NUMA nodes, median of {} boots per platform, booted in "
-             "turn:\n", reps);
+  fmt::print(
+      "QEMU start -> agent hello, TCG, 2 vCPUs, 2 NUMA nodes, median of {} boots per platform, "
+      "booted in "
+      "turn:\n",
+      reps);
   for (const auto& s : subjects) {
     std::string vs;
     if (now && s.launch.arch == Arch::kX86_64 && &s != now && !s.hello.empty()) {
@@ -231,8 +252,9 @@ int hello_bench(int reps, const fs::path& yaml) {
     if (arm && s.launch.arch == Arch::kX86_64 && !s.hello.empty()) {
       vs += fmt::format("; this / arm64 = {:.2f}x", median(s.hello) / median(arm->hello));
     }
-    fmt::print("  {}{}: {:.2f}s; NUMA nodes {}; failed boots {} of {}{}\n", s.label, s.is_default ? " (default)" : "",
-               median(s.hello), s.numa_nodes, s.hangs, reps + 1, vs);
+    fmt::print("  {}{}: {:.2f}s; NUMA nodes {}; failed boots {} of {}{}\n", s.label,
+               s.is_default ? " (default)" : "", median(s.hello), s.numa_nodes, s.hangs, reps + 1,
+               vs);
   }
   bool kept = false;
   for (const auto& s : subjects) kept = kept || s.hangs > 0;
@@ -251,20 +273,24 @@ struct OverheadPair {
 };
 
 // One `foliolab run -j 1` of the experiment, then raw QEMU boots of each of its runs.
-Result<OverheadPair> overhead_pair(const Experiment& exp, const std::string& yaml, const fs::path& tmp, int i) {
+Result<OverheadPair> overhead_pair(const Experiment& exp, const std::string& yaml,
+                                   const fs::path& tmp, int i) {
   const fs::path results = tmp / fmt::format("results-{}", i);
-  const Timed run = spawn_timed({foliolab::cli_binary(), "run", yaml, "-j", "1", "--results", results.string()}, {},
-                                tmp / "foliolab.log");
+  const Timed run =
+      spawn_timed({foliolab::cli_binary(), "run", yaml, "-j", "1", "--results", results.string()},
+                  {}, tmp / "foliolab.log");
   auto session = ResultStore::latest(results, exp.name);
-  if (!session) return make_error("foliolab run made no session; see " + (tmp / "foliolab.log").string());
+  if (!session)
+    return make_error("foliolab run made no session; see " + (tmp / "foliolab.log").string());
   auto store = ResultStore::open(*session);
   auto records = store->load_all();
   if (!records.ok()) return records.error();
   OverheadPair p{.foliolab = run.exit};
   for (const auto& r : *records) {
     if (!r.ok()) return make_error(fmt::format("run {} failed: {}", r.id.run_id, r.reason));
-    const fs::path image =
-        cache_root() / "images" / fmt::format("{}-{}", r.id.arch, r.provenance.image_id) / "initramfs.cpio";
+    const fs::path image = cache_root() / "images" /
+                           fmt::format("{}-{}", r.id.arch, r.provenance.image_id) /
+                           "initramfs.cpio";
     auto job = read_file(store->run_dir(r.id.run_id) / r.artifacts.job);
     const fs::path initrd = tmp / "initrd.cpio";
     if (!job.ok() || !write_run_initrd(image, *job, initrd).ok()) {
@@ -277,8 +303,13 @@ Result<OverheadPair> overhead_pair(const Experiment& exp, const std::string& yam
       kernel = r.provenance.command.substr(from, r.provenance.command.find(' ', from) - from);
     }
     p.pvh = kernel.filename() == "vmlinux";
-    QemuLaunch l{.arch = *parse_arch(r.id.arch), .accel = Accel::kTcg, .machine = exp.machine, .kernel = kernel,
-                 .initrd = initrd, .cmdline = r.provenance.guest.cmdline, .console_log = tmp / "console.log",
+    QemuLaunch l{.arch = *parse_arch(r.id.arch),
+                 .accel = Accel::kTcg,
+                 .machine = exp.machine,
+                 .kernel = kernel,
+                 .initrd = initrd,
+                 .cmdline = r.provenance.guest.cmdline,
+                 .console_log = tmp / "console.log",
                  .results_file = tmp / "records.bin"};
     fs::remove(l.results_file);
     p.raw += spawn_timed(qemu_argv(l), {}, tmp / "qemu.log").exit;
@@ -294,7 +325,8 @@ int overhead_bench(const std::string& yaml, int reps) {
     fmt::print(stderr, "error: {}\n", exp.error().message);
     return 2;
   }
-  const fs::path tmp = fs::temp_directory_path() / fmt::format("foliolab-overhead-bench-{}", ::getpid());
+  const fs::path tmp =
+      fs::temp_directory_path() / fmt::format("foliolab-overhead-bench-{}", ::getpid());
   fs::create_directories(tmp);
   // foliolab and raw boots alternate, pair after pair: the ratio of each pair sees about the
   // same load; the median pair is the answer.
@@ -305,14 +337,20 @@ int overhead_bench(const std::string& yaml, int reps) {
       fmt::print(stderr, "error: {}\n", p.error().message);
       return 1;
     }
-    fmt::print("pair {}: foliolab run -j 1 {:.2f}s for {} runs (its QEMU processes {:.2f}s); raw QEMU boots of "
-               "the same kernel ({})+initrd+cmdline {:.2f}s: {:.3f}x\n", i + 1, p->foliolab, p->runs, p->own_qemu,
-               p->pvh ? "vmlinux, PVH" : "bzImage/Image", p->raw, p->foliolab / p->raw);
+    fmt::print(
+        "pair {}: foliolab run -j 1 {:.2f}s for {} runs (its QEMU processes {:.2f}s); raw QEMU "
+        "boots of "
+        "the same kernel ({})+initrd+cmdline {:.2f}s: {:.3f}x\n",
+        i + 1, p->foliolab, p->runs, p->own_qemu, p->pvh ? "vmlinux, PVH" : "bzImage/Image", p->raw,
+        p->foliolab / p->raw);
     vs_raw.push_back(p->foliolab / p->raw);
     vs_own.push_back(p->foliolab / p->own_qemu);
   }
-  fmt::print("overhead: foliolab / raw QEMU = {:.3f}x (median of {} pairs; goal <= 1.05x); foliolab / its own "
-             "QEMU time = {:.3f}x\n", median(vs_raw), reps, median(vs_own));
+  fmt::print(
+      "overhead: foliolab / raw QEMU = {:.3f}x (median of {} pairs; goal <= 1.05x); foliolab / its "
+      "own "
+      "QEMU time = {:.3f}x\n",
+      median(vs_raw), reps, median(vs_own));
   fs::remove_all(tmp);
   return 0;
 }
@@ -324,7 +362,8 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "hello") {
     int reps = 5;
-    std::filesystem::path yaml = std::filesystem::path(foliolab::source_dir()) / "experiments/quickstart.yaml";
+    std::filesystem::path yaml =
+        std::filesystem::path(foliolab::source_dir()) / "experiments/quickstart.yaml";
     for (size_t i = 1; i < args.size(); ++i) {
       if (args[i] == "--reps" && i + 1 < args.size()) {
         reps = std::max(1, std::stoi(args[++i]));
@@ -338,6 +377,8 @@ int main(int argc, char** argv) {
     const int reps = args.size() == 4 && args[2] == "--reps" ? std::max(1, std::stoi(args[3])) : 3;
     return foliolab::overhead_bench(args[1], reps);
   }
-  std::fprintf(stderr, "usage: foliolab_boot_bench hello [EXPERIMENT.yaml] [--reps N] | overhead EXPERIMENT.yaml [--reps N]\n");
+  std::fprintf(stderr,
+               "usage: foliolab_boot_bench hello [EXPERIMENT.yaml] [--reps N] | overhead "
+               "EXPERIMENT.yaml [--reps N]\n");
   return 2;
 }

@@ -40,8 +40,10 @@ int main() {
     std::string c = bytes;
     sink = sink + c.size();
   });
-  const double parse = median_seconds([&] { sink = sink + foliolab::parse_records(bytes).records.size(); });
-  const double report = median_seconds([&] { sink = sink + foliolab::parse_run_report(bytes).reps.size(); });
+  const double parse =
+      median_seconds([&] { sink = sink + foliolab::parse_records(bytes).records.size(); });
+  const double report =
+      median_seconds([&] { sink = sink + foliolab::parse_run_report(bytes).reps.size(); });
   std::printf("stream: %zu bytes, 2000 repetitions\n", bytes.size());
   std::printf("parse_records / copy      = %8.1fx\n", parse / copy);
   std::printf("parse_run_report / parse  = %8.1fx\n", report / parse);

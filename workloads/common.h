@@ -29,37 +29,33 @@
 
 /* ---------------- outcome ---------------- */
 
-static inline _Noreturn void wl_vdie(int code, const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	fputs("FOLIOLAB-WORKLOAD-FAIL ", stdout);
-	vfprintf(stdout, fmt, ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	exit(code);
+static inline _Noreturn void wl_vdie(int code, const char *fmt, va_list ap) {
+  fflush(stdout);
+  fputs("FOLIOLAB-WORKLOAD-FAIL ", stdout);
+  vfprintf(stdout, fmt, ap);
+  fputc('\n', stdout);
+  fflush(stdout);
+  exit(code);
 }
 
 /* A failed invariant or system error: FAIL line, exit 1. */
-static inline _Noreturn __attribute__((format(printf, 1, 2))) void wl_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	wl_vdie(WL_EXIT_FAIL, fmt, ap);
+static inline _Noreturn __attribute__((format(printf, 1, 2))) void wl_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  wl_vdie(WL_EXIT_FAIL, fmt, ap);
 }
 
 /* Bad arguments: FAIL line, exit 2. */
-static inline _Noreturn __attribute__((format(printf, 1, 2))) void wl_usage(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	wl_vdie(WL_EXIT_USAGE, fmt, ap);
+static inline _Noreturn __attribute__((format(printf, 1, 2))) void wl_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  wl_vdie(WL_EXIT_USAGE, fmt, ap);
 }
 
 /* Last line of a successful run. */
-static inline void wl_ok(void)
-{
-	puts("FOLIOLAB-WORKLOAD-OK");
-	fflush(stdout);
+static inline void wl_ok(void) {
+  puts("FOLIOLAB-WORKLOAD-OK");
+  fflush(stdout);
 }
 
 /* ---------------- arguments ---------------- */
@@ -67,207 +63,173 @@ static inline void wl_ok(void)
 /* Argument spec: a table ending with {NULL}. wl_parse_args() fills .val from argv, or
  * from .def when the key is absent. */
 struct wl_arg {
-	const char *key;
-	const char *def;
-	const char *val;
+  const char *key;
+  const char *def;
+  const char *val;
 };
 
-static inline struct wl_arg *wl_arg_find(struct wl_arg *spec, const char *key, size_t keylen)
-{
-	for (struct wl_arg *a = spec; a->key; a++)
-		if (strlen(a->key) == keylen && !strncmp(a->key, key, keylen))
-			return a;
-	return NULL;
+static inline struct wl_arg *wl_arg_find(struct wl_arg *spec, const char *key, size_t keylen) {
+  for (struct wl_arg *a = spec; a->key; a++)
+    if (strlen(a->key) == keylen && !strncmp(a->key, key, keylen)) return a;
+  return NULL;
 }
 
 /* Strict: an argument without '=', an unknown key or a repeated key is a usage failure. */
-static inline void wl_parse_args(int argc, char **argv, struct wl_arg *spec)
-{
-	for (struct wl_arg *a = spec; a->key; a++)
-		a->val = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *eq = strchr(argv[i], '=');
-		if (!eq)
-			wl_usage("argument '%s' is not key=value", argv[i]);
-		struct wl_arg *a = wl_arg_find(spec, argv[i], (size_t)(eq - argv[i]));
-		if (!a)
-			wl_usage("unknown argument '%.*s'", (int)(eq - argv[i]), argv[i]);
-		if (a->val)
-			wl_usage("argument '%s' given twice", a->key);
-		a->val = eq + 1;
-	}
-	for (struct wl_arg *a = spec; a->key; a++)
-		if (!a->val)
-			a->val = a->def;
+static inline void wl_parse_args(int argc, char **argv, struct wl_arg *spec) {
+  for (struct wl_arg *a = spec; a->key; a++) a->val = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *eq = strchr(argv[i], '=');
+    if (!eq) wl_usage("argument '%s' is not key=value", argv[i]);
+    struct wl_arg *a = wl_arg_find(spec, argv[i], (size_t)(eq - argv[i]));
+    if (!a) wl_usage("unknown argument '%.*s'", (int)(eq - argv[i]), argv[i]);
+    if (a->val) wl_usage("argument '%s' given twice", a->key);
+    a->val = eq + 1;
+  }
+  for (struct wl_arg *a = spec; a->key; a++)
+    if (!a->val) a->val = a->def;
 }
 
-static inline const char *wl_arg_str(struct wl_arg *spec, const char *key)
-{
-	struct wl_arg *a = wl_arg_find(spec, key, strlen(key));
-	if (!a)
-		wl_usage("internal: no argument '%s' in spec", key);
-	return a->val;
+static inline const char *wl_arg_str(struct wl_arg *spec, const char *key) {
+  struct wl_arg *a = wl_arg_find(spec, key, strlen(key));
+  if (!a) wl_usage("internal: no argument '%s' in spec", key);
+  return a->val;
 }
 
 /* Decimal integer with an optional K, M or G suffix (binary: 1K = 1024). */
-static inline int wl_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	unsigned shift = 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (errno || (shift && end[1]) || (!shift && *end) || v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
+static inline int wl_parse_size(const char *s, uint64_t *out) {
+  char *end;
+  if (!s || *s < '0' || *s > '9') return -1;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k')
+    shift = 10;
+  else if (*end == 'M' || *end == 'm')
+    shift = 20;
+  else if (*end == 'G' || *end == 'g')
+    shift = 30;
+  if (errno || (shift && end[1]) || (!shift && *end) || v > (UINT64_MAX >> shift)) return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
 }
 
-static inline uint64_t wl_arg_size(struct wl_arg *spec, const char *key)
-{
-	uint64_t v;
-	const char *s = wl_arg_str(spec, key);
-	if (wl_parse_size(s, &v))
-		wl_usage("%s=%s: expected bytes with optional K/M/G suffix", key, s ? s : "");
-	return v;
+static inline uint64_t wl_arg_size(struct wl_arg *spec, const char *key) {
+  uint64_t v;
+  const char *s = wl_arg_str(spec, key);
+  if (wl_parse_size(s, &v))
+    wl_usage("%s=%s: expected bytes with optional K/M/G suffix", key, s ? s : "");
+  return v;
 }
 
-static inline long wl_arg_long(struct wl_arg *spec, const char *key, long lo, long hi)
-{
-	const char *s = wl_arg_str(spec, key);
-	char *end;
-	errno = 0;
-	long v = s ? strtol(s, &end, 10) : 0;
-	if (!s || !*s || *end || errno || v < lo || v > hi)
-		wl_usage("%s=%s: expected an integer in %ld..%ld", key, s ? s : "", lo, hi);
-	return v;
+static inline long wl_arg_long(struct wl_arg *spec, const char *key, long lo, long hi) {
+  const char *s = wl_arg_str(spec, key);
+  char *end;
+  errno = 0;
+  long v = s ? strtol(s, &end, 10) : 0;
+  if (!s || !*s || *end || errno || v < lo || v > hi)
+    wl_usage("%s=%s: expected an integer in %ld..%ld", key, s ? s : "", lo, hi);
+  return v;
 }
 
 /* Index of the value in choices (a NULL-terminated list). */
-static inline int wl_arg_choice(struct wl_arg *spec, const char *key, const char *const *choices)
-{
-	const char *s = wl_arg_str(spec, key);
-	for (int i = 0; s && choices[i]; i++)
-		if (!strcmp(s, choices[i]))
-			return i;
-	wl_usage("%s=%s: not a known value", key, s ? s : "");
+static inline int wl_arg_choice(struct wl_arg *spec, const char *key, const char *const *choices) {
+  const char *s = wl_arg_str(spec, key);
+  for (int i = 0; s && choices[i]; i++)
+    if (!strcmp(s, choices[i])) return i;
+  wl_usage("%s=%s: not a known value", key, s ? s : "");
 }
 
 /* ---------------- time and rusage ---------------- */
 
-static inline int64_t wl_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+static inline int64_t wl_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static inline double wl_tv_s(struct timeval tv)
-{
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+static inline double wl_tv_s(struct timeval tv) {
+  return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
 /* Process-wide (all threads, RUSAGE_SELF) counters at one instant. */
 struct wl_usage {
-	long minflt, majflt;
-	double user_s, sys_s;
+  long minflt, majflt;
+  double user_s, sys_s;
 };
 
-static inline struct wl_usage wl_usage_self(void)
-{
-	struct rusage ru;
-	if (getrusage(RUSAGE_SELF, &ru))
-		wl_fail("getrusage: %s", strerror(errno));
-	return (struct wl_usage){ru.ru_minflt, ru.ru_majflt, wl_tv_s(ru.ru_utime),
-				 wl_tv_s(ru.ru_stime)};
+static inline struct wl_usage wl_usage_self(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru)) wl_fail("getrusage: %s", strerror(errno));
+  return (struct wl_usage){ru.ru_minflt, ru.ru_majflt, wl_tv_s(ru.ru_utime), wl_tv_s(ru.ru_stime)};
 }
 
 /* ---------------- /proc readers ---------------- */
 
 /* Value in kB of a "Field:   123 kB" line of a /proc file, or -1 if absent/unreadable. */
-static inline long wl_proc_kb(const char *path, const char *field)
-{
-	FILE *f = fopen(path, "re");
-	char line[256];
-	long v = -1;
-	size_t n = strlen(field);
-	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, field, n) && line[n] == ':') {
-			v = strtol(line + n + 1, NULL, 10);
-			break;
-		}
-	if (f)
-		fclose(f);
-	return v;
+static inline long wl_proc_kb(const char *path, const char *field) {
+  FILE *f = fopen(path, "re");
+  char line[256];
+  long v = -1;
+  size_t n = strlen(field);
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, field, n) && line[n] == ':') {
+      v = strtol(line + n + 1, NULL, 10);
+      break;
+    }
+  if (f) fclose(f);
+  return v;
 }
 
 /* Rss, Pss, AnonHugePages, ShmemPmdMapped, ... summed over the whole address space
  * (needs CONFIG_PROC_PAGE_MONITOR). */
-static inline long wl_smaps_rollup_kb(const char *field)
-{
-	return wl_proc_kb("/proc/self/smaps_rollup", field);
+static inline long wl_smaps_rollup_kb(const char *field) {
+  return wl_proc_kb("/proc/self/smaps_rollup", field);
 }
 
 /* VmRSS, VmHWM, ... of /proc/self/status. */
-static inline long wl_status_kb(const char *field)
-{
-	return wl_proc_kb("/proc/self/status", field);
+static inline long wl_status_kb(const char *field) {
+  return wl_proc_kb("/proc/self/status", field);
 }
 
 /* A counter of /proc/vmstat ("name value" lines), or -1 if the kernel lacks it (e.g.
  * CONFIG_VM_EVENT_COUNTERS=n, or a counter a patch adds). */
-static inline long long wl_vmstat(const char *name)
-{
-	FILE *f = fopen("/proc/vmstat", "re");
-	char line[256];
-	long long v = -1;
-	size_t n = strlen(name);
-	while (f && fgets(line, sizeof line, f))
-		if (!strncmp(line, name, n) && line[n] == ' ') {
-			v = strtoll(line + n + 1, NULL, 10);
-			break;
-		}
-	if (f)
-		fclose(f);
-	return v;
+static inline long long wl_vmstat(const char *name) {
+  FILE *f = fopen("/proc/vmstat", "re");
+  char line[256];
+  long long v = -1;
+  size_t n = strlen(name);
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, name, n) && line[n] == ' ') {
+      v = strtoll(line + n + 1, NULL, 10);
+      break;
+    }
+  if (f) fclose(f);
+  return v;
 }
 
 /* Delta of two wl_vmstat() readings, -1 when either is absent. */
-static inline long long wl_delta(long long before, long long after)
-{
-	return before < 0 || after < 0 ? -1 : after - before;
+static inline long long wl_delta(long long before, long long after) {
+  return before < 0 || after < 0 ? -1 : after - before;
 }
 
 /* Writes s to path with one write() (like `echo`). 0 or -errno. */
-static inline int wl_write_file(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	int rc = fputs(s, f) < 0 ? -errno : 0;
-	if (fclose(f) && !rc)
-		rc = -errno;
-	return rc;
+static inline int wl_write_file(const char *path, const char *s) {
+  FILE *f = fopen(path, "we");
+  if (!f) return -errno;
+  int rc = fputs(s, f) < 0 ? -errno : 0;
+  if (fclose(f) && !rc) rc = -errno;
+  return rc;
 }
 
 /* PMD (huge page) size from sysfs, or fallback when THP is not configured. */
-static inline size_t wl_pmd_size(size_t fallback)
-{
-	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
-	unsigned long long v = 0;
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v ? (size_t)v : fallback;
+static inline size_t wl_pmd_size(size_t fallback) {
+  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+  unsigned long long v = 0;
+  if (f) {
+    if (fscanf(f, "%llu", &v) != 1) v = 0;
+    fclose(f);
+  }
+  return v ? (size_t)v : fallback;
 }
 
 /* ---------------- madvise argument ---------------- */
@@ -276,11 +238,10 @@ static inline size_t wl_pmd_size(size_t fallback)
 static const char *const wl_madvise_names[] = {"none", "hugepage", "nohugepage", NULL};
 
 /* Applies choice (an index into wl_madvise_names) to [p, p+len); none does nothing. */
-static inline void wl_apply_madvise(void *p, size_t len, int choice)
-{
-	static const int advice[] = {0, MADV_HUGEPAGE, MADV_NOHUGEPAGE};
-	if (choice > 0 && madvise(p, len, advice[choice]))
-		wl_fail("madvise(%s): %s", wl_madvise_names[choice], strerror(errno));
+static inline void wl_apply_madvise(void *p, size_t len, int choice) {
+  static const int advice[] = {0, MADV_HUGEPAGE, MADV_NOHUGEPAGE};
+  if (choice > 0 && madvise(p, len, advice[choice]))
+    wl_fail("madvise(%s): %s", wl_madvise_names[choice], strerror(errno));
 }
 
 /* ---------------- JSON metrics line ---------------- */
@@ -288,58 +249,51 @@ static inline void wl_apply_madvise(void *p, size_t len, int choice)
 /* One `{"k":v,...}` line. Numbers only; a value that cannot be computed (non-finite double,
  * negative "absent" kB from the /proc readers via wl_json_kb) is written as null. */
 struct wl_json {
-	char buf[4096];
-	size_t len;
+  char buf[4096];
+  size_t len;
 };
 
-static inline void wl_json_raw(struct wl_json *j, const char *key, const char *val)
-{
-	int n = snprintf(j->buf + j->len, sizeof j->buf - j->len, "%s\"%s\":%s",
-			 j->len ? "," : "{", key, val);
-	if (n < 0 || (size_t)n >= sizeof j->buf - j->len - 2)
-		wl_fail("internal: metrics line too long");
-	j->len += (size_t)n;
+static inline void wl_json_raw(struct wl_json *j, const char *key, const char *val) {
+  int n = snprintf(j->buf + j->len, sizeof j->buf - j->len, "%s\"%s\":%s", j->len ? "," : "{", key,
+                   val);
+  if (n < 0 || (size_t)n >= sizeof j->buf - j->len - 2) wl_fail("internal: metrics line too long");
+  j->len += (size_t)n;
 }
 
-static inline void wl_json_int(struct wl_json *j, const char *key, int64_t v)
-{
-	char s[32];
-	snprintf(s, sizeof s, "%" PRId64, v);
-	wl_json_raw(j, key, s);
+static inline void wl_json_int(struct wl_json *j, const char *key, int64_t v) {
+  char s[32];
+  snprintf(s, sizeof s, "%" PRId64, v);
+  wl_json_raw(j, key, s);
 }
 
-static inline void wl_json_num(struct wl_json *j, const char *key, double v)
-{
-	char s[40];
-	if (isfinite(v))
-		snprintf(s, sizeof s, "%.9g", v);
-	else
-		snprintf(s, sizeof s, "null");
-	wl_json_raw(j, key, s);
+static inline void wl_json_num(struct wl_json *j, const char *key, double v) {
+  char s[40];
+  if (isfinite(v))
+    snprintf(s, sizeof s, "%.9g", v);
+  else
+    snprintf(s, sizeof s, "null");
+  wl_json_raw(j, key, s);
 }
 
-static inline void wl_json_kb(struct wl_json *j, const char *key, long kb)
-{
-	if (kb < 0)
-		wl_json_raw(j, key, "null");
-	else
-		wl_json_int(j, key, kb);
+static inline void wl_json_kb(struct wl_json *j, const char *key, long kb) {
+  if (kb < 0)
+    wl_json_raw(j, key, "null");
+  else
+    wl_json_int(j, key, kb);
 }
 
 /* An integer that is null when negative ("absent", e.g. wl_vmstat() = -1). */
-static inline void wl_json_opt(struct wl_json *j, const char *key, long long v)
-{
-	if (v < 0)
-		wl_json_raw(j, key, "null");
-	else
-		wl_json_int(j, key, v);
+static inline void wl_json_opt(struct wl_json *j, const char *key, long long v) {
+  if (v < 0)
+    wl_json_raw(j, key, "null");
+  else
+    wl_json_int(j, key, v);
 }
 
-static inline void wl_json_print(struct wl_json *j)
-{
-	printf("%s}\n", j->len ? j->buf : "{");
-	fflush(stdout);
-	j->len = 0;
+static inline void wl_json_print(struct wl_json *j) {
+  printf("%s}\n", j->len ? j->buf : "{");
+  fflush(stdout);
+  j->len = 0;
 }
 
 #endif

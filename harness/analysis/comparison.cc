@@ -16,7 +16,7 @@ constexpr std::string_view kVerdictNames[] = {"improved", "regressed", "changed"
 
 // Workload metrics shown first, in this order (the cover letters' columns for `fault`).
 const std::vector<std::string> kHeadline = {"faults", "faults_per_sec", "faults_per_sec_per_cpu",
-                                            "user_s", "sys_s", "wall_s"};
+                                            "user_s", "sys_s",          "wall_s"};
 
 Verdict directional(Better better, double change) {
   switch (better) {
@@ -103,9 +103,9 @@ bool is_counter(const std::string& name) {
 }
 
 bool shown_counter(const std::string& name) {
-  for (const char* prefix : {"vmstat.thp_", "vmstat.mthp_", "vmstat.pgfault", "vmstat.pgmajfault",
-                             "vmstat.nr_anon_transparent", "mthp.", "meminfo.AnonHugePages",
-                             "meminfo.ShmemHugePages"}) {
+  for (const char* prefix :
+       {"vmstat.thp_", "vmstat.mthp_", "vmstat.pgfault", "vmstat.pgmajfault",
+        "vmstat.nr_anon_transparent", "mthp.", "meminfo.AnonHugePages", "meminfo.ShmemHugePages"}) {
     if (name.starts_with(prefix)) return true;
   }
   return false;
@@ -190,7 +190,8 @@ namespace {
 // direction (an echoed parameter), or a counter that never moved (unless `keep` names it).
 std::optional<MetricRow> metric_row(const GroupRuns& in, const std::string& metric, bool emulated,
                                     const CompareOptions& options) {
-  const bool kept = std::find(options.keep.begin(), options.keep.end(), metric) != options.keep.end();
+  const bool kept =
+      std::find(options.keep.begin(), options.keep.end(), metric) != options.keep.end();
   MetricRow row;
   row.metric = metric;
   row.info = metric_info(metric, options.declared);
@@ -198,7 +199,8 @@ std::optional<MetricRow> metric_row(const GroupRuns& in, const std::string& metr
   for (const VariantRuns& v : in.variants) row.stats.push_back(sample_stats(pooled(v, metric)));
   std::vector<const SampleStats*> all;
   for (const SampleStats& s : row.stats) all.push_back(&s);
-  if (!kept && row.info.better == Better::kNone && !is_counter(metric) && all_equal(all)) return std::nullopt;
+  if (!kept && row.info.better == Better::kNone && !is_counter(metric) && all_equal(all))
+    return std::nullopt;
   if (!kept && is_counter(metric) && all_equal(all) && !row.stats.empty() &&
       !row.stats.front().values.empty() && row.stats.front().values.front() == 0) {
     return std::nullopt;
@@ -216,12 +218,13 @@ void add_sample_warnings(ComparisonGroup* g) {
     for (const SampleStats& s : row.stats) n_low = std::min(n_low, s.n);
   }
   if (n_low < kMinSamples) {
-    g->warnings.push_back(fmt::format("fewer than {} samples somewhere: no aggregate there",
-                                      kMinSamples));
+    g->warnings.push_back(
+        fmt::format("fewer than {} samples somewhere: no aggregate there", kMinSamples));
   } else if (n_low != SIZE_MAX && n_low < kLowPowerSamples) {
-    g->warnings.push_back(fmt::format("n={} per variant: low statistical power (9 or more "
-                                      "repetitions resolve small effects)",
-                                      n_low));
+    g->warnings.push_back(
+        fmt::format("n={} per variant: low statistical power (9 or more "
+                    "repetitions resolve small effects)",
+                    n_low));
   }
 }
 
@@ -233,11 +236,12 @@ void add_compaction_warnings(const GroupRuns& in, ComparisonGroup* g) {
     const std::vector<double> scanned = pooled(v, "vmstat.compact_daemon_migrate_scanned");
     const auto hit = std::count_if(scanned.begin(), scanned.end(), [](double x) { return x > 0; });
     if (hit == 0) continue;
-    g->warnings.push_back(fmt::format(
-        "{}: kcompactd compacted memory during {} of {} reps (vmstat.compact_daemon_migrate_scanned): "
-        "their faults and timings include waits on migrating pages; "
-        "`sysctl: {{vm/compaction_proactiveness: 0}}` in the knob set keeps it out",
-        v.label, hit, scanned.size()));
+    g->warnings.push_back(
+        fmt::format("{}: kcompactd compacted memory during {} of {} reps "
+                    "(vmstat.compact_daemon_migrate_scanned): "
+                    "their faults and timings include waits on migrating pages; "
+                    "`sysctl: {{vm/compaction_proactiveness: 0}}` in the knob set keeps it out",
+                    v.label, hit, scanned.size()));
   }
 }
 
@@ -247,16 +251,18 @@ void add_crowded_warning(const GroupRuns& in, ComparisonGroup* g) {
   std::vector<std::string> crowded;
   int most = 0;
   for (const VariantRuns& v : in.variants) {
-    const auto beside = std::count_if(v.runs.begin(), v.runs.end(),
-                                      [](const RunRecord* r) { return r->provenance.guests_beside > 0; });
+    const auto beside = std::count_if(v.runs.begin(), v.runs.end(), [](const RunRecord* r) {
+      return r->provenance.guests_beside > 0;
+    });
     for (const RunRecord* r : v.runs) most = std::max(most, r->provenance.guests_beside);
     if (beside > 0) crowded.push_back(fmt::format("{} {} of {}", v.label, beside, v.runs.size()));
   }
   if (!crowded.empty()) {
-    g->warnings.push_back(fmt::format(
-        "runs with up to {} other guest(s) beside them (run -j): {}; their timings share the host's CPUs "
-        "(`exclusive: true` or -j 1 runs them alone)",
-        most, fmt::join(crowded, ", ")));
+    g->warnings.push_back(
+        fmt::format("runs with up to {} other guest(s) beside them (run -j): {}; their timings "
+                    "share the host's CPUs "
+                    "(`exclusive: true` or -j 1 runs them alone)",
+                    most, fmt::join(crowded, ", ")));
   }
 }
 

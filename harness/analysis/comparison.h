@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "analysis/stats.h"
-#include "model/experiment.h"
 #include "catalog/metric_catalog.h"
+#include "model/experiment.h"
 #include "results/run_record.h"
 
 namespace foliolab {
@@ -49,7 +49,7 @@ enum class DeltaNote {
 };
 
 struct Delta {
-  double rel_change = kNoValue;              // mean(b) / mean(a) - 1
+  double rel_change = kNoValue;                  // mean(b) / mean(a) - 1
   double ci_low = kNoValue, ci_high = kNoValue;  // 95 % bootstrap CI of the same
   double mann_whitney_p = kNoValue, welch_p = kNoValue;
   Verdict verdict = Verdict::kInconclusive;
@@ -63,8 +63,8 @@ struct Delta {
 struct MetricRow {
   std::string metric;
   MetricInfo info;
-  bool emulated = false;  // a timing measured under TCG
-  std::vector<SampleStats> stats;     // per variant
+  bool emulated = false;                     // a timing measured under TCG
+  std::vector<SampleStats> stats;            // per variant
   std::vector<std::optional<Delta>> deltas;  // per variant; [0] is always empty
 };
 
@@ -79,7 +79,7 @@ struct VariantInfo {
 };
 
 struct ComparisonGroup {
-  std::string title;  // "6.12-mthp-vmstat · x86_64 · fault"
+  std::string title;                          // "6.12-mthp-vmstat · x86_64 · fault"
   std::string kernel, arch, workload, knobs;  // the shared identity ("" when it varies)
   std::vector<VariantInfo> variants;
   std::vector<MetricRow> rows;  // workload metrics, then counter deltas that moved
@@ -88,8 +88,8 @@ struct ComparisonGroup {
 };
 
 struct ComparisonModel {
-  std::string kind;   // "report", "compare", "gate"
-  std::string title;  // "quickstart 20261130T051430Z" or "BASE → CAND"
+  std::string kind;             // "report", "compare", "gate"
+  std::string title;            // "quickstart 20261130T051430Z" or "BASE → CAND"
   std::string base, candidate;  // what was compared (sessions or selections)
   std::vector<ComparisonGroup> groups;
   std::vector<std::string> notes;  // failed runs, unpaired runs, ...

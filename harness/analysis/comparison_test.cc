@@ -17,8 +17,8 @@ const MetricRow* row(const ComparisonGroup& g, const std::string& metric) {
 }
 
 Verdict verdict(const std::string& metric, std::vector<double> a, std::vector<double> b) {
-  return compare_samples(metric_info(metric), sample_stats(std::move(a)), sample_stats(std::move(b)),
-                         {})
+  return compare_samples(metric_info(metric), sample_stats(std::move(a)),
+                         sample_stats(std::move(b)), {})
       .verdict;
 }
 
@@ -48,14 +48,16 @@ TEST(Comparison, TimingVerdictsUseTheMinimumEffect) {
                                   sample_stats({1.1, 0.9, 1.2}), {});
   EXPECT_EQ(d.verdict, Verdict::kInconclusive);
   EXPECT_EQ(d.note, DeltaNote::kUnderpowered);
-  EXPECT_NE(delta_note(d).find("too small to resolve 2 %: need "), std::string::npos) << delta_note(d);
+  EXPECT_NE(delta_note(d).find("too small to resolve 2 %: need "), std::string::npos)
+      << delta_note(d);
   // One sample is no aggregate.
   EXPECT_EQ(verdict("sys_s", {1.0}, {1.0, 1.1}), Verdict::kInconclusive);
 }
 
 TEST(Comparison, GroupRowsAndWarnings) {
   FakeRun f;
-  f.metrics = {{"faults", {16385, 16385, 16385}}, {"sys_s", {0.2, 0.21, 0.19}},
+  f.metrics = {{"faults", {16385, 16385, 16385}},
+               {"sys_s", {0.2, 0.21, 0.19}},
                {"page_size", {4096, 4096, 4096}}};
   f.deltas = {{"mthp.64kB.anon_fault_alloc", {0, 0, 0}}, {"vmstat.nr_free_pages", {-5, 3, 1}}};
   const RunRecord a = fake_record(f);
@@ -63,10 +65,11 @@ TEST(Comparison, GroupRowsAndWarnings) {
   f.metrics["faults"] = {1025, 1025, 1025};
   f.deltas["mthp.64kB.anon_fault_alloc"] = {1024, 1024, 1024};
   const RunRecord b = fake_record(f);
-  GroupRuns in{"k · x86_64 · fault", "k", "x86_64", "fault", "", {{"4K", {&a}, ""}, {"64K", {&b}, ""}}};
+  GroupRuns in{
+      "k · x86_64 · fault", "k", "x86_64", "fault", "", {{"4K", {&a}, ""}, {"64K", {&b}, ""}}};
   const ComparisonGroup g = compare_group(in, {});
-  EXPECT_EQ(g.rows.front().metric, "faults");  // headline first
-  EXPECT_EQ(row(g, "page_size"), nullptr);      // an echoed constant
+  EXPECT_EQ(g.rows.front().metric, "faults");          // headline first
+  EXPECT_EQ(row(g, "page_size"), nullptr);             // an echoed constant
   EXPECT_EQ(row(g, "vmstat.nr_free_pages"), nullptr);  // a gauge, not shown
   ASSERT_NE(row(g, "mthp.64kB.anon_fault_alloc"), nullptr);
   ASSERT_NE(row(g, "sys_s"), nullptr);
@@ -76,7 +79,8 @@ TEST(Comparison, GroupRowsAndWarnings) {
   EXPECT_NEAR(row(g, "faults")->deltas[1]->rel_change, 1025.0 / 16385 - 1, 1e-12);
   EXPECT_TRUE(g.emulated());
   bool low_power = false;
-  for (const auto& w : g.warnings) low_power = low_power || w.find("low statistical power") != std::string::npos;
+  for (const auto& w : g.warnings)
+    low_power = low_power || w.find("low statistical power") != std::string::npos;
   EXPECT_TRUE(low_power);
   for (const auto& w : g.warnings) EXPECT_EQ(w.find("kcompactd"), std::string::npos) << w;
   // A gate keeps a metric the display would drop.
@@ -97,7 +101,8 @@ TEST(Comparison, BackgroundCompactionDuringARepIsNamed) {
   for (const auto& w : g.warnings) {
     if (w.find("kcompactd") != std::string::npos) found = w;
   }
-  EXPECT_NE(found.find("2M: kcompactd compacted memory during 1 of 3 reps"), std::string::npos) << found;
+  EXPECT_NE(found.find("2M: kcompactd compacted memory during 1 of 3 reps"), std::string::npos)
+      << found;
   EXPECT_NE(found.find("vm/compaction_proactiveness: 0"), std::string::npos) << found;
 }
 
@@ -114,9 +119,12 @@ TEST(Comparison, RunsWithGuestsBesideThemAreNamed) {
   for (const auto& w : compare_group(in, {}).warnings) {
     if (w.find("beside") != std::string::npos) found = w;
   }
-  EXPECT_NE(found.find("runs with up to 1 other guest(s) beside them (run -j): 64K 1 of 2;"), std::string::npos) << found;
+  EXPECT_NE(found.find("runs with up to 1 other guest(s) beside them (run -j): 64K 1 of 2;"),
+            std::string::npos)
+      << found;
   crowded.provenance.guests_beside = 0;
-  for (const auto& w : compare_group(in, {}).warnings) EXPECT_EQ(w.find("beside"), std::string::npos) << w;
+  for (const auto& w : compare_group(in, {}).warnings)
+    EXPECT_EQ(w.find("beside"), std::string::npos) << w;
 }
 
 TEST(Pairing, SessionsPairByIdentityAndKernelsByWhatDiffers) {

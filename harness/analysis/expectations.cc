@@ -74,9 +74,9 @@ Value run_value(const Experiment& exp, const RecordIndex& index, const Run& run,
   const RunRecord* record = index.find(exp, run);
   if (!record) return {std::nullopt, "no result (the run has not been run in this session)"};
   if (!record->ok()) {
-    return {std::nullopt, fmt::format("run failed: {}: {}",
-                                      record->status.empty() ? "no status" : record->status,
-                                      record->reason)};
+    return {std::nullopt,
+            fmt::format("run failed: {}: {}", record->status.empty() ? "no status" : record->status,
+                        record->reason)};
   }
   if (record->reps.empty()) return {std::nullopt, "no repetitions"};
   std::vector<double> xs;

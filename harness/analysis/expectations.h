@@ -14,19 +14,19 @@ namespace foliolab {
 // it (expectation_details): "[x86_64 · 6.12-mthp-vmstat · 64K · fault] faults / never = 0.0625
 // <= 0.1", "... = 0.125, not <= 0.1", or "[...] run failed: timeout: ...".
 struct ExpectationCheck {
-  std::string run;   // "[x86_64 · 6.12-mthp-vmstat · 64K · fault]"; "" for the whole claim
-  std::string lhs;   // "faults / never", "median faults"
+  std::string run;  // "[x86_64 · 6.12-mthp-vmstat · 64K · fault]"; "" for the whole claim
+  std::string lhs;  // "faults / never", "median faults"
   std::optional<double> value;  // the statistic (a ratio with ratio_to), when there is one
   bool held = false;
-  std::string why;   // without a value: "run failed: ...", "metric 'x' missing in rep 2"
+  std::string why;  // without a value: "run failed: ...", "metric 'x' missing in rep 2"
 };
 
 struct ExpectationResult {
   std::string name;
   bool held = false;
-  CompareOp op = CompareOp::kEqual;  // the claim's comparison,
-  double threshold = 0;              // its value
-  double tolerance = 0;              // and, for approx, its relative tolerance
+  CompareOp op = CompareOp::kEqual;      // the claim's comparison,
+  double threshold = 0;                  // its value
+  double tolerance = 0;                  // and, for approx, its relative tolerance
   std::vector<ExpectationCheck> checks;  // one per selected run
 };
 

@@ -7,10 +7,10 @@
 #include <cmath>
 
 #include "analysis/session_report.h"
-#include "report/layout.h"
-#include "report/render.h"
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "report/layout.h"
+#include "report/render.h"
 
 namespace foliolab {
 namespace {
@@ -132,7 +132,8 @@ TEST(ExpectationsTest, CounterDeltasAndEquality) {
   EXPECT_TRUE(results[0].held);
   EXPECT_TRUE(results[1].held);
   EXPECT_EQ(results[1].name, "4K allocates no 64K folios");
-  EXPECT_THAT(expectation_details(results[0])[0], HasSubstr("mthp.64kB.anon_fault_alloc = 1024 > 0"));
+  EXPECT_THAT(expectation_details(results[0])[0],
+              HasSubstr("mthp.64kB.anon_fault_alloc = 1024 > 0"));
   EXPECT_THAT(expectation_details(results[1])[1],
               HasSubstr("[arm64 · 6.12-mthp-vmstat · never · fault] mthp.64kB.anon_fault_alloc "
                         "= 0 == 0"));
@@ -171,7 +172,8 @@ TEST(ExpectationsTest, MissingMetricOrRunIsNotHeld) {
                           "[arm64 · 6.12-mthp-vmstat · 64K · fault] no result (the run has not "
                           "been run in this session)"));
   EXPECT_FALSE(results[1].held);
-  EXPECT_THAT(expectation_details(results[1])[0], HasSubstr("metric 'vmstat.no_such_counter' missing in rep 0"));
+  EXPECT_THAT(expectation_details(results[1])[0],
+              HasSubstr("metric 'vmstat.no_such_counter' missing in rep 0"));
 }
 
 TEST(ExpectationsTest, ZeroReferenceIsNotHeld) {
@@ -250,7 +252,8 @@ expect:
   EXPECT_THAT(expectation_details(results[0]), ElementsAre("selects no runs (knobs=64K)"));
   // The partner is excluded from the plan.
   EXPECT_FALSE(results[1].held);
-  EXPECT_THAT(expectation_details(results[1])[0], HasSubstr("faults / 64K: no run with knobs=64K in the plan"));
+  EXPECT_THAT(expectation_details(results[1])[0],
+              HasSubstr("faults / 64K: no run with knobs=64K in the plan"));
 }
 
 TEST(ExpectationsTest, RecordsFoundByNamesWhenIdsDiffer) {
@@ -277,16 +280,15 @@ TEST(ExpectationsTest, SessionReportHasSection) {
   EXPECT_EQ(report.expectations_held, 1);
   EXPECT_EQ(report.expectations_failed, 1);
   const std::string text = session_text(report);
-  EXPECT_THAT(text,
-              HasSubstr("expectations:\n"
-                        "  held: 64K mTHP serves anonymous faults\n"
-                        "      [x86_64 · 6.12-mthp-vmstat · 64K · fault] "
-                        "mthp.64kB.anon_fault_alloc = 1024 > 0\n"
-                        "      [arm64 · 6.12-mthp-vmstat · 64K · fault] "
-                        "mthp.64kB.anon_fault_alloc = 1024 > 0\n"
-                        "  NOT HELD: faults / knobs=never <= 0.05 (knobs=64K)\n"
-                        "      [x86_64 · 6.12-mthp-vmstat · 64K · fault] faults / never = "
-                        "0.0625, not <= 0.05\n"));
+  EXPECT_THAT(text, HasSubstr("expectations:\n"
+                              "  held: 64K mTHP serves anonymous faults\n"
+                              "      [x86_64 · 6.12-mthp-vmstat · 64K · fault] "
+                              "mthp.64kB.anon_fault_alloc = 1024 > 0\n"
+                              "      [arm64 · 6.12-mthp-vmstat · 64K · fault] "
+                              "mthp.64kB.anon_fault_alloc = 1024 > 0\n"
+                              "  NOT HELD: faults / knobs=never <= 0.05 (knobs=64K)\n"
+                              "      [x86_64 · 6.12-mthp-vmstat · 64K · fault] faults / never = "
+                              "0.0625, not <= 0.05\n"));
   // After the tables.
   EXPECT_LT(text.find("6.12-mthp-vmstat · x86_64 · fault"), text.find("expectations:"));
 }

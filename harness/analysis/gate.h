@@ -21,28 +21,28 @@ std::string_view gate_outcome_name(GateOutcome o);  // "pass", "FAIL", "skip"
 // What a case found. report/ words it (gate_message: "regressed: 1025 → 16.4k (+1499 %),
 // allowed 0 %") from the numbers the case carries.
 enum class GateFinding {
-  kEmulatedTiming,     // skip: a timing measured under TCG, the rule does not set timings
-  kNoComparison,       // no delta against the baseline
-  kTooFewSamples,      // fewer than kMinSamples on a side
-  kChangedNotEqual,    // `equal: true` and the metric moved
-  kUnchanged,          // `equal: true` and it did not
-  kRegressed,          // moved in the worse direction beyond the limit
-  kChangedBeyond,      // a direction-less metric moved beyond the limit
-  kInconclusive,       // passes; the delta's note says why
+  kEmulatedTiming,   // skip: a timing measured under TCG, the rule does not set timings
+  kNoComparison,     // no delta against the baseline
+  kTooFewSamples,    // fewer than kMinSamples on a side
+  kChangedNotEqual,  // `equal: true` and the metric moved
+  kUnchanged,        // `equal: true` and it did not
+  kRegressed,        // moved in the worse direction beyond the limit
+  kChangedBeyond,    // a direction-less metric moved beyond the limit
+  kInconclusive,     // passes; the delta's note says why
   kWithinLimit,
   kNoResolvedChange,
-  kNoMatch,            // no compared run has the metric
+  kNoMatch,  // no compared run has the metric
 };
 
 struct GateCase {
-  std::string rule;     // GateRule::name
-  std::string group;    // ComparisonGroup::title
+  std::string rule;   // GateRule::name
+  std::string group;  // ComparisonGroup::title
   std::string metric;
   GateOutcome outcome = GateOutcome::kPass;
   GateFinding finding = GateFinding::kNoResolvedChange;
   Delta delta;  // candidate against baseline
   double base_median = NAN, cand_median = NAN;
-  double limit = NAN;  // max_regression
+  double limit = NAN;    // max_regression
   std::string selector;  // kNoMatch: the rule's runs
 };
 

@@ -20,7 +20,7 @@ struct HistoryPoint {
 };
 
 struct HistorySeries {
-  std::string label;  // "6.12-mthp-vmstat · x86_64 · 64K mTHP · fault"
+  std::string label;                 // "6.12-mthp-vmstat · x86_64 · 64K mTHP · fault"
   std::vector<HistoryPoint> points;  // oldest first
 };
 

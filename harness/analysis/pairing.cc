@@ -14,7 +14,7 @@ namespace {
 
 constexpr size_t kFields = 5;
 constexpr std::array<const char*, kFields> kFieldNames = {"experiment", "kernel", "arch", "knobs",
-                                                           "workload"};
+                                                          "workload"};
 
 std::array<std::string, kFields> fields_of(const RunRecord& r) {
   return {r.id.experiment, r.id.kernel.name, r.id.arch, r.id.knob_set.name, r.id.workload.label};
@@ -43,17 +43,20 @@ std::vector<std::string> provenance_warnings(const Side& base, const Side& cand)
   auto accel = [](const RunRecord& r) { return r.provenance.accel; };
   const auto hb = values_of(base, host), hc = values_of(cand, host);
   if (!hb.empty() && !hc.empty() && hb != hc) {
-    out.push_back(fmt::format("BASE ran on {}, CAND on {}: timings of different hosts do not compare",
-                              list(hb), list(hc)));
+    out.push_back(
+        fmt::format("BASE ran on {}, CAND on {}: timings of different hosts do not compare",
+                    list(hb), list(hc)));
   }
   for (const auto& [name, hosts] : {std::pair{"BASE", hb}, std::pair{"CAND", hc}}) {
-    if (hosts.size() > 1) out.push_back(fmt::format("{}'s runs span {} hosts ({})", name, hosts.size(), list(hosts)));
+    if (hosts.size() > 1)
+      out.push_back(fmt::format("{}'s runs span {} hosts ({})", name, hosts.size(), list(hosts)));
   }
   const auto ab = values_of(base, accel), ac = values_of(cand, accel);
   if (!ab.empty() && !ac.empty() && ab != ac) {
-    out.push_back(fmt::format("BASE ran under {}, CAND under {}: timings of different accelerators do "
-                              "not compare",
-                              list(ab), list(ac)));
+    out.push_back(
+        fmt::format("BASE ran under {}, CAND under {}: timings of different accelerators do "
+                    "not compare",
+                    list(ab), list(ac)));
   }
   return out;
 }

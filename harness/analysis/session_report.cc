@@ -11,7 +11,8 @@ namespace foliolab {
 
 MetricDecls declared_metrics(const Experiment& exp) {
   MetricDecls out;
-  for (const WorkloadSpec& w : exp.workloads) out.insert(out.end(), w.metrics.begin(), w.metrics.end());
+  for (const WorkloadSpec& w : exp.workloads)
+    out.insert(out.end(), w.metrics.begin(), w.metrics.end());
   return out;
 }
 
@@ -39,11 +40,13 @@ std::vector<RunRecord> planned_records(const Experiment& exp, const std::vector<
 void add_hosts(const std::vector<RunRecord>& records, SessionReport* out) {
   for (const RunRecord& r : records) {
     const Provenance& p = r.provenance;
-    const std::string where = p.hypervisor_uri.empty() ? p.host.hostname
-                                                       : fmt::format("{} ({})", p.hypervisor_host, p.hypervisor_uri);
+    const std::string where = p.hypervisor_uri.empty()
+                                  ? p.host.hostname
+                                  : fmt::format("{} ({})", p.hypervisor_host, p.hypervisor_uri);
     out->runs_by_host[where].push_back(r.id.run_id);
     for (const std::string& lost : p.lost_hosts) {
-      out->moved.push_back(fmt::format("{}: ran on {} after a host was lost: {}", r.id.run_id, where, lost));
+      out->moved.push_back(
+          fmt::format("{}: ran on {} after a host was lost: {}", r.id.run_id, where, lost));
     }
   }
   if (out->runs_by_host.size() < 2) out->runs_by_host.clear();

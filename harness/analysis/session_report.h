@@ -26,7 +26,7 @@ struct SessionReport {
   std::map<std::string, std::vector<std::string>> runs_by_host;
   std::vector<std::string> moved;  // runs retried after a pool host was lost, with why
   std::vector<RunSubtests> tests;  // runs of test-suite workloads (TAP, kselftest-mm)
-  size_t ignored = 0;                 // stored runs the current plan does not have
+  size_t ignored = 0;              // stored runs the current plan does not have
   int runs_failed = 0;
   int expectations_failed = 0;
   int expectations_held = 0;

@@ -6,9 +6,9 @@
 #include <numeric>
 #include <vector>
 
+#include <fmt/format.h>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
-#include <fmt/format.h>
 
 namespace foliolab {
 namespace {

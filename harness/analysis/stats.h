@@ -68,7 +68,7 @@ Interval bootstrap_ratio_ci(std::span<const double> a, std::span<const double> b
 // approximation: n = 2 (z_{1-alpha/2} + z_power)^2 cv^2 / effect^2, at least kMinSamples).
 size_t reps_needed(double cv, double min_effect, double alpha = 0.05, double power = 0.8);
 
-inline constexpr size_t kMinSamples = 2;          // below: no aggregate
-inline constexpr size_t kLowPowerSamples = 5;     // below: low-power warning
+inline constexpr size_t kMinSamples = 2;       // below: no aggregate
+inline constexpr size_t kLowPowerSamples = 5;  // below: low-power warning
 
 }  // namespace foliolab

@@ -42,8 +42,8 @@ TEST(Stats, NoAggregateFromOneSample) {
 
 TEST(Stats, PrecisionWithLargeValues) {
   // 1e12 + small noise: the one-pass sum-of-squares formula loses every digit here.
-  const std::vector<double> v = {1000000000000.5,  1000000000001.25, 999999999999.25,
-                                 1000000000002.0,  999999999998.5,   1000000000000.25};
+  const std::vector<double> v = {1000000000000.5, 1000000000001.25, 999999999999.25,
+                                 1000000000002.0, 999999999998.5,   1000000000000.25};
   Summary s = summarize(v);
   EXPECT_NEAR(s.mean, 1000000000000.2916, 1e-3);
   EXPECT_NEAR(s.stddev, 1.2788341044352338, 1e-9);
@@ -64,16 +64,16 @@ TEST(Stats, WelchWikipediaExample) {
   EXPECT_NEAR(welch_t_test(a, b), 0.0213780014628671, 1e-10);
   EXPECT_NEAR(welch_t_test(b, a), 0.0213780014628671, 1e-10);  // two-sided
   // Unequal sizes and variances.
-  EXPECT_NEAR(welch_t_test(std::vector<double>{1, 2, 3, 4, 5},
-                           std::vector<double>{2, 4, 6, 8, 10, 12}),
-              0.0492843382067305, 1e-10);
+  EXPECT_NEAR(
+      welch_t_test(std::vector<double>{1, 2, 3, 4, 5}, std::vector<double>{2, 4, 6, 8, 10, 12}),
+      0.0492843382067305, 1e-10);
   // Normal approximation with ties (mid-ranks, tie and continuity correction).
   EXPECT_NEAR(mann_whitney_u_test(a, b), 0.0152013038212153, 1e-10);
 }
 
 TEST(Stats, MannWhitneyExact) {
-  EXPECT_NEAR(mann_whitney_u_test(std::vector<double>{1, 2, 3}, std::vector<double>{4, 5, 6}),
-              0.1, 1e-12);
+  EXPECT_NEAR(mann_whitney_u_test(std::vector<double>{1, 2, 3}, std::vector<double>{4, 5, 6}), 0.1,
+              1e-12);
   EXPECT_NEAR(mann_whitney_u_test(std::vector<double>{1.1, 2.3, 3.5, 4.0},
                                   std::vector<double>{2.0, 5.1, 6.2, 7.3, 8.4}),
               1.0 / 9.0, 1e-12);
@@ -81,10 +81,9 @@ TEST(Stats, MannWhitneyExact) {
                                   std::vector<double>{7.7, 8.8, 10.1, 6.6, 12.0, 11.1}),
               0.008158508158508158, 1e-12);
   // U at the centre of its distribution: p capped at 1; one step off: 2 * 2/6.
-  EXPECT_DOUBLE_EQ(mann_whitney_u_test(std::vector<double>{1, 4}, std::vector<double>{2, 3}),
-                   1.0);
-  EXPECT_NEAR(mann_whitney_u_test(std::vector<double>{1, 3}, std::vector<double>{2, 4}),
-              2.0 / 3.0, 1e-12);
+  EXPECT_DOUBLE_EQ(mann_whitney_u_test(std::vector<double>{1, 4}, std::vector<double>{2, 3}), 1.0);
+  EXPECT_NEAR(mann_whitney_u_test(std::vector<double>{1, 3}, std::vector<double>{2, 4}), 2.0 / 3.0,
+              1e-12);
 }
 
 TEST(Stats, MannWhitneyTies) {

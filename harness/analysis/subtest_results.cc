@@ -37,9 +37,13 @@ std::vector<RunSubtests> collect_test_results(const std::vector<RunRecord>& reco
       SubtestRow& row = run.rows[i];
       if (statuses[i].size() < static_cast<size_t>(run.reps)) row.status = "mixed";
       if (row.status == "mixed") {
-        row.detail = fmt::format("{} in {} of {} reps", fmt::join(statuses[i], " "), statuses[i].size(), run.reps);
+        row.detail = fmt::format("{} in {} of {} reps", fmt::join(statuses[i], " "),
+                                 statuses[i].size(), run.reps);
       }
-      ++(row.status == "pass" ? run.pass : row.status == "fail" ? run.fail : row.status == "skip" ? run.skip : run.mixed);
+      ++(row.status == "pass"   ? run.pass
+         : row.status == "fail" ? run.fail
+         : row.status == "skip" ? run.skip
+                                : run.mixed);
     }
     out.push_back(std::move(run));
   }

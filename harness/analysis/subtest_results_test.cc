@@ -10,14 +10,19 @@ namespace {
 RunRecord record(const std::string& id, std::vector<std::vector<SubtestOutcome>> reps) {
   RunRecord r;
   r.id.run_id = id;
-  for (size_t i = 0; i < reps.size(); ++i) r.reps.push_back({.rep = static_cast<int>(i), .tests = reps[i]});
+  for (size_t i = 0; i < reps.size(); ++i)
+    r.reps.push_back({.rep = static_cast<int>(i), .tests = reps[i]});
   return r;
 }
 
 TEST(TestResults, CountsAndListsWhatDidNotPass) {
   const std::vector<RunRecord> records = {
-      record("x86_64-ks", {{{1, "cow: a", "pass", ""}, {2, "cow: b", "skip", "no hugetlb"}, {3, "cow: c", "fail", ""}},
-                           {{1, "cow: a", "pass", ""}, {2, "cow: b", "skip", "no hugetlb"}, {3, "cow: c", "pass", ""}}}),
+      record("x86_64-ks", {{{1, "cow: a", "pass", ""},
+                            {2, "cow: b", "skip", "no hugetlb"},
+                            {3, "cow: c", "fail", ""}},
+                           {{1, "cow: a", "pass", ""},
+                            {2, "cow: b", "skip", "no hugetlb"},
+                            {3, "cow: c", "pass", ""}}}),
       record("x86_64-fault", {{}}),  // no tests: not listed
       record("arm64-ks", {{{1, "split", "skip", "x"}, {2, "split", "pass", ""}},
                           {{1, "split", "skip", "x"}, {2, "split", "pass", ""}}}),

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <fmt/format.h>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "backend/kvm_smoke.h"
@@ -48,19 +48,21 @@ Result<ProbeKey> probe_key(ProcessRunner& runner, Arch arch, const AccelProbeOpt
   const std::string bin(arch_info(arch).qemu_binary);
   ProbeKey key;
   key.qemu_path = find_program(bin);
-  if (key.qemu_path.empty()) return make_error(bin + " not found in PATH; scripts/setup.sh installs it");
+  if (key.qemu_path.empty())
+    return make_error(bin + " not found in PATH; scripts/setup.sh installs it");
   struct stat st {};
-  if (::stat(key.qemu_path.c_str(), &st) != 0) return make_error(fmt_errno("stat " + key.qemu_path));
-  ProcessResult v = runner.run({.argv = {key.qemu_path, "--version"}, .capture = true,
-                                .timeout = std::chrono::seconds(60)});
+  if (::stat(key.qemu_path.c_str(), &st) != 0)
+    return make_error(fmt_errno("stat " + key.qemu_path));
+  ProcessResult v = runner.run(
+      {.argv = {key.qemu_path, "--version"}, .capture = true, .timeout = std::chrono::seconds(60)});
   if (!v.ok()) return make_error(fmt::format("{} --version: {}", key.qemu_path, v.describe()));
   const std::string version = v.output.substr(0, v.output.find('\n'));
   std::string boot_id = "unknown";
   if (auto b = read_file(opt.boot_id_file); b.ok()) boot_id = trim(*b);
   char host[256] = {};
   (void)::gethostname(host, sizeof host - 1);
-  key.text = fmt::format("host {} boot {}; {} ({} bytes, mtime {}.{:09}); {}; guest {}", host, boot_id,
-                         key.qemu_path, static_cast<long long>(st.st_size),
+  key.text = fmt::format("host {} boot {}; {} ({} bytes, mtime {}.{:09}); {}; guest {}", host,
+                         boot_id, key.qemu_path, static_cast<long long>(st.st_size),
                          static_cast<long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec, version,
                          arch_info(arch).name);
   key.hash = sha256_hex(key.text).substr(0, 16);
@@ -68,10 +70,13 @@ Result<ProbeKey> probe_key(ProcessRunner& runner, Arch arch, const AccelProbeOpt
 }
 
 // Stores `v` with what it was probed on (`key`), its logs and the command that decided it.
-Result<AccelVerdict> save_verdict(const fs::path& file, const AccelVerdict& v, const std::string& key,
-                                  const fs::path& logs, const std::string& command) {
-  json j = {{"schema", kVerdictSchema}, {"accel", accel_name(v.accel)}, {"reason", v.reason},
-            {"key", key}, {"probed_at", utc_stamp()}, {"logs", logs.string()}, {"command", command}};
+Result<AccelVerdict> save_verdict(const fs::path& file, const AccelVerdict& v,
+                                  const std::string& key, const fs::path& logs,
+                                  const std::string& command) {
+  json j = {{"schema", kVerdictSchema}, {"accel", accel_name(v.accel)},
+            {"reason", v.reason},       {"key", key},
+            {"probed_at", utc_stamp()}, {"logs", logs.string()},
+            {"command", command}};
   if (auto st = write_file_atomic(file, j.dump(2) + "\n"); !st.ok()) return st.error();
   return v;
 }
@@ -92,20 +97,21 @@ namespace {
 
 // x86_64: the smoke test (backend/kvm_smoke.h) first. A TCG verdict when KVM failed it; nullopt
 // when it passed (then only the full probe boot can tell).
-Result<std::optional<AccelVerdict>> smoke_verdict(ProcessRunner& runner, Arch arch, const std::string& qemu,
-                                                  const fs::path& work) {
+Result<std::optional<AccelVerdict>> smoke_verdict(ProcessRunner& runner, Arch arch,
+                                                  const std::string& qemu, const fs::path& work) {
   if (arch != Arch::kX86_64) return std::optional<AccelVerdict>();
   auto smoke = run_kvm_smoke(runner, {.dir = work, .qemu = qemu});
   if (!smoke.ok()) return smoke.error();
   if (smoke->kvm_ok) return std::optional<AccelVerdict>();
   if (smoke->kvm.timed_out) {
     return std::optional<AccelVerdict>(AccelVerdict{
-        Accel::kTcg, fmt::format("under KVM a guest touching 112 MiB with paging on did not finish within "
-                                 "{:.1f}s (TCG: {:.2f}s)",
-                                 smoke->deadline_seconds, smoke->tcg_seconds)});
+        Accel::kTcg,
+        fmt::format("under KVM a guest touching 112 MiB with paging on did not finish within "
+                    "{:.1f}s (TCG: {:.2f}s)",
+                    smoke->deadline_seconds, smoke->tcg_seconds)});
   }
-  return std::optional<AccelVerdict>(
-      AccelVerdict{Accel::kTcg, "QEMU with -accel kvm " + emulator_failure(smoke->kvm, smoke->kvm_log)});
+  return std::optional<AccelVerdict>(AccelVerdict{
+      Accel::kTcg, "QEMU with -accel kvm " + emulator_failure(smoke->kvm, smoke->kvm_log)});
 }
 
 // The verdict of an earlier probe stored in `file`, if it is one this version reads.
@@ -121,23 +127,29 @@ std::optional<AccelVerdict> cached_verdict(const fs::path& file) {
 }
 
 // What the probe boot `r` (its files in `work`) says of KVM.
-AccelVerdict boot_verdict(const ProcessResult& r, const fs::path& work, std::chrono::seconds deadline) {
+AccelVerdict boot_verdict(const ProcessResult& r, const fs::path& work,
+                          std::chrono::seconds deadline) {
   const fs::path console = work / "console.log", log = work / "qemu.log";
   auto bytes = read_file(work / "records.bin");
   const RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string());
   if (report.has_hello) {
-    return {Accel::kKvm, fmt::format("a KVM probe boot reached the guest agent in {:.1f}s", r.elapsed.count() / 1000.0)};
+    return {Accel::kKvm, fmt::format("a KVM probe boot reached the guest agent in {:.1f}s",
+                                     r.elapsed.count() / 1000.0)};
   }
   if (r.timed_out) {
     auto text = read_file(console);
     const std::string last = text.ok() ? fold_tail(tail_lines(console, 1), 160) : "";
-    return {Accel::kTcg, last.empty()
-                             ? fmt::format("under KVM the guest printed nothing within {}s", deadline.count())
-                             : fmt::format("under KVM the guest did not reach its init within {}s (last console line: {})",
-                                           deadline.count(), last)};
+    return {
+        Accel::kTcg,
+        last.empty()
+            ? fmt::format("under KVM the guest printed nothing within {}s", deadline.count())
+            : fmt::format(
+                  "under KVM the guest did not reach its init within {}s (last console line: {})",
+                  deadline.count(), last)};
   }
   if (!r.ok()) return {Accel::kTcg, "QEMU with -accel kvm " + emulator_failure(r, log)};
-  return {Accel::kTcg, "QEMU with -accel kvm exited before the guest agent started; " + emulator_failure(r, log)};
+  return {Accel::kTcg, "QEMU with -accel kvm exited before the guest agent started; " +
+                           emulator_failure(r, log)};
 }
 
 }  // namespace
@@ -147,7 +159,8 @@ AccelProbe::AccelProbe(ProcessRunner& runner, AccelProbeOptions options)
 
 Result<AccelVerdict> accel_without_kvm(const AccelRequest& req, const std::string& why) {
   if (req.choice == AccelChoice::kKvm) {
-    return make_error(fmt::format("accel kvm was requested for {} guests, but {}", arch_info(req.arch).name, why));
+    return make_error(fmt::format("accel kvm was requested for {} guests, but {}",
+                                  arch_info(req.arch).name, why));
   }
   return AccelVerdict{Accel::kTcg, "auto: " + why};
 }
@@ -156,8 +169,8 @@ Result<AccelVerdict> AccelProbe::resolve(const AccelRequest& req) {
   const std::string arch(arch_info(req.arch).name);
   if (req.choice == AccelChoice::kTcg) return AccelVerdict{Accel::kTcg, "tcg requested"};
   if (req.arch != host_arch()) {
-    return accel_without_kvm(
-        req, fmt::format("an {} guest cannot use KVM on an {} host", arch, arch_info(host_arch()).name));
+    return accel_without_kvm(req, fmt::format("an {} guest cannot use KVM on an {} host", arch,
+                                              arch_info(host_arch()).name));
   }
   int fd = ::open(opt_.kvm_device.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return accel_without_kvm(req, fmt_errno(opt_.kvm_device.string()));
@@ -168,7 +181,8 @@ Result<AccelVerdict> AccelProbe::resolve(const AccelRequest& req) {
   return verdict;
 }
 
-Result<AccelVerdict> AccelProbe::probe(Arch arch, const std::function<Result<ProbeImages>()>& images) {
+Result<AccelVerdict> AccelProbe::probe(Arch arch,
+                                       const std::function<Result<ProbeImages>()>& images) {
   auto key = probe_key(runner_, arch, opt_);
   if (!key.ok()) return key.error();
   const fs::path dir = opt_.cache_dir / "accel";
@@ -193,13 +207,23 @@ Result<AccelVerdict> AccelProbe::probe(Arch arch, const std::function<Result<Pro
 
   auto img = images();
   if (!img.ok()) return img.error();
-  const fs::path console = work / "console.log", records = work / "records.bin", log = work / "qemu.log";
-  QemuLaunch launch{.arch = arch, .accel = Accel::kKvm, .machine = MachineSpec{.cpus = 1, .memory_mb = 256},
-                    .kernel = img->kernel, .initrd = img->initrd, .cmdline = kernel_cmdline(arch, ""),
-                    .console_log = console, .results_file = records, .prealloc = false};
-  ProcessResult r = runner_.run({.argv = qemu_argv(launch), .log_path = log, .timeout = opt_.deadline,
+  const fs::path console = work / "console.log", records = work / "records.bin",
+                 log = work / "qemu.log";
+  QemuLaunch launch{.arch = arch,
+                    .accel = Accel::kKvm,
+                    .machine = MachineSpec{.cpus = 1, .memory_mb = 256},
+                    .kernel = img->kernel,
+                    .initrd = img->initrd,
+                    .cmdline = kernel_cmdline(arch, ""),
+                    .console_log = console,
+                    .results_file = records,
+                    .prealloc = false};
+  ProcessResult r = runner_.run({.argv = qemu_argv(launch),
+                                 .log_path = log,
+                                 .timeout = opt_.deadline,
                                  .kill_grace = std::chrono::seconds(2)});
-  if (!r.spawn_error.empty()) return make_error(fmt::format("cannot start {}: {}", key->qemu_path, r.spawn_error));
+  if (!r.spawn_error.empty())
+    return make_error(fmt::format("cannot start {}: {}", key->qemu_path, r.spawn_error));
   const AccelVerdict v = boot_verdict(r, work, opt_.deadline);
   return save_verdict(verdict_file, v, key->text, work, format_argv(qemu_argv(launch)));
 }

@@ -20,7 +20,7 @@ namespace foliolab {
 
 struct AccelVerdict {
   Accel accel = Accel::kTcg;
-  std::string reason;  // one line: why this accelerator
+  std::string reason;   // one line: why this accelerator
   bool cached = false;  // the verdict came from an earlier probe
 };
 

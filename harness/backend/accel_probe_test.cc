@@ -8,8 +8,8 @@
 
 #include "testing/fake_process_runner.h"
 #include "testing/stream_builder.h"
-#include "util/fs.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -52,7 +52,9 @@ class FakeQemu : public FakeProcessRunner {
       r.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(spec.timeout);
       return r;
     }
-    EXPECT_TRUE(write_file_atomic(spec.log_path, "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69\n").ok());
+    EXPECT_TRUE(write_file_atomic(spec.log_path,
+                                  "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69\n")
+                    .ok());
     r.exit_code = -1;
     r.signal = 6;
     return r;
@@ -68,7 +70,10 @@ class FakeQemu : public FakeProcessRunner {
         EXPECT_TRUE(write_file_atomic(records, StreamBuilder().hello().bytes()).ok());
         break;
       case Guest::kAborts:
-        EXPECT_TRUE(write_file_atomic(spec.log_path, "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69\n").ok());
+        EXPECT_TRUE(
+            write_file_atomic(spec.log_path,
+                              "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69\n")
+                .ok());
         r.exit_code = -1;
         r.signal = 6;
         break;
@@ -90,7 +95,8 @@ class AccelProbeTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   AccelProbeOptions options() {
-    return {.cache_dir = dir_ / "cache", .kvm_device = dir_ / "kvm", .boot_id_file = dir_ / "boot_id"};
+    return {
+        .cache_dir = dir_ / "cache", .kvm_device = dir_ / "kvm", .boot_id_file = dir_ / "boot_id"};
   }
   AccelRequest request(AccelChoice choice, Arch arch = host_arch()) {
     return {.choice = choice, .arch = arch, .images = [this]() -> Result<ProbeImages> {
@@ -142,15 +148,19 @@ TEST_F(AccelProbeTest, AbortingQemuFallsBackToTcgInItsOwnWordsOrIsAnErrorWhenKvm
   auto v = AccelProbe(qemu, options()).resolve(request(AccelChoice::kAuto));
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->accel, Accel::kTcg);
-  EXPECT_EQ(v->reason, "auto: QEMU with -accel kvm killed by signal 6 (Aborted); smoke-kvm.log: "
-                       "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69");
+  EXPECT_EQ(v->reason,
+            "auto: QEMU with -accel kvm killed by signal 6 (Aborted); smoke-kvm.log: "
+            "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69");
   EXPECT_EQ(qemu.boots, 0);
   EXPECT_EQ(image_builds_, 0);
   auto kvm = AccelProbe(qemu, options()).resolve(request(AccelChoice::kKvm));
   ASSERT_FALSE(kvm.ok());
-  EXPECT_NE(kvm.error().message.find(fmt::format("accel kvm was requested for {} guests, but QEMU with -accel "
-                                                 "kvm killed by signal 6", arch_info(host_arch()).name)),
-            std::string::npos) << kvm.error().message;
+  EXPECT_NE(kvm.error().message.find(
+                fmt::format("accel kvm was requested for {} guests, but QEMU with -accel "
+                            "kvm killed by signal 6",
+                            arch_info(host_arch()).name)),
+            std::string::npos)
+      << kvm.error().message;
 }
 
 // The full probe boot still decides when QEMU aborts only once the kernel runs.
@@ -160,8 +170,9 @@ TEST_F(AccelProbeTest, AbortInTheProbeBootFallsBackToTcgInQemusWords) {
   auto v = AccelProbe(qemu, options()).resolve(request(AccelChoice::kAuto));
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->accel, Accel::kTcg);
-  EXPECT_EQ(v->reason, "auto: QEMU with -accel kvm killed by signal 6 (Aborted); qemu.log: "
-                       "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69");
+  EXPECT_EQ(v->reason,
+            "auto: QEMU with -accel kvm killed by signal 6 (Aborted); qemu.log: "
+            "qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69");
   EXPECT_EQ(qemu.boots, 1);
 }
 
@@ -174,8 +185,9 @@ TEST_F(AccelProbeTest, SmokeThatDoesNotFinishUnderKvmMeansTcgWithoutAProbeBoot) 
   auto v = AccelProbe(qemu, options()).resolve(request(AccelChoice::kAuto));
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->accel, Accel::kTcg);
-  EXPECT_EQ(v->reason, "auto: under KVM a guest touching 112 MiB with paging on did not finish within 2.4s "
-                       "(TCG: 0.30s)");
+  EXPECT_EQ(v->reason,
+            "auto: under KVM a guest touching 112 MiB with paging on did not finish within 2.4s "
+            "(TCG: 0.30s)");
   EXPECT_EQ(qemu.boots, 0);
   EXPECT_EQ(image_builds_, 0);
   auto again = AccelProbe(qemu, options()).resolve(request(AccelChoice::kAuto));
@@ -194,8 +206,8 @@ TEST_F(AccelProbeTest, NoDeviceForeignArchAndTcgNeedNoProbe) {
   const Arch other = host_arch() == Arch::kX86_64 ? Arch::kArm64 : Arch::kX86_64;
   auto foreign = AccelProbe(qemu, options()).resolve(request(AccelChoice::kAuto, other));
   ASSERT_TRUE(foreign.ok());
-  EXPECT_EQ(foreign->reason, fmt::format("auto: an {} guest cannot use KVM on an {} host", arch_info(other).name,
-                                         arch_info(host_arch()).name));
+  EXPECT_EQ(foreign->reason, fmt::format("auto: an {} guest cannot use KVM on an {} host",
+                                         arch_info(other).name, arch_info(host_arch()).name));
   EXPECT_FALSE(AccelProbe(qemu, options()).resolve(request(AccelChoice::kKvm, other)).ok());
   auto tcg = AccelProbe(qemu, options()).resolve(request(AccelChoice::kTcg));
   ASSERT_TRUE(tcg.ok());

@@ -20,7 +20,8 @@ Result<std::string> QemuBackend::emulator_version(Arch arch) {
   const std::string bin(arch_info(arch).qemu_binary);
   ProcessResult r = runner_.run({.argv = {bin, "--version"}, .capture = true});
   if (!r.ok()) {
-    return make_error(fmt::format("{} is not usable ({}); scripts/setup.sh installs it", bin, r.describe()));
+    return make_error(
+        fmt::format("{} is not usable ({}); scripts/setup.sh installs it", bin, r.describe()));
   }
   std::string v = r.output.substr(0, r.output.find('\n'));
   versions_[arch] = v;
@@ -36,14 +37,21 @@ Result<BootOutcome> QemuBackend::boot(const BootRequest& req) {
   out.accel = req.accel;
   prepare_boot_files(req, out);
   std::error_code ec;
-  QemuLaunch launch{.arch = req.arch, .accel = out.accel, .machine = req.machine, .kernel = req.kernel,
-                    .initrd = req.initrd, .cmdline = req.cmdline, .console_log = out.console_log,
+  QemuLaunch launch{.arch = req.arch,
+                    .accel = out.accel,
+                    .machine = req.machine,
+                    .kernel = req.kernel,
+                    .initrd = req.initrd,
+                    .cmdline = req.cmdline,
+                    .console_log = out.console_log,
                     .results_file = out.records_file};
   auto argv = qemu_argv(launch);
   out.command = format_argv(argv);
   const fs::path log = req.run_dir / "qemu.log";
   fs::remove(log, ec);
-  ProcessResult r = runner_.run({.argv = argv, .log_path = log, .timeout = req.timeout,
+  ProcessResult r = runner_.run({.argv = argv,
+                                 .log_path = log,
+                                 .timeout = req.timeout,
                                  .kill_grace = std::chrono::seconds(3)});
   if (!r.spawn_error.empty()) return make_error("cannot start QEMU: " + r.spawn_error);
   out.timed_out = r.timed_out;

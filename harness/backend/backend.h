@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "backend/accel_probe.h"
-#include "image/cpio.h"
 #include "backend/qemu_args.h"
+#include "image/cpio.h"
 #include "model/arch.h"
 #include "model/experiment.h"
 #include "util/process.h"
@@ -26,28 +26,28 @@ struct BootRequest {
   Accel accel = Accel::kTcg;  // as resolved by Backend::resolve_accel
   MachineSpec machine;
   std::filesystem::path kernel;
-  std::filesystem::path initrd;   // per-run initrd (base image + job); empty when not needed
+  std::filesystem::path initrd;  // per-run initrd (base image + job); empty when not needed
   // The same parts unpacked, for a backend that needs no initrd (BackendNeeds::initrd false).
   std::filesystem::path base_image;  // the arch's cached base initramfs (agent and workloads)
   std::string job_text;              // job/job.txt
   std::vector<CpioEntry> job_files;  // more files for job/ (a custom program)
-  std::string cmdline;            // complete
-  std::filesystem::path run_dir;  // console.log and records.bin go here
+  std::string cmdline;               // complete
+  std::filesystem::path run_dir;     // console.log and records.bin go here
   std::chrono::seconds timeout{600};
 };
 
 struct BootOutcome {
   Accel accel = Accel::kTcg;
-  std::string emulator;          // "QEMU emulator version 7.2.19 (Debian ...)"
-  std::string backend;           // "qemu", "libvirt"
+  std::string emulator;  // "QEMU emulator version 7.2.19 (Debian ...)"
+  std::string backend;   // "qemu", "libvirt"
   // libvirt: the connection URI, the host's name as libvirt reports it, libvirt's version.
   std::string hypervisor_uri, hypervisor_host, libvirt_version;
   bool timed_out = false;
-  bool abnormal_exit = false;    // the emulator died of a signal or exited non-zero
-  std::string exit;              // how the emulator ended, with its own last words when abnormal
+  bool abnormal_exit = false;  // the emulator died of a signal or exited non-zero
+  std::string exit;            // how the emulator ended, with its own last words when abnormal
   std::filesystem::path console_log;
   std::filesystem::path records_file;
-  std::string command;           // reproduction command line
+  std::string command;  // reproduction command line
   double seconds = 0;
   // A pool of hosts: the hosts lost while this run was on them ("URI: why"), before the host
   // named above ran it.
@@ -71,7 +71,9 @@ class Backend {
   virtual std::string name() const = 0;
   // Refuses a plan this backend cannot run, before any session or run exists (e.g. the host
   // backend without root, or on a host kernel lacking a knob the experiment sets).
-  virtual Status preflight(const Experiment& /*exp*/, const std::vector<Run>& /*runs*/) { return {}; }
+  virtual Status preflight(const Experiment& /*exp*/, const std::vector<Run>& /*runs*/) {
+    return {};
+  }
   // Decides the accelerator for one guest arch, once, before any run of that arch.
   virtual Result<AccelVerdict> resolve_accel(const AccelRequest& req) = 0;
   virtual Result<BootOutcome> boot(const BootRequest& req) = 0;
@@ -85,7 +87,9 @@ class QemuBackend : public Backend {
   QemuBackend(ProcessRunner& runner, AccelProbeOptions probe_options)
       : runner_(runner), probe_(runner, std::move(probe_options)) {}
   std::string name() const override { return "qemu"; }
-  Result<AccelVerdict> resolve_accel(const AccelRequest& req) override { return probe_.resolve(req); }
+  Result<AccelVerdict> resolve_accel(const AccelRequest& req) override {
+    return probe_.resolve(req);
+  }
   Result<BootOutcome> boot(const BootRequest& req) override;
 
  private:

@@ -12,9 +12,12 @@ namespace fs = std::filesystem;
 
 std::string_view transport_name(ResultTransport t) {
   switch (t) {
-    case ResultTransport::kVirtioSerialFile: return "virtio-serial port to a host file";
-    case ResultTransport::kInheritedFd: return "inherited descriptor to a host file";
-    case ResultTransport::kLibvirtChannel: return "virtio-serial channel (a file locally, a libvirt stream remotely)";
+    case ResultTransport::kVirtioSerialFile:
+      return "virtio-serial port to a host file";
+    case ResultTransport::kInheritedFd:
+      return "inherited descriptor to a host file";
+    case ResultTransport::kLibvirtChannel:
+      return "virtio-serial channel (a file locally, a libvirt stream remotely)";
   }
   return "?";
 }
@@ -23,22 +26,31 @@ fs::path host_state_dir(const fs::path& cache) { return cache / "host"; }
 
 const std::vector<BackendEntry>& backend_table() {
   static const std::vector<BackendEntry> kTable = {
-      {"qemu", "a QEMU guest per run: the built kernel, the base image plus the run's job as initrd",
-       {.kernel = true, .initrd = true, .parallel = true}, ResultTransport::kVirtioSerialFile,
-       [](const BackendContext& c) -> Result<std::unique_ptr<Backend>> {
-         return std::unique_ptr<Backend>(std::make_unique<QemuBackend>(c.runner, AccelProbeOptions{.cache_dir = c.cache}));
-       }},
-      {"host", "the agent and workloads on this machine (root; its own kernel and THP knobs, restored afterwards)",
-       {.kernel = false, .initrd = false, .parallel = false}, ResultTransport::kInheritedFd,
+      {"qemu",
+       "a QEMU guest per run: the built kernel, the base image plus the run's job as initrd",
+       {.kernel = true, .initrd = true, .parallel = true},
+       ResultTransport::kVirtioSerialFile,
        [](const BackendContext& c) -> Result<std::unique_ptr<Backend>> {
          return std::unique_ptr<Backend>(
-             std::make_unique<HostBackend>(HostBackendOptions{.state_dir = host_state_dir(c.cache)}));
+             std::make_unique<QemuBackend>(c.runner, AccelProbeOptions{.cache_dir = c.cache}));
        }},
-      {"libvirt", "a transient libvirt domain per run at machine.connect / --connect (default qemu:///system)",
-       {.kernel = true, .initrd = true, .parallel = true}, ResultTransport::kLibvirtChannel,
+      {"host",
+       "the agent and workloads on this machine (root; its own kernel and THP knobs, restored "
+       "afterwards)",
+       {.kernel = false, .initrd = false, .parallel = false},
+       ResultTransport::kInheritedFd,
        [](const BackendContext& c) -> Result<std::unique_ptr<Backend>> {
-         return make_libvirt_backend(c.runner, {.uri = c.connect.empty() ? std::string(kDefaultLibvirtUri) : c.connect,
-                                                .probe = AccelProbeOptions{.cache_dir = c.cache}});
+         return std::unique_ptr<Backend>(std::make_unique<HostBackend>(
+             HostBackendOptions{.state_dir = host_state_dir(c.cache)}));
+       }},
+      {"libvirt",
+       "a transient libvirt domain per run at machine.connect / --connect (default qemu:///system)",
+       {.kernel = true, .initrd = true, .parallel = true},
+       ResultTransport::kLibvirtChannel,
+       [](const BackendContext& c) -> Result<std::unique_ptr<Backend>> {
+         return make_libvirt_backend(
+             c.runner, {.uri = c.connect.empty() ? std::string(kDefaultLibvirtUri) : c.connect,
+                        .probe = AccelProbeOptions{.cache_dir = c.cache}});
        }},
   };
   return kTable;
@@ -61,7 +73,8 @@ Status validate_backend(const Experiment& exp) {
   const std::string& name = exp.machine.backend;
   if (find_backend(name)) return {};
   const auto valid = backend_names();
-  std::string message = fmt::format("{}: machine.backend: unknown backend '{}'", exp.machine.backend_loc.str(), name);
+  std::string message =
+      fmt::format("{}: machine.backend: unknown backend '{}'", exp.machine.backend_loc.str(), name);
   return make_error(
       fmt::format("{}{} (valid: {})", message, did_you_mean(name, valid), join(valid, ", ")));
 }

@@ -30,14 +30,15 @@ namespace foliolab {
 enum class ResultTransport {
   kVirtioSerialFile,  // a virtio-serial port the emulator writes into a host file
   kInheritedFd,       // a host file the agent inherits as a descriptor (FOLIOLAB_RESULTS_FD)
-  kLibvirtChannel,    // a virtio-serial channel: a host file for a local URI, a libvirt stream for a remote one
+  kLibvirtChannel,  // a virtio-serial channel: a host file for a local URI, a libvirt stream for a
+                    // remote one
 };
 std::string_view transport_name(ResultTransport t);
 
 struct BackendContext {
   ProcessRunner& runner;
   std::filesystem::path cache;  // foliolab's cache root (accel verdicts; <cache>/host state)
-  std::string connect;          // a hypervisor URI for backends that take one (--connect; "": default)
+  std::string connect;  // a hypervisor URI for backends that take one (--connect; "": default)
 };
 
 struct BackendEntry {
@@ -45,7 +46,8 @@ struct BackendEntry {
   std::string_view doc;
   BackendNeeds needs;
   ResultTransport transport;
-  std::function<Result<std::unique_ptr<Backend>>(const BackendContext&)> factory;  // e.g. cannot connect
+  std::function<Result<std::unique_ptr<Backend>>(const BackendContext&)>
+      factory;  // e.g. cannot connect
 };
 
 const std::vector<BackendEntry>& backend_table();

@@ -9,11 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <fmt/format.h>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -78,8 +78,13 @@ struct ChildFailure {
   int step;  // index into kSteps
   int err;
 };
-constexpr const char* kSteps[] = {"prctl(PR_SET_PDEATHSIG)", "making mounts private", "chroot", "chdir",
-                                  "dup2", "close_range", "execve /init"};
+constexpr const char* kSteps[] = {"prctl(PR_SET_PDEATHSIG)",
+                                  "making mounts private",
+                                  "chroot",
+                                  "chdir",
+                                  "dup2",
+                                  "close_range",
+                                  "execve /init"};
 
 struct Spawned {
   pid_t pid = -1;
@@ -96,7 +101,8 @@ Spawned spawn_agent(const fs::path& root, int null_fd, int console_fd, int recor
   char* const envp[] = {env_home, env_term, env_fd, nullptr};
   int err_pipe[2];
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) return {-1, fmt_errno("pipe")};
-  const long pid = ::syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  const long pid = ::syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWPID | SIGCHLD, nullptr, nullptr,
+                             nullptr, nullptr);
   if (pid == 0) {
     ChildFailure f{0, 0};
     auto fail = [&](int step) {
@@ -144,7 +150,8 @@ Status check_knob_paths(const std::vector<std::string>& paths, const fs::path& s
   std::error_code ec;
   for (const auto& p : paths) {
     if (!fs::exists(sys_root / fs::path(p).relative_path(), ec)) {
-      return make_error(fmt::format("backend host: this host's kernel {} has no {}", host_release(), p));
+      return make_error(
+          fmt::format("backend host: this host's kernel {} has no {}", host_release(), p));
     }
   }
   return {};
@@ -156,11 +163,13 @@ Spawned start_agent(const fs::path& root, BootOutcome& out) {
   const int null_fd = open_high("/dev/null", O_RDONLY);
   const int console_fd = open_high(out.console_log, O_WRONLY | O_CREAT | O_TRUNC);
   const int records_fd = open_high(out.records_file, O_WRONLY | O_CREAT | O_TRUNC);
-  out.command = fmt::format("FOLIOLAB_RESULTS_FD=3 unshare --mount --pid --fork --propagation private chroot {} "
-                            "/init 3>{} >{} 2>&1  # root: the base image plus job/ (removed after the run)",
-                            root.string(), out.records_file.string(), out.console_log.string());
+  out.command = fmt::format(
+      "FOLIOLAB_RESULTS_FD=3 unshare --mount --pid --fork --propagation private chroot {} "
+      "/init 3>{} >{} 2>&1  # root: the base image plus job/ (removed after the run)",
+      root.string(), out.records_file.string(), out.console_log.string());
   Spawned child{-1, fmt_errno("cannot open the run's console log or record file")};
-  if (null_fd >= 0 && console_fd >= 0 && records_fd >= 0) child = spawn_agent(root, null_fd, console_fd, records_fd);
+  if (null_fd >= 0 && console_fd >= 0 && records_fd >= 0)
+    child = spawn_agent(root, null_fd, console_fd, records_fd);
   for (int fd : {null_fd, console_fd, records_fd}) {
     if (fd >= 0) ::close(fd);
   }
@@ -188,8 +197,8 @@ void wait_for_agent(pid_t pid, std::chrono::seconds timeout, BootOutcome& out) {
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.abnormal_exit = !killed && !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   out.exit = out.timed_out ? fmt::format("timed out after {}s", timeout.count())
-             : cancelled  ? "cancelled"
-                          : "agent " + describe_status(status);
+             : cancelled   ? "cancelled"
+                           : "agent " + describe_status(status);
 }
 
 }  // namespace
@@ -213,7 +222,8 @@ HostBackend::HostBackend(HostBackendOptions options) : opt_(std::move(options)) 
 }
 
 Result<AccelVerdict> HostBackend::resolve_accel(const AccelRequest&) {
-  return AccelVerdict{Accel::kNone, fmt::format("bare metal: this machine's kernel {}", host_release())};
+  return AccelVerdict{Accel::kNone,
+                      fmt::format("bare metal: this machine's kernel {}", host_release())};
 }
 
 Status HostBackend::take_lock() {
@@ -226,30 +236,36 @@ Status HostBackend::take_lock() {
 
 Status HostBackend::preflight(const Experiment& exp, const std::vector<Run>& runs) {
   if (!opt_.is_root()) {
-    return make_error("backend host needs root: it writes the host's THP knobs under "
-                      "/sys/kernel/mm/transparent_hugepage and sysctls under /proc/sys (run as root, or use "
-                      "backend: qemu)");
+    return make_error(
+        "backend host needs root: it writes the host's THP knobs under "
+        "/sys/kernel/mm/transparent_hugepage and sysctls under /proc/sys (run as root, or use "
+        "backend: qemu)");
   }
   const Arch here = host_arch();
   std::set<size_t> kernels;
   const std::string release = host_release();
   for (const Run& run : runs) {
     if (run.arch != here) {
-      return make_error(fmt::format("backend host runs on this {} machine only, but the plan has {} runs (use "
-                                    "--arch {})", arch_info(here).name, arch_info(run.arch).name,
-                                    arch_info(here).name));
+      return make_error(
+          fmt::format("backend host runs on this {} machine only, but the plan has {} runs (use "
+                      "--arch {})",
+                      arch_info(here).name, arch_info(run.arch).name, arch_info(here).name));
     }
     kernels.insert(run.kernel);
     const KnobSet& ks = exp.knob_sets[run.knob_set];
     if (!ks.cmdline.empty()) {
-      return make_error(fmt::format("backend host cannot apply knob set '{}''s kernel command line '{}': the host "
-                                    "kernel {} is already booted", ks.name, ks.cmdline, release));
+      return make_error(fmt::format(
+          "backend host cannot apply knob set '{}''s kernel command line '{}': the host "
+          "kernel {} is already booted",
+          ks.name, ks.cmdline, release));
     }
     auto missing = [&](const std::string& path, const std::string& what) -> Status {
       std::error_code ec;
       if (fs::exists(opt_.sys_root / fs::path(path).relative_path(), ec)) return {};
-      return make_error(fmt::format("backend host: this host's kernel {} has no {} {} ({}), which knob set '{}' "
-                                    "sets", release, what, path.substr(path.rfind('/') + 1), path, ks.name));
+      return make_error(
+          fmt::format("backend host: this host's kernel {} has no {} {} ({}), which knob set '{}' "
+                      "sets",
+                      release, what, path.substr(path.rfind('/') + 1), path, ks.name));
     };
     for (const auto& [path, value] : ks.knobs) {
       if (auto st = missing(fmt::format("{}/{}", kThpDir, path), "THP knob"); !st.ok()) return st;
@@ -259,8 +275,9 @@ Status HostBackend::preflight(const Experiment& exp, const std::vector<Run>& run
     }
   }
   if (kernels.size() > 1) {
-    return make_error(fmt::format("backend host runs this host's kernel {}; the plan names {} kernels (keep one)",
-                                  release, kernels.size()));
+    return make_error(
+        fmt::format("backend host runs this host's kernel {}; the plan names {} kernels (keep one)",
+                    release, kernels.size()));
   }
   return take_lock();
 }
@@ -271,7 +288,8 @@ Result<BootOutcome> HostBackend::boot(const BootRequest& req) {
   BootOutcome out;
   out.backend = name();
   out.accel = Accel::kNone;
-  out.emulator = fmt::format("bare metal: Linux {} ({})", host_release(), arch_info(host_arch()).uname_machine);
+  out.emulator = fmt::format("bare metal: Linux {} ({})", host_release(),
+                             arch_info(host_arch()).uname_machine);
   out.console_log = req.run_dir / "console.log";
   out.records_file = req.run_dir / "records.bin";
   const fs::path root = req.run_dir / "root";
@@ -286,7 +304,8 @@ Result<BootOutcome> HostBackend::boot(const BootRequest& req) {
       fs::remove_all(dir, e);
     }
   } cleanup{root};
-  if (auto st = unpack_root(root, req); !st.ok()) return make_error("host backend: " + st.error().message);
+  if (auto st = unpack_root(root, req); !st.ok())
+    return make_error("host backend: " + st.error().message);
 
   const auto paths = job_knob_paths(req.job_text);
   if (auto st = check_knob_paths(paths, opt_.sys_root); !st.ok()) return st.error();

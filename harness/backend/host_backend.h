@@ -21,9 +21,9 @@
 namespace foliolab {
 
 struct HostBackendOptions {
-  std::filesystem::path state_dir;        // restore journal and lock (<cache>/host)
-  std::filesystem::path sys_root = "/";   // prefix of /sys and /proc/sys (tests: a fake tree)
-  std::function<bool()> is_root;          // default: euid 0
+  std::filesystem::path state_dir;       // restore journal and lock (<cache>/host)
+  std::filesystem::path sys_root = "/";  // prefix of /sys and /proc/sys (tests: a fake tree)
+  std::function<bool()> is_root;         // default: euid 0
 };
 
 // Knob and sysctl paths a job writes, as on the host ("/sys/kernel/mm/transparent_hugepage/

@@ -8,8 +8,8 @@
 #include "backend/backend_table.h"
 #include "model/loader.h"
 #include "model/matrix.h"
-#include "util/fs.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -26,15 +26,16 @@ Experiment parse(const std::string& yaml) {
 
 std::string yaml_with(const std::string& knobs, const std::string& archs = host_arch_name(),
                       const std::string& kernels = "  - name: k\n") {
-  return "name: h\nkernels:\n" + kernels + "archs: [" + archs + "]\nmachine: {backend: host}\nknobs:\n" + knobs +
-         "workloads:\n  - name: fault\n";
+  return "name: h\nkernels:\n" + kernels + "archs: [" + archs +
+         "]\nmachine: {backend: host}\nknobs:\n" + knobs + "workloads:\n  - name: fault\n";
 }
 
 struct Fixture {
   fs::path dir = fresh_test_dir("foliolab-hostbackend");
   fs::path sys = dir / "root";
   bool root = true;
-  HostBackend backend{{.state_dir = dir / "state", .sys_root = sys, .is_root = [this] { return root; }}};
+  HostBackend backend{
+      {.state_dir = dir / "state", .sys_root = sys, .is_root = [this] { return root; }}};
   Fixture() {
     for (const char* f : {"enabled", "hugepages-64kB/enabled", "khugepaged/defrag"}) {
       EXPECT_TRUE(write_file_atomic(sys / "sys/kernel/mm/transparent_hugepage" / f, "x\n").ok());
@@ -54,17 +55,20 @@ std::string release() {
 }
 
 TEST(HostBackendTest, JobKnobPathsAreTheHostPathsTheJobWrites) {
-  const std::string job = "foliolab-job 1\nrun_id x\nknob enabled always\nknob hugepages-64kB/enabled inherit\n"
-                          "sysctl vm/overcommit_memory 1\nworkload fault\narg size 64M\n";
-  EXPECT_EQ(job_knob_paths(job), (std::vector<std::string>{"/sys/kernel/mm/transparent_hugepage/enabled",
-                                                           "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
-                                                           "/proc/sys/vm/overcommit_memory"}));
+  const std::string job =
+      "foliolab-job 1\nrun_id x\nknob enabled always\nknob hugepages-64kB/enabled inherit\n"
+      "sysctl vm/overcommit_memory 1\nworkload fault\narg size 64M\n";
+  EXPECT_EQ(job_knob_paths(job),
+            (std::vector<std::string>{"/sys/kernel/mm/transparent_hugepage/enabled",
+                                      "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
+                                      "/proc/sys/vm/overcommit_memory"}));
 }
 
 TEST(HostBackendTest, PreflightAcceptsKnobsTheHostHas) {
   Fixture f;
-  auto st = f.preflight(yaml_with("  a: {enabled: never, hugepages-64kB/enabled: always, sysctl: "
-                                  "{vm/overcommit_memory: 1}}\n  b: {enabled: always}\n"));
+  auto st =
+      f.preflight(yaml_with("  a: {enabled: never, hugepages-64kB/enabled: always, sysctl: "
+                            "{vm/overcommit_memory: 1}}\n  b: {enabled: always}\n"));
   EXPECT_TRUE(st.ok()) << st.error().message;
 }
 
@@ -78,14 +82,16 @@ TEST(HostBackendTest, PreflightRefusesWithoutRoot) {
 
 TEST(HostBackendTest, PreflightNamesAMissingKnobAndTheHostKernel) {
   Fixture f;
-  auto st = f.preflight(yaml_with("  a: {enabled: never}\n  b: {hugepages-16kB/enabled: always}\n"));
+  auto st =
+      f.preflight(yaml_with("  a: {enabled: never}\n  b: {hugepages-16kB/enabled: always}\n"));
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(st.error().message, HasSubstr("hugepages-16kB/enabled"));
   EXPECT_THAT(st.error().message, HasSubstr(release()));
   EXPECT_THAT(st.error().message, HasSubstr("knob set 'b'"));
   auto sysctl = f.preflight(yaml_with("  a: {sysctl: {vm/no_such_sysctl: 1}}\n"));
   ASSERT_FALSE(sysctl.ok());
-  EXPECT_THAT(sysctl.error().message, HasSubstr("sysctl no_such_sysctl (/proc/sys/vm/no_such_sysctl)"));
+  EXPECT_THAT(sysctl.error().message,
+              HasSubstr("sysctl no_such_sysctl (/proc/sys/vm/no_such_sysctl)"));
 }
 
 TEST(HostBackendTest, PreflightRefusesOtherArchsSeveralKernelsAndACmdline) {
@@ -94,10 +100,12 @@ TEST(HostBackendTest, PreflightRefusesOtherArchsSeveralKernelsAndACmdline) {
   auto arch = f.preflight(yaml_with("  a: {enabled: never}\n", host_arch_name() + ", " + other));
   ASSERT_FALSE(arch.ok());
   EXPECT_THAT(arch.error().message, HasSubstr("--arch " + host_arch_name()));
-  auto kernels = f.preflight(yaml_with("  a: {enabled: never}\n", host_arch_name(), "  - name: k\n  - name: k2\n"));
+  auto kernels = f.preflight(
+      yaml_with("  a: {enabled: never}\n", host_arch_name(), "  - name: k\n  - name: k2\n"));
   ASSERT_FALSE(kernels.ok());
   EXPECT_THAT(kernels.error().message, HasSubstr("2 kernels"));
-  auto cmdline = f.preflight(yaml_with("  a: {enabled: never, cmdline: \"thp_anon=64K:always\"}\n"));
+  auto cmdline =
+      f.preflight(yaml_with("  a: {enabled: never, cmdline: \"thp_anon=64K:always\"}\n"));
   ASSERT_FALSE(cmdline.ok());
   EXPECT_THAT(cmdline.error().message, HasSubstr("kernel command line"));
 }
@@ -122,13 +130,15 @@ TEST(BackendTableTest, EntriesDeclareWhatTheyNeed) {
 }
 
 TEST(BackendTableTest, UnknownMachineBackendIsALocatedErrorWithASuggestion) {
-  Experiment exp = parse("name: h\nkernels:\n  - name: k\narchs: [x86_64]\nmachine:\n  backend: hots\n"
-                         "knobs:\n  a: {enabled: never}\nworkloads:\n  - name: fault\n");
+  Experiment exp = parse(
+      "name: h\nkernels:\n  - name: k\narchs: [x86_64]\nmachine:\n  backend: hots\n"
+      "knobs:\n  a: {enabled: never}\nworkloads:\n  - name: fault\n");
   EXPECT_EQ(exp.machine.backend, "hots");
   auto st = validate_backend(exp);
   ASSERT_FALSE(st.ok());
-  EXPECT_THAT(st.error().message, HasSubstr("h.yaml:6:12: machine.backend: unknown backend 'hots'; did you mean "
-                                            "'host'? (valid: qemu, host, libvirt)"));
+  EXPECT_THAT(st.error().message,
+              HasSubstr("h.yaml:6:12: machine.backend: unknown backend 'hots'; did you mean "
+                        "'host'? (valid: qemu, host, libvirt)"));
   exp.machine.backend = "host";
   EXPECT_TRUE(validate_backend(exp).ok());
   EXPECT_EQ(parse(yaml_with("  a: {enabled: never}\n")).machine.backend, "host");

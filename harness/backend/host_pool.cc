@@ -19,7 +19,8 @@ constexpr int kMaxSlots = 1024;
 
 Status check_uri(const std::string& uri) {
   if (uri.find("://") == std::string::npos) {
-    return make_error(fmt::format("'{}' is not a libvirt URI (e.g. qemu:///system, qemu+ssh://root@lab/system)", uri));
+    return make_error(fmt::format(
+        "'{}' is not a libvirt URI (e.g. qemu:///system, qemu+ssh://root@lab/system)", uri));
   }
   return {};
 }
@@ -28,7 +29,8 @@ Status check_unique(const std::vector<PoolHost>& hosts) {
   std::set<std::string> seen;
   for (const PoolHost& h : hosts) {
     if (!seen.insert(h.uri).second) {
-      return make_error(fmt::format("host {} is listed twice (give it more slots instead: {}*N)", h.uri, h.uri));
+      return make_error(
+          fmt::format("host {} is listed twice (give it more slots instead: {}*N)", h.uri, h.uri));
     }
   }
   return {};
@@ -49,12 +51,14 @@ Result<std::vector<PoolHost>> parse_hosts(std::string_view text) {
       h.uri = trim(item.substr(0, star));
       const auto slots = parse_uint(trim(std::string_view(item).substr(star + 1)));
       if (!slots || *slots < 1 || *slots > kMaxSlots) {
-        return make_error(fmt::format("--hosts item '{}': slots after '*' must be a whole number from 1 to {}",
-                                      item, kMaxSlots));
+        return make_error(
+            fmt::format("--hosts item '{}': slots after '*' must be a whole number from 1 to {}",
+                        item, kMaxSlots));
       }
       h.slots = static_cast<int>(*slots);
     }
-    if (auto st = check_uri(h.uri); !st.ok()) return make_error("--hosts item '" + item + "': " + st.error().message);
+    if (auto st = check_uri(h.uri); !st.ok())
+      return make_error("--hosts item '" + item + "': " + st.error().message);
     hosts.push_back(std::move(h));
   }
   if (auto st = check_unique(hosts); !st.ok()) return make_error("--hosts: " + st.error().message);
@@ -96,7 +100,8 @@ Result<PoolHost> read_host(const YamlReader& r, const YamlField& item) {
 
 }  // namespace
 
-Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text, const std::string& file_name) {
+Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text,
+                                               const std::string& file_name) {
   auto root = parse_yaml(yaml_text, file_name, "hosts file");
   FL_TRY(root);
   const YamlReader r(file_name);
@@ -115,7 +120,8 @@ Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text, con
     FL_TRY(h);
     hosts.push_back(std::move(*h));
   }
-  if (auto st = check_unique(hosts); !st.ok()) return make_error(file_name + ": " + st.error().message);
+  if (auto st = check_unique(hosts); !st.ok())
+    return make_error(file_name + ": " + st.error().message);
   return hosts;
 }
 
@@ -129,7 +135,8 @@ Result<std::vector<PoolHost>> load_hosts(const std::string& value) {
   return parse_hosts(value);
 }
 
-Result<std::unique_ptr<PoolBackend>> PoolBackend::open(const std::vector<PoolHost>& hosts, const Factory& factory,
+Result<std::unique_ptr<PoolBackend>> PoolBackend::open(const std::vector<PoolHost>& hosts,
+                                                       const Factory& factory,
                                                        std::vector<std::string>& warnings) {
   std::vector<Member> members;
   std::vector<std::string> failures;
@@ -142,7 +149,8 @@ Result<std::unique_ptr<PoolBackend>> PoolBackend::open(const std::vector<PoolHos
     }
     members.push_back(Member{.host = h, .backend = std::move(*b)});
   }
-  if (members.empty()) return make_error("no host of the pool can be reached: " + join(failures, "; "));
+  if (members.empty())
+    return make_error("no host of the pool can be reached: " + join(failures, "; "));
   return std::unique_ptr<PoolBackend>(new PoolBackend(std::move(members)));
 }
 
@@ -150,7 +158,8 @@ std::string PoolBackend::name() const { return members_.front().backend->name();
 
 Status PoolBackend::preflight(const Experiment& exp, const std::vector<Run>& runs) {
   for (Member& m : members_) {
-    if (auto st = m.backend->preflight(exp, runs); !st.ok()) return make_error(m.host.uri + ": " + st.error().message);
+    if (auto st = m.backend->preflight(exp, runs); !st.ok())
+      return make_error(m.host.uri + ": " + st.error().message);
   }
   return {};
 }
@@ -165,10 +174,14 @@ Result<AccelVerdict> PoolBackend::resolve_accel(const AccelRequest& req) {
     all_kvm = all_kvm && v->accel == Accel::kKvm;
     why.push_back(m.host.uri + ": " + v->reason);
   }
-  if (all_kvm) return AccelVerdict{Accel::kKvm, "kvm on every host of the pool (" + join(why, "; ") + ")"};
+  if (all_kvm)
+    return AccelVerdict{Accel::kKvm, "kvm on every host of the pool (" + join(why, "; ") + ")"};
   if (req.choice == AccelChoice::kTcg) return AccelVerdict{Accel::kTcg, "tcg requested"};
-  return accel_without_kvm(req, "not every host of the pool can run kvm, and one matrix does not mix KVM and "
-                                "TCG timings (" + join(why, "; ") + ")");
+  return accel_without_kvm(
+      req,
+      "not every host of the pool can run kvm, and one matrix does not mix KVM and "
+      "TCG timings (" +
+          join(why, "; ") + ")");
 }
 
 int PoolBackend::slots() const {
@@ -181,7 +194,8 @@ int PoolBackend::slots() const {
 std::vector<PoolHostUse> PoolBackend::usage() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<PoolHostUse> out;
-  for (const Member& m : members_) out.push_back({m.host.uri, m.host.slots, m.runs, m.lost, m.lost_why});
+  for (const Member& m : members_)
+    out.push_back({m.host.uri, m.host.slots, m.runs, m.lost, m.lost_why});
   return out;
 }
 
@@ -224,8 +238,10 @@ Result<BootOutcome> PoolBackend::boot(const BootRequest& req) {
   while (true) {
     Member* m = acquire();
     if (!m) {
-      return make_error(fmt::format("every host of the pool is lost ({}); the run is not recorded and "
-                                    "--resume reruns it", join(lost, "; ")));
+      return make_error(
+          fmt::format("every host of the pool is lost ({}); the run is not recorded and "
+                      "--resume reruns it",
+                      join(lost, "; ")));
     }
     auto out = m->backend->boot(req);
     if (out.ok()) {
@@ -236,7 +252,8 @@ Result<BootOutcome> PoolBackend::boot(const BootRequest& req) {
     Status alive = m->backend->reachable();
     if (alive.ok() || cancel_requested()) {
       release(m, false);
-      return make_error(m->host.uri + ": " + out.error().message);  // this boot failed, not the host
+      return make_error(m->host.uri + ": " +
+                        out.error().message);  // this boot failed, not the host
     }
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -33,7 +33,8 @@ struct PoolHost {
 // "qemu:///system*2,qemu+ssh://root@lab2/system*4" (slots default to 1). Errors name the item.
 Result<std::vector<PoolHost>> parse_hosts(std::string_view text);
 // A YAML file `hosts: [{uri: URI, slots: N}, ...]`; errors name file, line and key.
-Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text, const std::string& file_name);
+Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text,
+                                               const std::string& file_name);
 // --hosts: a file when the value names an existing file, else the comma list.
 Result<std::vector<PoolHost>> load_hosts(const std::string& value);
 
@@ -41,7 +42,7 @@ Result<std::vector<PoolHost>> load_hosts(const std::string& value);
 struct PoolHostUse {
   std::string uri;
   int slots = 0;
-  int runs = 0;        // boots that ended on this host (whatever the guest did)
+  int runs = 0;  // boots that ended on this host (whatever the guest did)
   bool lost = false;
   std::string lost_why;
 };
@@ -52,8 +53,9 @@ class PoolBackend : public Backend {
 
   // Connects every host; one that cannot be reached is left out with a warning (in
   // `warnings`); no reachable host at all is an error naming each.
-  static Result<std::unique_ptr<PoolBackend>> open(const std::vector<PoolHost>& hosts, const Factory& factory,
-                                                  std::vector<std::string>& warnings);
+  static Result<std::unique_ptr<PoolBackend>> open(const std::vector<PoolHost>& hosts,
+                                                   const Factory& factory,
+                                                   std::vector<std::string>& warnings);
 
   std::string name() const override;
   Status preflight(const Experiment& exp, const std::vector<Run>& runs) override;

@@ -88,42 +88,56 @@ TEST(HostPool, HostsParseWithSlotsAndBadItemsAreNamed) {
   EXPECT_EQ((*h)[0].slots, 2);
   EXPECT_EQ((*h)[1].uri, "qemu+tcp://127.0.0.1:16509/system");
   EXPECT_EQ((*h)[1].slots, 1);
-  EXPECT_NE(parse_hosts("qemu:///system*0").error().message.find("item 'qemu:///system*0': slots"), std::string::npos);
-  EXPECT_NE(parse_hosts("qemu:///system*two").error().message.find("whole number"), std::string::npos);
-  EXPECT_NE(parse_hosts("lab2").error().message.find("'lab2' is not a libvirt URI"), std::string::npos);
-  EXPECT_NE(parse_hosts("qemu:///system,").error().message.find("an empty item"), std::string::npos);
-  EXPECT_NE(parse_hosts("qemu:///system,qemu:///system*2").error().message.find("listed twice"), std::string::npos);
+  EXPECT_NE(parse_hosts("qemu:///system*0").error().message.find("item 'qemu:///system*0': slots"),
+            std::string::npos);
+  EXPECT_NE(parse_hosts("qemu:///system*two").error().message.find("whole number"),
+            std::string::npos);
+  EXPECT_NE(parse_hosts("lab2").error().message.find("'lab2' is not a libvirt URI"),
+            std::string::npos);
+  EXPECT_NE(parse_hosts("qemu:///system,").error().message.find("an empty item"),
+            std::string::npos);
+  EXPECT_NE(parse_hosts("qemu:///system,qemu:///system*2").error().message.find("listed twice"),
+            std::string::npos);
 }
 
 TEST(HostPool, HostsFileErrorsNameFileLineAndKey) {
-  auto ok = parse_hosts_file("hosts:\n  - {uri: qemu:///system, slots: 2}\n  - qemu+ssh://root@lab/system\n", "h.yaml");
+  auto ok = parse_hosts_file(
+      "hosts:\n  - {uri: qemu:///system, slots: 2}\n  - qemu+ssh://root@lab/system\n", "h.yaml");
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   ASSERT_EQ(ok->size(), 2u);
   EXPECT_EQ((*ok)[0].slots, 2);
   EXPECT_EQ((*ok)[1].uri, "qemu+ssh://root@lab/system");
-  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, slots: -1}\n", "h.yaml").error().message,
-            "h.yaml:2:34: hosts[0].slots: a whole number from 1 to 1024");
+  EXPECT_EQ(
+      parse_hosts_file("hosts:\n  - {uri: qemu:///system, slots: -1}\n", "h.yaml").error().message,
+      "h.yaml:2:34: hosts[0].slots: a whole number from 1 to 1024");
   // The one YAML error style (util/yaml_reader): a misspelt key gets "did you mean" (this read
   // "unknown key (valid: uri, slots)" before the hosts file went through YamlReader).
-  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, slot: 2}\n", "h.yaml").error().message,
-            "h.yaml:2:27: hosts[0].slot: unknown key; did you mean 'slots'?");
-  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, colour: red}\n", "h.yaml").error().message,
+  EXPECT_EQ(
+      parse_hosts_file("hosts:\n  - {uri: qemu:///system, slot: 2}\n", "h.yaml").error().message,
+      "h.yaml:2:27: hosts[0].slot: unknown key; did you mean 'slots'?");
+  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, colour: red}\n", "h.yaml")
+                .error()
+                .message,
             "h.yaml:2:27: hosts[0].colour: unknown key; valid keys here: uri, slots");
   EXPECT_EQ(parse_hosts_file("host:\n  - qemu:///system\n", "h.yaml").error().message,
             "h.yaml:1:1: host: unknown key; did you mean 'hosts'?");
-  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, slots: two}\n", "h.yaml").error().message,
-            "h.yaml:2:34: hosts[0].slots: expected an integer, got 'two'");
+  EXPECT_EQ(
+      parse_hosts_file("hosts:\n  - {uri: qemu:///system, slots: two}\n", "h.yaml").error().message,
+      "h.yaml:2:34: hosts[0].slots: expected an integer, got 'two'");
   EXPECT_EQ(parse_hosts_file("hosts:\n  - {slots: 2}\n", "h.yaml").error().message,
             "h.yaml:2:5: hosts[0]: missing required key 'uri'");
-  EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///a, uri: qemu:///b}\n", "h.yaml").error().message,
-            "h.yaml:2:22: hosts[0].uri: duplicate key (first at 2:6)");
+  EXPECT_EQ(
+      parse_hosts_file("hosts:\n  - {uri: qemu:///a, uri: qemu:///b}\n", "h.yaml").error().message,
+      "h.yaml:2:22: hosts[0].uri: duplicate key (first at 2:6)");
   EXPECT_EQ(parse_hosts_file("hosts: {uri: qemu:///system}\n", "h.yaml").error().message,
             "h.yaml:1:8: hosts: expected a list, got a map");
   EXPECT_EQ(parse_hosts_file("", "h.yaml").error().message,
             "h.yaml: expected a map with `hosts: [{uri: URI, slots: N}, ...]`");
   EXPECT_EQ(parse_hosts_file("hosts:\n  - lab2\n", "h.yaml").error().message,
-            "h.yaml:2:5: hosts[0]: 'lab2' is not a libvirt URI (e.g. qemu:///system, qemu+ssh://root@lab/system)");
-  EXPECT_NE(parse_hosts_file("hosts: [\n", "h.yaml").error().message.find("h.yaml:"), std::string::npos);
+            "h.yaml:2:5: hosts[0]: 'lab2' is not a libvirt URI (e.g. qemu:///system, "
+            "qemu+ssh://root@lab/system)");
+  EXPECT_NE(parse_hosts_file("hosts: [\n", "h.yaml").error().message.find("h.yaml:"),
+            std::string::npos);
 }
 
 TEST(HostPool, BootsGoToTheHostWithTheMostFreeSlots) {
@@ -139,7 +153,7 @@ TEST(HostPool, BootsGoToTheHostWithTheMostFreeSlots) {
     });
   }
   while (a.inside + b.inside < 3) std::this_thread::yield();
-  EXPECT_EQ(a.inside, 2);  // A (2 free) first, then A and B tie at 1 free: A, listed first... 
+  EXPECT_EQ(a.inside, 2);  // A (2 free) first, then A and B tie at 1 free: A, listed first...
   EXPECT_EQ(b.inside, 1);  // ...then B, the only host with a free slot
   a.open_gate();
   b.open_gate();
@@ -168,8 +182,9 @@ TEST(HostPool, ALostHostsRunIsRetriedOnAnotherAndNamed) {
   b.lose_on_boot = true;
   auto none = pool->boot({});
   ASSERT_FALSE(none.ok());
-  EXPECT_NE(none.error().message.find("every host of the pool is lost (qemu+tcp://b/system: lost domain"),
-            std::string::npos)
+  EXPECT_NE(
+      none.error().message.find("every host of the pool is lost (qemu+tcp://b/system: lost domain"),
+      std::string::npos)
       << none.error().message;
   EXPECT_FALSE(pool->reachable().ok());
 }
@@ -185,7 +200,8 @@ TEST(HostPool, AFailedBootOnAHostThatIsStillThereIsNotRetried) {
 }
 
 TEST(HostPool, OneAcceleratorForTheWholePool) {
-  FakeHost a{.uri = "qemu:///a", .accel = Accel::kKvm}, b{.uri = "qemu+tcp://b/system", .accel = Accel::kTcg};
+  FakeHost a{.uri = "qemu:///a", .accel = Accel::kKvm},
+      b{.uri = "qemu+tcp://b/system", .accel = Accel::kTcg};
   auto pool = pool_of({{&a, 1}, {&b, 1}});
   auto v = pool->resolve_accel({.choice = AccelChoice::kAuto});
   ASSERT_TRUE(v.ok());
@@ -211,10 +227,12 @@ TEST(HostPool, AnUnreachableHostIsLeftOutWithAWarning) {
   ASSERT_TRUE(pool.ok());
   EXPECT_EQ((*pool)->slots(), 2);
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], "host qemu:///a left out of the pool: cannot connect to libvirt at qemu:///a");
-  auto none = PoolBackend::open({{"qemu:///a", 1}},
-                                [](const PoolHost&) -> Result<std::unique_ptr<Backend>> { return make_error("refused"); },
-                                warnings);
+  EXPECT_EQ(warnings[0],
+            "host qemu:///a left out of the pool: cannot connect to libvirt at qemu:///a");
+  auto none = PoolBackend::open(
+      {{"qemu:///a", 1}},
+      [](const PoolHost&) -> Result<std::unique_ptr<Backend>> { return make_error("refused"); },
+      warnings);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().message, "no host of the pool can be reached: refused");
 }

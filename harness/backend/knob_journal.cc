@@ -4,9 +4,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "util/fs.h"
@@ -26,7 +26,8 @@ Status write_value(const fs::path& file, const std::string& value) {
   ssize_t n;
   do n = ::write(fd, value.data(), value.size());
   while (n < 0 && errno == EINTR);
-  std::string err = n < 0 ? fmt_errno(fmt::format("cannot write '{}' to {}", value, file.string())) : "";
+  std::string err =
+      n < 0 ? fmt_errno(fmt::format("cannot write '{}' to {}", value, file.string())) : "";
   ::close(fd);
   if (!err.empty()) return make_error(err);
   return {};
@@ -40,7 +41,8 @@ std::string knob_value(const std::string& raw) {
   return raw.substr(l + 1, r - l - 1);
 }
 
-KnobJournal::KnobJournal(fs::path file, fs::path sys_root) : file_(std::move(file)), root_(std::move(sys_root)) {}
+KnobJournal::KnobJournal(fs::path file, fs::path sys_root)
+    : file_(std::move(file)), root_(std::move(sys_root)) {}
 
 fs::path KnobJournal::host_path(const std::string& path) const {
   return root_ / fs::path(path).relative_path();
@@ -53,16 +55,22 @@ bool KnobJournal::pending() const {
 
 Status KnobJournal::save(const std::vector<std::string>& paths) {
   if (pending()) {
-    return make_error(fmt::format("a restore journal is pending ({}): the knobs of an earlier host run were "
-                                  "never restored", file_.string()));
+    return make_error(
+        fmt::format("a restore journal is pending ({}): the knobs of an earlier host run were "
+                    "never restored",
+                    file_.string()));
   }
   json entries = json::array();
   for (const auto& p : paths) {
     auto raw = read_file(host_path(p));
-    if (!raw.ok()) return make_error(fmt::format("cannot save host knob {}: {}", p, raw.error().message));
+    if (!raw.ok())
+      return make_error(fmt::format("cannot save host knob {}: {}", p, raw.error().message));
     entries.push_back({{"path", p}, {"value", knob_value(*raw)}});
   }
-  json j = {{"schema", kJournalSchema}, {"pid", ::getpid()}, {"started", utc_iso_now()}, {"entries", entries}};
+  json j = {{"schema", kJournalSchema},
+            {"pid", ::getpid()},
+            {"started", utc_iso_now()},
+            {"entries", entries}};
   return write_file_atomic(file_, j.dump(1) + "\n");  // fsyncs the file and its directory
 }
 
@@ -73,24 +81,29 @@ Result<std::vector<JournalEntry>> KnobJournal::restore() {
   try {
     json j = json::parse(*text);
     if (j.value("schema", 0) != kJournalSchema) {
-      return make_error(fmt::format("{}: unknown journal schema {}", file_.string(), j.value("schema", 0)));
+      return make_error(
+          fmt::format("{}: unknown journal schema {}", file_.string(), j.value("schema", 0)));
     }
     for (const auto& e : j.at("entries")) entries.push_back({e.at("path"), e.at("value")});
   } catch (const json::exception& e) {
-    return make_error(fmt::format("{}: unreadable restore journal ({}); its knobs must be checked by hand",
-                                  file_.string(), e.what()));
+    return make_error(
+        fmt::format("{}: unreadable restore journal ({}); its knobs must be checked by hand",
+                    file_.string(), e.what()));
   }
   std::vector<std::string> failed;
   for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-    if (auto st = write_value(host_path(it->path), it->value); !st.ok()) failed.push_back(st.error().message);
+    if (auto st = write_value(host_path(it->path), it->value); !st.ok())
+      failed.push_back(st.error().message);
   }
   if (!failed.empty()) {
-    return make_error(fmt::format("could not restore {} host knob(s): {}; journal kept at {}", failed.size(),
-                                  fmt::join(failed, "; "), file_.string()));
+    return make_error(fmt::format("could not restore {} host knob(s): {}; journal kept at {}",
+                                  failed.size(), fmt::join(failed, "; "), file_.string()));
   }
   std::error_code ec;
   fs::remove(file_, ec);
-  if (ec) return make_error(fmt::format("knobs restored, but cannot remove {}: {}", file_.string(), ec.message()));
+  if (ec)
+    return make_error(
+        fmt::format("knobs restored, but cannot remove {}: {}", file_.string(), ec.message()));
   return entries;
 }
 
@@ -105,7 +118,8 @@ Result<HostLock> HostLock::acquire(const fs::path& dir) {
     char pid[32] = {};
     ssize_t n = ::pread(fd, pid, sizeof pid - 1, 0);
     ::close(fd);
-    if (e != EWOULDBLOCK) return make_error(fmt::format("cannot lock {}: {}", file.string(), std::strerror(e)));
+    if (e != EWOULDBLOCK)
+      return make_error(fmt::format("cannot lock {}: {}", file.string(), std::strerror(e)));
     return make_error(fmt::format("another foliolab (pid {}) is using the host backend ({})",
                                   n > 0 ? trim(pid) : "unknown", file.string()));
   }
@@ -132,8 +146,8 @@ Result<std::string> recover_host_journal(const fs::path& state_dir, const fs::pa
   if (text.ok()) {
     json j = json::parse(*text, nullptr, false);
     if (j.is_object()) {
-      who = fmt::format("a host run interrupted before restoring (pid {}, started {})", j.value("pid", 0),
-                        j.value("started", std::string("?")));
+      who = fmt::format("a host run interrupted before restoring (pid {}, started {})",
+                        j.value("pid", 0), j.value("started", std::string("?")));
     }
   }
   auto restored = journal.restore();

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "util/fs.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {

@@ -39,32 +39,57 @@ std::string kvm_smoke_firmware() {
   return fw;
 }
 
-std::vector<std::string> kvm_smoke_argv(const std::string& qemu, const std::filesystem::path& firmware,
+std::vector<std::string> kvm_smoke_argv(const std::string& qemu,
+                                        const std::filesystem::path& firmware,
                                         const std::string& accel) {
-  return {qemu,    "-M",         "q35",     "-accel",   accel,   "-cpu",  "max",
-          "-m",    "128",        "-smp",    "1",        "-nodefaults", "-display", "none",
-          "-no-reboot", "-bios", firmware.string(), "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"};
+  return {qemu,
+          "-M",
+          "q35",
+          "-accel",
+          accel,
+          "-cpu",
+          "max",
+          "-m",
+          "128",
+          "-smp",
+          "1",
+          "-nodefaults",
+          "-display",
+          "none",
+          "-no-reboot",
+          "-bios",
+          firmware.string(),
+          "-device",
+          "isa-debug-exit,iobase=0xf4,iosize=0x04"};
 }
 
 Result<KvmSmoke> run_kvm_smoke(ProcessRunner& runner, const KvmSmokeOptions& opt) {
   std::error_code ec;
   std::filesystem::create_directories(opt.dir, ec);
-  if (ec) return make_env_error(fmt::format("cannot create {}: {}", opt.dir.string(), ec.message()));
+  if (ec)
+    return make_env_error(fmt::format("cannot create {}: {}", opt.dir.string(), ec.message()));
   const std::filesystem::path fw = opt.dir / "kvm-smoke.bin";
   if (auto st = write_file_atomic(fw, kvm_smoke_firmware()); !st.ok()) return st.error();
-  const std::filesystem::path tcg_log = opt.dir / "smoke-tcg.log", kvm_log = opt.dir / "smoke-kvm.log";
-  ProcessResult tcg = runner.run({.argv = kvm_smoke_argv(opt.qemu, fw, "tcg"), .log_path = tcg_log,
-                                  .timeout = opt.tcg_deadline, .kill_grace = std::chrono::seconds(2)});
+  const std::filesystem::path tcg_log = opt.dir / "smoke-tcg.log",
+                              kvm_log = opt.dir / "smoke-kvm.log";
+  ProcessResult tcg = runner.run({.argv = kvm_smoke_argv(opt.qemu, fw, "tcg"),
+                                  .log_path = tcg_log,
+                                  .timeout = opt.tcg_deadline,
+                                  .kill_grace = std::chrono::seconds(2)});
   if (tcg.exit_code != kSmokeExit || tcg.signal != 0 || tcg.timed_out) {
-    return make_env_error(fmt::format("the KVM smoke test's firmware did not run under TCG ({}; log {})",
-                                      tcg.describe(), tcg_log.string()));
+    return make_env_error(
+        fmt::format("the KVM smoke test's firmware did not run under TCG ({}; log {})",
+                    tcg.describe(), tcg_log.string()));
   }
   KvmSmoke out{.tcg_seconds = seconds(tcg.elapsed), .kvm_log = kvm_log};
   const auto deadline = std::max(
-      opt.min_deadline, std::chrono::milliseconds(static_cast<long long>(tcg.elapsed.count() * opt.tcg_multiple)));
+      opt.min_deadline,
+      std::chrono::milliseconds(static_cast<long long>(tcg.elapsed.count() * opt.tcg_multiple)));
   out.deadline_seconds = seconds(deadline);
-  out.kvm = runner.run({.argv = kvm_smoke_argv(opt.qemu, fw, "kvm"), .log_path = kvm_log,
-                        .timeout = deadline, .kill_grace = std::chrono::seconds(2)});
+  out.kvm = runner.run({.argv = kvm_smoke_argv(opt.qemu, fw, "kvm"),
+                        .log_path = kvm_log,
+                        .timeout = deadline,
+                        .kill_grace = std::chrono::seconds(2)});
   out.kvm_ok = out.kvm.exit_code == kSmokeExit && out.kvm.signal == 0 && !out.kvm.timed_out;
   return out;
 }

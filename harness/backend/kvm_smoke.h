@@ -21,14 +21,15 @@ namespace foliolab {
 std::string kvm_smoke_firmware();
 
 // QEMU's argv for the smoke firmware under `accel` ("kvm" or "tcg").
-std::vector<std::string> kvm_smoke_argv(const std::string& qemu, const std::filesystem::path& firmware,
+std::vector<std::string> kvm_smoke_argv(const std::string& qemu,
+                                        const std::filesystem::path& firmware,
                                         const std::string& accel);
 
 struct KvmSmoke {
-  bool kvm_ok = false;      // the firmware reached its exit under KVM
-  double tcg_seconds = 0;   // the firmware's run under TCG, QEMU start to exit
-  double deadline_seconds = 0;  // what KVM was given
-  ProcessResult kvm;        // the KVM run as it ended
+  bool kvm_ok = false;            // the firmware reached its exit under KVM
+  double tcg_seconds = 0;         // the firmware's run under TCG, QEMU start to exit
+  double deadline_seconds = 0;    // what KVM was given
+  ProcessResult kvm;              // the KVM run as it ended
   std::filesystem::path kvm_log;  // QEMU's stderr of the KVM run
 };
 

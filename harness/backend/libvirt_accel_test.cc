@@ -23,7 +23,8 @@ struct FakeProbe {
 
 TEST(LibvirtAccel, TcgRequestedNeedsNoProbe) {
   FakeProbe probe;
-  auto v = libvirt_accel(request(AccelChoice::kTcg), kUri, {.offered = true, .same_machine = true}, probe.fn());
+  auto v = libvirt_accel(request(AccelChoice::kTcg), kUri, {.offered = true, .same_machine = true},
+                         probe.fn());
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->accel, Accel::kTcg);
   EXPECT_EQ(probe.calls, 0);
@@ -31,11 +32,14 @@ TEST(LibvirtAccel, TcgRequestedNeedsNoProbe) {
 
 TEST(LibvirtAccel, NoKvmDomainFallsBackToTcgOrRefusesAnExplicitKvm) {
   FakeProbe probe;
-  const LibvirtKvmOffer none{.offered = false, .why_not = "the accel 'kvm' is not supported", .same_machine = true};
+  const LibvirtKvmOffer none{
+      .offered = false, .why_not = "the accel 'kvm' is not supported", .same_machine = true};
   auto v = libvirt_accel(request(AccelChoice::kAuto), kUri, none, probe.fn());
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->accel, Accel::kTcg);
-  EXPECT_NE(v->reason.find("offers no kvm domain: the accel 'kvm' is not supported"), std::string::npos) << v->reason;
+  EXPECT_NE(v->reason.find("offers no kvm domain: the accel 'kvm' is not supported"),
+            std::string::npos)
+      << v->reason;
   auto k = libvirt_accel(request(AccelChoice::kKvm), kUri, none, probe.fn());
   ASSERT_FALSE(k.ok());
   EXPECT_NE(k.error().message.find("accel kvm was requested for x86_64 guests"), std::string::npos);
@@ -45,13 +49,15 @@ TEST(LibvirtAccel, NoKvmDomainFallsBackToTcgOrRefusesAnExplicitKvm) {
 // KVM advertised on this machine proves nothing: the real probe boot decides.
 TEST(LibvirtAccel, AdvertisedKvmOnThisMachineGoesThroughTheProbeBoot) {
   FakeProbe probe;
-  auto v = libvirt_accel(request(AccelChoice::kAuto), kUri, {.offered = true, .same_machine = true}, probe.fn());
+  auto v = libvirt_accel(request(AccelChoice::kAuto), kUri, {.offered = true, .same_machine = true},
+                         probe.fn());
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->accel, Accel::kTcg);
   EXPECT_EQ(v->reason, "under KVM the guest printed nothing within 30s");
   EXPECT_EQ(probe.calls, 1);
   probe.answer = {Accel::kKvm, "a KVM probe boot reached the guest agent in 0.4s"};
-  auto k = libvirt_accel(request(AccelChoice::kAuto), kUri, {.offered = true, .same_machine = true}, probe.fn());
+  auto k = libvirt_accel(request(AccelChoice::kAuto), kUri, {.offered = true, .same_machine = true},
+                         probe.fn());
   ASSERT_TRUE(k.ok());
   EXPECT_EQ(k->accel, Accel::kKvm);
 }

@@ -4,16 +4,16 @@
 #include <libvirt/virterror.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <atomic>
 #include <condition_variable>
-#include <fmt/format.h>
-#include <map>
-#include <set>
-#include <mutex>
-#include <thread>
-#include <vector>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include "backend/libvirt_streams.h"
 #include "backend/libvirt_xml.h"
@@ -51,11 +51,16 @@ std::string local_hostname() {
 
 std::string stop_reason(int detail) {
   switch (detail) {
-    case VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN: return "domain shut down";
-    case VIR_DOMAIN_EVENT_STOPPED_DESTROYED: return "domain destroyed";
-    case VIR_DOMAIN_EVENT_STOPPED_CRASHED: return "guest crashed";
-    case VIR_DOMAIN_EVENT_STOPPED_FAILED: return "the emulator failed (libvirt: host emulator/management failure)";
-    default: return fmt::format("domain stopped (libvirt stop reason {})", detail);
+    case VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN:
+      return "domain shut down";
+    case VIR_DOMAIN_EVENT_STOPPED_DESTROYED:
+      return "domain destroyed";
+    case VIR_DOMAIN_EVENT_STOPPED_CRASHED:
+      return "guest crashed";
+    case VIR_DOMAIN_EVENT_STOPPED_FAILED:
+      return "the emulator failed (libvirt: host emulator/management failure)";
+    default:
+      return fmt::format("domain stopped (libvirt stop reason {})", detail);
   }
 }
 
@@ -82,7 +87,10 @@ struct DropInitrd {
 class LibvirtBackend final : public Backend {
  public:
   LibvirtBackend(ProcessRunner& runner, LibvirtOptions opt, virConnectPtr conn)
-      : opt_(std::move(opt)), conn_(conn), probe_(runner, opt_.probe), streams_(libvirt_uri_names_host(opt_.uri)),
+      : opt_(std::move(opt)),
+        conn_(conn),
+        probe_(runner, opt_.probe),
+        streams_(libvirt_uri_names_host(opt_.uri)),
         files_(conn_, opt_.uri) {}
 
   ~LibvirtBackend() override {
@@ -95,20 +103,23 @@ class LibvirtBackend final : public Backend {
       host_ = h;
       free(h);
     } else {
-      return make_error(fmt::format("libvirt at {}: cannot get the host name: {}", opt_.uri, libvirt_last_error()));
+      return make_error(fmt::format("libvirt at {}: cannot get the host name: {}", opt_.uri,
+                                    libvirt_last_error()));
     }
     unsigned long lib = 0, hv = 0;
     if (virConnectGetLibVersion(conn_, &lib) < 0 || virConnectGetVersion(conn_, &hv) < 0) {
-      return make_error(fmt::format("libvirt at {}: cannot get versions: {}", opt_.uri, libvirt_last_error()));
+      return make_error(
+          fmt::format("libvirt at {}: cannot get versions: {}", opt_.uri, libvirt_last_error()));
     }
     libvirt_version_ = version_text(lib);
     emulator_ = "QEMU " + version_text(hv);
     (void)virConnectSetKeepAlive(conn_, 5, 3);  // a remote host that goes away is noticed
-    callback_ = virConnectDomainEventRegisterAny(conn_, nullptr, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-                                                 VIR_DOMAIN_EVENT_CALLBACK(&LibvirtBackend::on_lifecycle), this,
-                                                 nullptr);
+    callback_ = virConnectDomainEventRegisterAny(
+        conn_, nullptr, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+        VIR_DOMAIN_EVENT_CALLBACK(&LibvirtBackend::on_lifecycle), this, nullptr);
     if (callback_ < 0) {
-      return make_error(fmt::format("libvirt at {}: cannot watch domain events: {}", opt_.uri, libvirt_last_error()));
+      return make_error(fmt::format("libvirt at {}: cannot watch domain events: {}", opt_.uri,
+                                    libvirt_last_error()));
     }
     return {};
   }
@@ -126,10 +137,13 @@ class LibvirtBackend final : public Backend {
       const std::string arch(arch_info(req.arch).uname_machine);
       char* caps = virConnectGetDomainCapabilities(conn_, nullptr, arch.c_str(), nullptr, "kvm", 0);
       offer.offered = caps != nullptr;
-      if (caps) free(caps);
-      else offer.why_not = libvirt_last_error();
+      if (caps)
+        free(caps);
+      else
+        offer.why_not = libvirt_last_error();
     }
-    return libvirt_accel(req, opt_.uri, offer, [this](const AccelRequest& r) { return probe_.resolve(r); });
+    return libvirt_accel(req, opt_.uri, offer,
+                         [this](const AccelRequest& r) { return probe_.resolve(r); });
   }
 
   Result<BootOutcome> boot(const BootRequest& req) override;
@@ -168,11 +182,13 @@ class LibvirtBackend final : public Backend {
 
   // Waits for the domain's stop event, the deadline or a cancellation; destroys the domain
   // at the deadline. Returns the stop detail (-1: destroyed by us, -2: vanished unseen).
-  Result<int> wait_for_end(virDomainPtr dom, const std::string& name, Clock::time_point deadline, BootOutcome& out);
+  Result<int> wait_for_end(virDomainPtr dom, const std::string& name, Clock::time_point deadline,
+                           BootOutcome& out);
 
   // Opens the result channel (and, for a remote host, the console) of the paused `dom` into
   // out's files, then resumes it.
-  Status start_streams(virDomainPtr dom, const BootOutcome& out, std::vector<std::unique_ptr<StreamCopy>>& copies);
+  Status start_streams(virDomainPtr dom, const BootOutcome& out,
+                       std::vector<std::unique_ptr<StreamCopy>>& copies);
 
   LibvirtOptions opt_;
   virConnectPtr conn_;
@@ -185,11 +201,11 @@ class LibvirtBackend final : public Backend {
   std::condition_variable cv_;
   std::set<std::string> waiting_;       // names of the domains boot() waits for
   std::map<std::string, int> stopped_;  // domain name -> VIR_DOMAIN_EVENT_STOPPED_* detail
-  RemoteFiles files_;  // used for a URI that names a host
+  RemoteFiles files_;                   // used for a URI that names a host
 };
 
-Result<int> LibvirtBackend::wait_for_end(virDomainPtr dom, const std::string& name, Clock::time_point deadline,
-                                         BootOutcome& out) {
+Result<int> LibvirtBackend::wait_for_end(virDomainPtr dom, const std::string& name,
+                                         Clock::time_point deadline, BootOutcome& out) {
   while (true) {
     {
       std::unique_lock<std::mutex> lock(mu_);
@@ -206,7 +222,8 @@ Result<int> LibvirtBackend::wait_for_end(virDomainPtr dom, const std::string& na
     if (gone) {
       virErrorPtr e = virGetLastError();
       if (!e || e->code != VIR_ERR_NO_DOMAIN) {
-        return make_error(fmt::format("libvirt at {}: lost domain {}: {}", opt_.uri, name, libvirt_last_error()));
+        return make_error(
+            fmt::format("libvirt at {}: lost domain {}: {}", opt_.uri, name, libvirt_last_error()));
       }
     }
     if (gone || state == VIR_DOMAIN_SHUTOFF) {
@@ -225,7 +242,8 @@ Result<int> LibvirtBackend::wait_for_end(virDomainPtr dom, const std::string& na
       if (virDomainDestroy(dom) < 0) {
         virErrorPtr e = virGetLastError();
         if (!e || e->code != VIR_ERR_OPERATION_INVALID) {  // already gone: nothing to destroy
-          return make_error(fmt::format("libvirt at {}: cannot destroy {}: {}", opt_.uri, name, libvirt_last_error()));
+          return make_error(fmt::format("libvirt at {}: cannot destroy {}: {}", opt_.uri, name,
+                                        libvirt_last_error()));
         }
       }
       std::lock_guard<std::mutex> lock(mu_);
@@ -241,19 +259,22 @@ Status LibvirtBackend::start_streams(virDomainPtr dom, const BootOutcome& out,
     virStreamPtr console = virStreamNew(conn_, 0);
     if (!console || virDomainOpenConsole(dom, nullptr, console, VIR_DOMAIN_CONSOLE_FORCE) < 0) {
       if (console) virStreamFree(console);
-      return make_error(fmt::format("libvirt at {}: cannot open the console: {}", opt_.uri, libvirt_last_error()));
+      return make_error(fmt::format("libvirt at {}: cannot open the console: {}", opt_.uri,
+                                    libvirt_last_error()));
     }
     copies.push_back(std::make_unique<StreamCopy>(console, out.console_log));
   }
   virStreamPtr records = virStreamNew(conn_, 0);
-  if (!records || virDomainOpenChannel(dom, kResultsPortName, records, VIR_DOMAIN_CHANNEL_FORCE) < 0) {
+  if (!records ||
+      virDomainOpenChannel(dom, kResultsPortName, records, VIR_DOMAIN_CHANNEL_FORCE) < 0) {
     if (records) virStreamFree(records);
-    return make_error(fmt::format("libvirt at {}: cannot open channel {}: {}", opt_.uri, kResultsPortName,
-                                  libvirt_last_error()));
+    return make_error(fmt::format("libvirt at {}: cannot open channel {}: {}", opt_.uri,
+                                  kResultsPortName, libvirt_last_error()));
   }
   copies.push_back(std::make_unique<StreamCopy>(records, out.records_file));
   if (virDomainResume(dom) < 0) {
-    return make_error(fmt::format("libvirt at {}: cannot resume the domain: {}", opt_.uri, libvirt_last_error()));
+    return make_error(
+        fmt::format("libvirt at {}: cannot resume the domain: {}", opt_.uri, libvirt_last_error()));
   }
   return {};
 }
@@ -261,7 +282,8 @@ Status LibvirtBackend::start_streams(virDomainPtr dom, const BootOutcome& out,
 // The domain's stop detail as BootOutcome's exit text and abnormal flag.
 void describe_stop(int detail, BootOutcome& out) {
   if (detail == -1) {
-    out.exit = out.timed_out ? "domain destroyed at the deadline" : "domain destroyed (interrupted)";
+    out.exit =
+        out.timed_out ? "domain destroyed at the deadline" : "domain destroyed (interrupted)";
     return;
   }
   out.exit = detail == -2 ? "domain shut off" : stop_reason(detail);
@@ -309,11 +331,17 @@ Status LibvirtBackend::upload_boot_files(const BootRequest& req, DropInitrd& dro
   return {};
 }
 
-Result<std::string> LibvirtBackend::write_domain(const BootRequest& req, const std::string& dom_name,
+Result<std::string> LibvirtBackend::write_domain(const BootRequest& req,
+                                                 const std::string& dom_name,
                                                  const fs::path& kernel, const fs::path& initrd,
                                                  BootOutcome& out) {
-  const DomainSpec spec{.name = dom_name, .arch = req.arch, .accel = req.accel, .machine = req.machine,
-                        .kernel = kernel, .initrd = initrd, .cmdline = req.cmdline,
+  const DomainSpec spec{.name = dom_name,
+                        .arch = req.arch,
+                        .accel = req.accel,
+                        .machine = req.machine,
+                        .kernel = kernel,
+                        .initrd = initrd,
+                        .cmdline = req.cmdline,
                         .console_log = streams_ ? fs::path() : out.console_log,
                         // Always a unix-socket channel read through a stream, never a file chardev:
                         // with Debian's default stdio_handler "logd", virtlogd writes file chardevs
@@ -358,7 +386,8 @@ Result<BootOutcome> LibvirtBackend::boot(const BootRequest& req) {
   virDomainPtr dom = virDomainCreateXML(conn_, xml->c_str(), flags);
   if (!dom) {
     const std::string why = libvirt_last_error();
-    if (virConnectIsAlive(conn_) != 1) return make_error(fmt::format("libvirt at {}: {}", opt_.uri, why));
+    if (virConnectIsAlive(conn_) != 1)
+      return make_error(fmt::format("libvirt at {}: {}", opt_.uri, why));
     // QEMU refused the domain or died at start: the emulator's failure, in libvirt's words.
     out.abnormal_exit = true;
     out.exit = "libvirt could not start the domain: " + why;
@@ -395,29 +424,37 @@ bool libvirt_uri_names_host(const std::string& uri) {
   return at != std::string::npos && at + 3 < uri.size() && uri[at + 3] != '/';
 }
 
-Result<AccelVerdict> libvirt_accel(const AccelRequest& req, const std::string& uri, const LibvirtKvmOffer& offer,
-                                   const std::function<Result<AccelVerdict>(const AccelRequest&)>& local_probe) {
+Result<AccelVerdict> libvirt_accel(
+    const AccelRequest& req, const std::string& uri, const LibvirtKvmOffer& offer,
+    const std::function<Result<AccelVerdict>(const AccelRequest&)>& local_probe) {
   if (req.choice == AccelChoice::kTcg) return AccelVerdict{Accel::kTcg, "tcg requested"};
   if (!offer.offered) {
-    return accel_without_kvm(req, fmt::format("libvirt at {} offers no kvm domain: {}", uri, offer.why_not));
+    return accel_without_kvm(
+        req, fmt::format("libvirt at {} offers no kvm domain: {}", uri, offer.why_not));
   }
   if (!offer.same_machine) {
     if (req.choice == AccelChoice::kKvm) {
-      return AccelVerdict{Accel::kKvm, fmt::format("kvm requested; libvirt at {} offers a kvm domain", uri)};
+      return AccelVerdict{Accel::kKvm,
+                          fmt::format("kvm requested; libvirt at {} offers a kvm domain", uri)};
     }
-    return accel_without_kvm(req, fmt::format("libvirt at {} offers kvm, but a remote host's KVM cannot be "
-                                              "probed from here (accel: kvm trusts it)", uri));
+    return accel_without_kvm(
+        req, fmt::format("libvirt at {} offers kvm, but a remote host's KVM cannot be "
+                         "probed from here (accel: kvm trusts it)",
+                         uri));
   }
   // The same machine: the QEMU probe boot decides, as for the QEMU backend (and shares its cache).
   return local_probe(req);
 }
 
-Result<std::unique_ptr<Backend>> make_libvirt_backend(ProcessRunner& runner, LibvirtOptions options) {
+Result<std::unique_ptr<Backend>> make_libvirt_backend(ProcessRunner& runner,
+                                                      LibvirtOptions options) {
   init_libvirt_once();
   virConnectPtr conn = virConnectOpen(options.uri.c_str());
   if (!conn) {
-    return make_error(fmt::format("cannot connect to libvirt at {}: {} (is libvirtd running? scripts/setup.sh "
-                                  "installs it)", options.uri, libvirt_last_error()));
+    return make_error(
+        fmt::format("cannot connect to libvirt at {}: {} (is libvirtd running? scripts/setup.sh "
+                    "installs it)",
+                    options.uri, libvirt_last_error()));
   }
   auto backend = std::make_unique<LibvirtBackend>(runner, std::move(options), conn);
   if (auto st = backend->init(); !st.ok()) return st.error();

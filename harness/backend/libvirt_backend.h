@@ -6,9 +6,9 @@
 // virtlogd under Debian's default stdio_handler and rolled over at 2 MiB. The console: for a
 // local URI (qemu:///system) a file in the run directory; for a URI that names a host
 // (qemu+tcp://host/system, qemu+ssh://...) a pty read through virDomainOpenConsole into the same
-// file here, and the kernel and initrd go up as storage volumes. At the deadline the domain is destroyed
-// (virDomainDestroy); it is also started with AUTODESTROY, so a foliolab that dies leaves no
-// guest behind.
+// file here, and the kernel and initrd go up as storage volumes. At the deadline the domain is
+// destroyed (virDomainDestroy); it is also started with AUTODESTROY, so a foliolab that dies leaves
+// no guest behind.
 #pragma once
 
 #include <functional>
@@ -35,8 +35,8 @@ bool libvirt_uri_names_host(const std::string& uri);
 
 // What a libvirt host says about KVM for one guest arch, and where it is.
 struct LibvirtKvmOffer {
-  bool offered = false;  // virConnectGetDomainCapabilities accepts virttype kvm for the arch
-  std::string why_not;   // libvirt's words when not offered
+  bool offered = false;       // virConnectGetDomainCapabilities accepts virttype kvm for the arch
+  std::string why_not;        // libvirt's words when not offered
   bool same_machine = false;  // the libvirt host is the machine foliolab runs on
 };
 
@@ -45,11 +45,13 @@ struct LibvirtKvmOffer {
 // reached the guest agent; an advertised KVM proves nothing under broken nested
 // virtualization. A remote host's KVM cannot be probed from here: `auto` stays on TCG there,
 // `kvm` trusts the host. Pure apart from `local_probe`.
-Result<AccelVerdict> libvirt_accel(const AccelRequest& req, const std::string& uri, const LibvirtKvmOffer& offer,
-                                   const std::function<Result<AccelVerdict>(const AccelRequest&)>& local_probe);
+Result<AccelVerdict> libvirt_accel(
+    const AccelRequest& req, const std::string& uri, const LibvirtKvmOffer& offer,
+    const std::function<Result<AccelVerdict>(const AccelRequest&)>& local_probe);
 
 // Opens the connection (the error names the URI and libvirt's reason). The one place the CLI
 // and a backend table construct this backend.
-Result<std::unique_ptr<Backend>> make_libvirt_backend(ProcessRunner& runner, LibvirtOptions options);
+Result<std::unique_ptr<Backend>> make_libvirt_backend(ProcessRunner& runner,
+                                                      LibvirtOptions options);
 
 }  // namespace foliolab

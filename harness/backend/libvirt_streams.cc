@@ -40,8 +40,10 @@ void StreamCopy::run(const fs::path& file) {
       std::fflush(out);  // what arrived is on disk even if foliolab dies next
       continue;
     }
-    if (n == 0) virStreamFinish(st_);
-    else virStreamAbort(st_);
+    if (n == 0)
+      virStreamFinish(st_);
+    else
+      virStreamAbort(st_);
     break;
   }
   if (out) std::fclose(out);
@@ -120,13 +122,13 @@ Status RemoteFiles::open_pool() {
   pool_ = virStoragePoolLookupByName(conn_, kPool);
   if (!pool_) {
     const std::string xml = fmt::format(
-        "<pool type='dir'><name>{}</name><target><path>{}</path></target></pool>", kPool,
-        kPoolDir);
+        "<pool type='dir'><name>{}</name><target><path>{}</path></target></pool>", kPool, kPoolDir);
     pool_ = virStoragePoolCreateXML(conn_, xml.c_str(), VIR_STORAGE_POOL_CREATE_WITH_BUILD);
     if (!pool_) {
-      return make_error(fmt::format("libvirt at {}: cannot create storage pool {} ({}) for "
-                                    "kernels and initrds: {}",
-                                    uri_, kPool, kPoolDir, libvirt_last_error()));
+      return make_error(
+          fmt::format("libvirt at {}: cannot create storage pool {} ({}) for "
+                      "kernels and initrds: {}",
+                      uri_, kPool, kPoolDir, libvirt_last_error()));
     }
   } else if (virStoragePoolIsActive(pool_) != 1 && virStoragePoolCreate(pool_, 0) < 0) {
     return make_error(fmt::format("libvirt at {}: cannot start storage pool {}: {}", uri_, kPool,
@@ -196,8 +198,8 @@ Result<fs::path> RemoteFiles::put(const std::string& name, const fs::path& local
   }
   std::optional<fs::path> out = volume_path(*vol);
   if (!out) {
-    return make_error(fmt::format("libvirt at {}: no path for volume {}: {}", uri_, name,
-                                  libvirt_last_error()));
+    return make_error(
+        fmt::format("libvirt at {}: no path for volume {}: {}", uri_, name, libvirt_last_error()));
   }
   return *out;
 }

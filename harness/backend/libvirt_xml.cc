@@ -23,7 +23,8 @@ std::string cpu_xml(const DomainSpec& s) {
   const auto& dist = s.machine.numa_distance;
   for (size_t i = 0; i < s.machine.numa.size(); ++i) {
     const NumaNode& n = s.machine.numa[i];
-    x += fmt::format("      <cell id='{}' cpus='{}' memory='{}' unit='MiB'", i, cpu_list(n.cpus), n.memory_mb);
+    x += fmt::format("      <cell id='{}' cpus='{}' memory='{}' unit='MiB'", i, cpu_list(n.cpus),
+                     n.memory_mb);
     if (i >= dist.size()) {
       x += "/>\n";
       continue;
@@ -39,8 +40,9 @@ std::string cpu_xml(const DomainSpec& s) {
 
 // A character device: to `file`, or (no file) of `stream_type` with `stream_source`, read back
 // through the stream API.
-std::string chardev_xml(const std::string& element, const std::filesystem::path& file, const std::string& target,
-                        const std::string& stream_type, const std::string& stream_source) {
+std::string chardev_xml(const std::string& element, const std::filesystem::path& file,
+                        const std::string& target, const std::string& stream_type,
+                        const std::string& stream_source) {
   const std::string source =
       file.empty() ? stream_source : fmt::format("<source path='{}'/>", xml_escape(file.string()));
   std::string x = fmt::format("    <{} type='{}'>\n", element, file.empty() ? stream_type : "file");
@@ -53,8 +55,8 @@ std::string chardev_xml(const std::string& element, const std::filesystem::path&
 std::string domain_name(const std::string& run_id, const std::string& unique) {
   std::string out = "foliolab-";
   for (char c : run_id + "-" + unique) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                      c == '_' || c == '.';
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_' || c == '.';
     out += keep ? c : '_';
   }
   return out;
@@ -66,10 +68,12 @@ std::string domain_xml(const DomainSpec& s) {
   x += fmt::format("  <name>{}</name>\n", xml_escape(s.name));
   x += fmt::format("  <memory unit='MiB'>{}</memory>\n", s.machine.memory_mb);
   // Immediate allocation is QEMU's prealloc: TCG timings are stable only with RAM backed up front.
-  if (s.prealloc) x += "  <memoryBacking>\n    <allocation mode='immediate'/>\n  </memoryBacking>\n";
+  if (s.prealloc)
+    x += "  <memoryBacking>\n    <allocation mode='immediate'/>\n  </memoryBacking>\n";
   x += fmt::format("  <vcpu placement='static'>{}</vcpu>\n", s.machine.cpus);
   x += "  <os>\n";
-  x += fmt::format("    <type arch='{}' machine='{}'>hvm</type>\n", ai.uname_machine, ai.qemu_machine);
+  x += fmt::format("    <type arch='{}' machine='{}'>hvm</type>\n", ai.uname_machine,
+                   ai.qemu_machine);
   x += fmt::format("    <kernel>{}</kernel>\n", xml_escape(s.kernel.string()));
   x += fmt::format("    <initrd>{}</initrd>\n", xml_escape(s.initrd.string()));
   x += fmt::format("    <cmdline>{}</cmdline>\n", xml_escape(s.cmdline));
@@ -79,14 +83,16 @@ std::string domain_xml(const DomainSpec& s) {
   if (s.arch == Arch::kX86_64) x += "  <features>\n    <acpi/>\n    <apic/>\n  </features>\n";
   x += cpu_xml(s);
   // -no-reboot: a panic (panic=-1 reboots) or a poweroff ends the domain.
-  x += "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n  <on_crash>destroy</on_crash>\n";
+  x += "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n  "
+       "<on_crash>destroy</on_crash>\n";
   x += "  <devices>\n";
   // Streams: the console can only be a pty (virDomainOpenConsole); the records go through a
   // unix socket QEMU listens on, which keeps what the guest wrote last when QEMU exits (a pty's
   // hangup would flush it).
   x += chardev_xml("serial", s.console_log, "<target port='0'/>", "pty", "");
-  x += chardev_xml("channel", s.records_file, fmt::format("<target type='virtio' name='{}'/>", kResultsPortName),
-                   "unix", "<source mode='bind'/>");
+  x += chardev_xml("channel", s.records_file,
+                   fmt::format("<target type='virtio' name='{}'/>", kResultsPortName), "unix",
+                   "<source mode='bind'/>");
   // What -nodefaults leaves out of the QEMU backend's guest.
   x += "    <controller type='usb' model='none'/>\n    <memballoon model='none'/>\n";
   x += "  </devices>\n</domain>\n";

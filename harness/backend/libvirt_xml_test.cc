@@ -1,13 +1,13 @@
-#include "util/build_info.h"
 #include "backend/libvirt_xml.h"
+#include "util/build_info.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
+#include "testing/temp_dir.h"
 #include "util/fs.h"
 #include "util/process.h"
-#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {
@@ -52,7 +52,8 @@ void expect_golden(const std::string& name, const std::string& xml) {
   }
   auto want = read_file(file);
   ASSERT_TRUE(want.ok()) << want.error().message;
-  EXPECT_EQ(xml, *want) << "golden file " << file << " differs; FOLIOLAB_UPDATE_GOLDEN=1 rewrites it";
+  EXPECT_EQ(xml, *want) << "golden file " << file
+                        << " differs; FOLIOLAB_UPDATE_GOLDEN=1 rewrites it";
 }
 
 TEST(LibvirtXml, X86Q35TcgWithFileConsoleAndRecords) {
@@ -71,7 +72,8 @@ TEST(LibvirtXml, NoPreallocationWhenNotAsked) {
   DomainSpec s = spec(Arch::kArm64);
   s.prealloc = false;
   EXPECT_EQ(domain_xml(s).find("allocation"), std::string::npos);
-  EXPECT_NE(domain_xml(spec(Arch::kArm64)).find("<allocation mode='immediate'/>"), std::string::npos);
+  EXPECT_NE(domain_xml(spec(Arch::kArm64)).find("<allocation mode='immediate'/>"),
+            std::string::npos);
 }
 
 TEST(LibvirtXml, TextAndAttributesAreEscaped) {
@@ -79,7 +81,8 @@ TEST(LibvirtXml, TextAndAttributesAreEscaped) {
   s.cmdline = "a=<b> c='d' & e";
   s.console_log = "/r/it's/console.log";
   const std::string x = domain_xml(s);
-  EXPECT_NE(x.find("<cmdline>a=&lt;b&gt; c=&apos;d&apos; &amp; e</cmdline>"), std::string::npos) << x;
+  EXPECT_NE(x.find("<cmdline>a=&lt;b&gt; c=&apos;d&apos; &amp; e</cmdline>"), std::string::npos)
+      << x;
   EXPECT_NE(x.find("<source path='/r/it&apos;s/console.log'/>"), std::string::npos) << x;
 }
 
@@ -92,10 +95,12 @@ TEST(LibvirtXml, DomainNamesKeepOnlyPortableCharacters) {
 // libvirt-clients, which scripts/setup.sh installs).
 TEST(LibvirtXml, GoldenFilesPassLibvirtsSchema) {
   const std::string tool = find_program("virt-xml-validate");
-  ASSERT_FALSE(tool.empty()) << "virt-xml-validate not found; scripts/setup.sh installs libvirt-clients";
+  ASSERT_FALSE(tool.empty())
+      << "virt-xml-validate not found; scripts/setup.sh installs libvirt-clients";
   RealProcessRunner runner;
   for (const char* name : {"x86_64-q35.xml", "arm64-virt-numa.xml", "x86_64-kvm-streams.xml"}) {
-    ProcessResult r = runner.run({.argv = {tool, (kGolden / name).string(), "domain"}, .capture = true});
+    ProcessResult r =
+        runner.run({.argv = {tool, (kGolden / name).string(), "domain"}, .capture = true});
     EXPECT_TRUE(r.ok()) << name << ": " << r.describe() << "\n" << r.output;
   }
 }

@@ -18,27 +18,37 @@ std::string qemu_escape(const std::string& v) {
 
 std::string accel_name(Accel a) {
   switch (a) {
-    case Accel::kKvm: return "kvm";
-    case Accel::kTcg: return "tcg";
-    case Accel::kNone: return "none";
+    case Accel::kKvm:
+      return "kvm";
+    case Accel::kTcg:
+      return "tcg";
+    case Accel::kNone:
+      return "none";
   }
   return "tcg";
 }
 
 std::string kernel_cmdline(Arch arch, const std::string& extra) {
-  std::string c = fmt::format("console={} panic=-1 rdinit=/init loglevel=6", arch_info(arch).console);
+  std::string c =
+      fmt::format("console={} panic=-1 rdinit=/init loglevel=6", arch_info(arch).console);
   if (!extra.empty()) c += " " + extra;
   return c;
 }
 
 std::vector<std::string> qemu_argv(const QemuLaunch& l) {
   const ArchInfo& ai = arch_info(l.arch);
-  std::vector<std::string> a = {std::string(ai.qemu_binary),
-                                "-M", l.machine_override.empty() ? std::string(ai.qemu_machine) : l.machine_override,
-                                "-accel", accel_name(l.accel),
-                                "-cpu", l.accel == Accel::kKvm ? "host" : std::string(ai.qemu_cpu),
-                                "-smp", std::to_string(l.machine.cpus),
-                                "-m", fmt::format("{}M", l.machine.memory_mb)};
+  std::vector<std::string> a = {
+      std::string(ai.qemu_binary),
+      "-M",
+      l.machine_override.empty() ? std::string(ai.qemu_machine) : l.machine_override,
+      "-accel",
+      accel_name(l.accel),
+      "-cpu",
+      l.accel == Accel::kKvm ? "host" : std::string(ai.qemu_cpu),
+      "-smp",
+      std::to_string(l.machine.cpus),
+      "-m",
+      fmt::format("{}M", l.machine.memory_mb)};
   if (l.machine.numa.empty()) {
     if (l.prealloc) a.push_back("-mem-prealloc");
   } else {
@@ -62,12 +72,27 @@ std::vector<std::string> qemu_argv(const QemuLaunch& l) {
   }
   if (!l.bios.empty()) a.insert(a.end(), {"-bios", l.bios.string()});
   const bool mmio = l.machine_override.starts_with("microvm");  // no PCI bus: virtio over MMIO
-  a.insert(a.end(), {"-kernel", l.kernel.string(), "-initrd", l.initrd.string(), "-append", l.cmdline,
-                     "-display", "none", "-monitor", "none", "-nodefaults", "-no-user-config",
-                     "-serial", "file:" + l.console_log.string(), "-no-reboot",
-                     "-device", mmio ? "virtio-serial-device" : "virtio-serial-pci",
-                     "-chardev", "file,id=results,path=" + qemu_escape(l.results_file.string()),
-                     "-device", fmt::format("virtserialport,chardev=results,name={}", kResultsPortName)});
+  a.insert(a.end(), {"-kernel",
+                     l.kernel.string(),
+                     "-initrd",
+                     l.initrd.string(),
+                     "-append",
+                     l.cmdline,
+                     "-display",
+                     "none",
+                     "-monitor",
+                     "none",
+                     "-nodefaults",
+                     "-no-user-config",
+                     "-serial",
+                     "file:" + l.console_log.string(),
+                     "-no-reboot",
+                     "-device",
+                     mmio ? "virtio-serial-device" : "virtio-serial-pci",
+                     "-chardev",
+                     "file,id=results,path=" + qemu_escape(l.results_file.string()),
+                     "-device",
+                     fmt::format("virtserialport,chardev=results,name={}", kResultsPortName)});
   return a;
 }
 

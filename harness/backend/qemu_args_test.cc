@@ -7,7 +7,8 @@
 namespace foliolab {
 namespace {
 
-bool has_pair(const std::vector<std::string>& a, const std::string& flag, const std::string& value) {
+bool has_pair(const std::vector<std::string>& a, const std::string& flag,
+              const std::string& value) {
   for (size_t i = 0; i + 1 < a.size(); ++i) {
     if (a[i] == flag && a[i + 1] == value) return true;
   }
@@ -37,11 +38,12 @@ TEST(QemuArgs, X86UsesQ35SerialConsoleAndAResultsPortApartFromIt) {
   EXPECT_TRUE(has_pair(a, "-m", "1024M"));
   EXPECT_TRUE(has_pair(a, "-kernel", "/k/bzImage"));
   EXPECT_TRUE(has_pair(a, "-initrd", "/r/initrd.cpio"));
-  EXPECT_TRUE(has_pair(a, "-append", "console=ttyS0 panic=-1 rdinit=/init loglevel=6 transparent_hugepage=always"));
+  EXPECT_TRUE(has_pair(
+      a, "-append", "console=ttyS0 panic=-1 rdinit=/init loglevel=6 transparent_hugepage=always"));
   EXPECT_TRUE(has_pair(a, "-serial", "file:/r/console.log"));
   EXPECT_TRUE(has_pair(a, "-chardev", "file,id=results,path=/r/records.bin"));
   EXPECT_TRUE(has_pair(a, "-device", "virtserialport,chardev=results,name=org.foliolab.results"));
-  EXPECT_NE(std::find(a.begin(), a.end(), "-no-reboot"), a.end());  // a panic ends QEMU
+  EXPECT_NE(std::find(a.begin(), a.end(), "-no-reboot"), a.end());     // a panic ends QEMU
   EXPECT_NE(std::find(a.begin(), a.end(), "-mem-prealloc"), a.end());  // stable TCG timings
 }
 

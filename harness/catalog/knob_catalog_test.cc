@@ -1,5 +1,5 @@
-#include "util/build_info.h"
 #include "catalog/knob_catalog.h"
+#include "util/build_info.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

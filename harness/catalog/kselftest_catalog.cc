@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "util/text.h"
 #include "catalog/workload_catalog.h"
+#include "util/text.h"
 
 namespace foliolab {
 
@@ -12,20 +12,35 @@ namespace {
 // Arguments as tools/testing/selftests/mm/run_vmtests.sh (Linux 6.12) passes them, made
 // smaller where that script sizes the work by the guest's RAM.
 const std::vector<KselftestProgram> kPrograms = {
-    {"split_huge_page_test", {"vm_util.c", "thp_settings.c"}, {}, {},
+    {"split_huge_page_test",
+     {"vm_util.c", "thp_settings.c"},
+     {},
+     {},
      "splits PMD THPs (zero, anon, PTE-mapped, file, pagecache) through debugfs split_huge_pages"},
     // Linux 6.12.y's stable backport of thp_is_enabled() returns KSFT_SKIP without including
     // kselftest.h (khugepaged.c does not build there, Makefile or not); the same value
     // redefined is harmless where the include exists.
-    {"khugepaged", {"vm_util.c", "thp_settings.c"}, {"-DKSFT_SKIP=4"}, {},
+    {"khugepaged",
+     {"vm_util.c", "thp_settings.c"},
+     {"-DKSFT_SKIP=4"},
+     {},
      "khugepaged and MADV_COLLAPSE on anonymous memory (the script's default contexts)"},
-    {"cow", {"vm_util.c", "thp_settings.c"}, {}, {},
+    {"cow",
+     {"vm_util.c", "thp_settings.c"},
+     {},
+     {},
      "copy-on-write of base pages, THPs, mTHPs and hugetlb pages after fork, R/O pin, ..."},
     // run_vmtests.sh: -d 20 over all RAM; 64 MiB for 10 s keeps a TCG guest's time bounded.
-    {"transhuge-stress", {"vm_util.c", "thp_settings.c"}, {}, {"-d", "10", "64"},
+    {"transhuge-stress",
+     {"vm_util.c", "thp_settings.c"},
+     {},
+     {"-d", "10", "64"},
      "allocates and splits THPs in a loop for 10 s (64 MiB)"},
     // Added to the mm selftests in Linux 6.14: builds only from a tree that has it.
-    {"uffd-wp-mremap", {"vm_util.c", "thp_settings.c", "uffd-common.c"}, {}, {},
+    {"uffd-wp-mremap",
+     {"vm_util.c", "thp_settings.c", "uffd-common.c"},
+     {},
+     {},
      "userfaultfd write-protect across mremap of THPs and mTHPs (Linux 6.14+)"},
 };
 

@@ -1,5 +1,5 @@
-#include "util/build_info.h"
 #include "catalog/kselftest_catalog.h"
+#include "util/build_info.h"
 
 #include <gtest/gtest.h>
 
@@ -16,11 +16,13 @@ WorkloadSpec with_tests(const std::string& tests) {
 }
 
 TEST(KselftestCatalog, Selection) {
-  EXPECT_EQ(*kselftest_selection(WorkloadSpec{.name = "kselftest-mm"}),
-            (std::vector<std::string>{"split_huge_page_test", "khugepaged", "cow", "transhuge-stress"}));
+  EXPECT_EQ(
+      *kselftest_selection(WorkloadSpec{.name = "kselftest-mm"}),
+      (std::vector<std::string>{"split_huge_page_test", "khugepaged", "cow", "transhuge-stress"}));
   EXPECT_EQ(*kselftest_selection(with_tests(" cow,cow  khugepaged ")),
             (std::vector<std::string>{"cow", "khugepaged"}));
-  EXPECT_EQ(kselftest_selection(with_tests("cwo")).error().message, "unknown mm selftest 'cwo'; did you mean 'cow'?");
+  EXPECT_EQ(kselftest_selection(with_tests("cwo")).error().message,
+            "unknown mm selftest 'cwo'; did you mean 'cow'?");
   EXPECT_EQ(kselftest_selection(with_tests(" , ")).error().message, "tests: no mm selftest named");
 }
 
@@ -35,7 +37,8 @@ TEST(KselftestCatalog, DefaultsAgree) {
   for (const auto& p : kselftest_programs()) {
     EXPECT_FALSE(p.helpers.empty()) << p.name;
   }
-  for (const auto& need : kselftest_needs()) EXPECT_NE(find_kselftest_program(need.program), nullptr);
+  for (const auto& need : kselftest_needs())
+    EXPECT_NE(find_kselftest_program(need.program), nullptr);
 }
 
 }  // namespace

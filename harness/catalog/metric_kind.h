@@ -24,7 +24,7 @@ struct MetricInfo {
 
 using MetricDecls = std::vector<std::pair<std::string, MetricInfo>>;  // name -> info
 
-std::string_view better_name(Better b);       // "none", "higher", "lower"
+std::string_view better_name(Better b);           // "none", "higher", "lower"
 std::string_view metric_kind_name(MetricKind k);  // "count", "timing"
 std::optional<Better> parse_better(std::string_view text);
 std::optional<MetricKind> parse_metric_kind(std::string_view text);

@@ -50,7 +50,8 @@ int guest_page_size_kb(const KernelSpec& kernel, Arch arch) {
 }
 
 std::string size_text(uint64_t bytes) {
-  constexpr std::pair<uint64_t, const char*> kUnits[] = {{1ull << 30, "G"}, {1ull << 20, "M"}, {1ull << 10, "K"}};
+  constexpr std::pair<uint64_t, const char*> kUnits[] = {
+      {1ull << 30, "G"}, {1ull << 20, "M"}, {1ull << 10, "K"}};
   for (const auto& [unit, suffix] : kUnits) {
     if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
   }
@@ -82,7 +83,8 @@ Status check_page_multiples(const Experiment& exp) {
     const WorkloadSpec& w = exp.workloads[wi];
     const uint64_t page = static_cast<uint64_t>(page_kb) << 10;
     const uint64_t bytes = *parse_workload_size(w.params[pi].second);
-    problems.add(w.param_locs.at(pi), "workloads[" + std::to_string(wi) + "].params." + w.params[pi].first,
+    problems.add(w.param_locs.at(pi),
+                 "workloads[" + std::to_string(wi) + "].params." + w.params[pi].first,
                  w.params[pi].second + " is not a multiple of the " + size_text(page) +
                      " page size of kernel " + listing(use.kernels) + " (" + listing(use.archs) +
                      "); nearest valid sizes: " + nearest(bytes, page));

@@ -23,7 +23,8 @@ knobs:
   4K: {enabled: never}
 workloads:
   - name: fault
-    params: {size: )" + size + R"(}
+    params: {size: )" + size +
+                           R"(}
 )";
   auto exp = parse_experiment(yaml, "pages.yaml");
   EXPECT_TRUE(exp.ok()) << exp.error().message;
@@ -52,20 +53,23 @@ TEST(PageSize, SizeText) {
 TEST(PageSize, SixKOnA4KKernelIsRejectedWithTheLocationAndNearestSizes) {
   Status st = check_page_multiples(experiment("6K"));
   ASSERT_FALSE(st.ok());
-  EXPECT_THAT(st.error().message,
-              HasSubstr("pages.yaml:12:20: workloads[0].params.size: 6K is not a multiple of the 4K page "
-                        "size of kernel 6.12 (arm64, x86_64); nearest valid sizes: 4K, 8K"));
-  EXPECT_THAT(st.error().message,
-              HasSubstr("pages.yaml:12:20: workloads[0].params.size: 6K is not a multiple of the 64K page "
-                        "size of kernel 6.12-64k (arm64); nearest valid sizes: 64K"));
+  EXPECT_THAT(
+      st.error().message,
+      HasSubstr("pages.yaml:12:20: workloads[0].params.size: 6K is not a multiple of the 4K page "
+                "size of kernel 6.12 (arm64, x86_64); nearest valid sizes: 4K, 8K"));
+  EXPECT_THAT(
+      st.error().message,
+      HasSubstr("pages.yaml:12:20: workloads[0].params.size: 6K is not a multiple of the 64K page "
+                "size of kernel 6.12-64k (arm64); nearest valid sizes: 64K"));
 }
 
 TEST(PageSize, NinetySixKFailsOnlyThe64KKernel) {
   Status st = check_page_multiples(experiment("96K"));
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.error().message,
-            "pages.yaml:12:20: workloads[0].params.size: 96K is not a multiple of the 64K page size of "
-            "kernel 6.12-64k (arm64); nearest valid sizes: 64K, 128K");
+  EXPECT_EQ(
+      st.error().message,
+      "pages.yaml:12:20: workloads[0].params.size: 96K is not a multiple of the 64K page size of "
+      "kernel 6.12-64k (arm64); nearest valid sizes: 64K, 128K");
 }
 
 TEST(PageSize, SixtyFourKFitsEveryKernel) {

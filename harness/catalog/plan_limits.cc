@@ -25,10 +25,10 @@ void check_memory(const Experiment& exp, const HostFacts& host, Problems* out) {
   const uint64_t want = exp.machine.memory_mb;
   if (want <= *host.mem_total_mb) return;
   // QEMU preallocates guest RAM (stable TCG timings): a guest larger than the host cannot boot.
-  out->add(exp.machine.memory_loc, exp.machine.numa.empty() ? "machine.memory" : "machine.numa",
-           fmt::format("the guest needs {} MiB{} but this host has {} MiB (MemTotal)", want,
-                       exp.machine.numa.empty() ? "" : " (sum of the NUMA nodes)",
-                       *host.mem_total_mb));
+  out->add(
+      exp.machine.memory_loc, exp.machine.numa.empty() ? "machine.memory" : "machine.numa",
+      fmt::format("the guest needs {} MiB{} but this host has {} MiB (MemTotal)", want,
+                  exp.machine.numa.empty() ? "" : " (sum of the NUMA nodes)", *host.mem_total_mb));
 }
 
 void check_paths(const Experiment& exp, const std::vector<Run>& runs,
@@ -42,8 +42,8 @@ void check_paths(const Experiment& exp, const std::vector<Run>& runs,
   }
   for (const Run& run : runs) {
     const WorkloadSpec& w = exp.workloads[run.workload];
-    const std::string path = fmt::format("{}/{}/{}/runs/{}/console.log", results_root, exp.name,
-                                         kStamp, run.id);
+    const std::string path =
+        fmt::format("{}/{}/{}/runs/{}/console.log", results_root, exp.name, kStamp, run.id);
     if (run.id.size() > kNameMax) {
       out->add(w.loc, "workloads",
                fmt::format("run id '{}...' has {} characters, more than NAME_MAX ({}); shorten "
@@ -99,9 +99,9 @@ Status check_plan_limits(const Experiment& exp, const HostFacts& host,
   const std::vector<Run> runs = expand(exp);
   if (runs.empty()) {
     const SourceLoc at = exp.excludes.empty() ? SourceLoc{exp.file, 1, 1} : exp.excludes[0].loc;
-    out.add(at, exp.excludes.empty() ? "kernels" : "exclude",
-            fmt::format("no runs left: the {} runs of the matrix are all excluded",
-                        full_product(exp)));
+    out.add(
+        at, exp.excludes.empty() ? "kernels" : "exclude",
+        fmt::format("no runs left: the {} runs of the matrix are all excluded", full_product(exp)));
   }
   check_paths(exp, runs, results_root, &out);
   return out.status();
@@ -109,10 +109,10 @@ Status check_plan_limits(const Experiment& exp, const HostFacts& host,
 
 std::string format_time_estimate(const Experiment& exp, const std::vector<Run>& runs) {
   const uint64_t bound = static_cast<uint64_t>(runs.size()) * static_cast<uint64_t>(exp.timeout_s);
-  return fmt::format("time: at most {} ({} run{} × {} s timeout, {} repetitions each), plus "
-                     "kernel builds not yet cached (about 10 min each on 2 cores)\n",
-                     duration(bound), runs.size(), runs.size() == 1 ? "" : "s", exp.timeout_s,
-                     exp.repeat);
+  return fmt::format(
+      "time: at most {} ({} run{} × {} s timeout, {} repetitions each), plus "
+      "kernel builds not yet cached (about 10 min each on 2 cores)\n",
+      duration(bound), runs.size(), runs.size() == 1 ? "" : "s", exp.timeout_s, exp.repeat);
 }
 
 }  // namespace foliolab

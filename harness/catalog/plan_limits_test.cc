@@ -40,10 +40,12 @@ TEST(PlanLimits, GuestMemoryAboveTheHost) {
 }
 
 TEST(PlanLimits, NumaTotalAboveTheHost) {
-  EXPECT_EQ(check("machine:\n  cpus: 2\n  numa:\n    nodes: [{cpus: [0], memory: 16G}, {cpus: [1], memory: "
-                  "16G}]\n"),
-            "x.yaml:9:5: machine.numa: the guest needs 32768 MiB (sum of the NUMA nodes) but "
-            "this host has 24576 MiB (MemTotal)");
+  EXPECT_EQ(
+      check(
+          "machine:\n  cpus: 2\n  numa:\n    nodes: [{cpus: [0], memory: 16G}, {cpus: [1], memory: "
+          "16G}]\n"),
+      "x.yaml:9:5: machine.numa: the guest needs 32768 MiB (sum of the NUMA nodes) but "
+      "this host has 24576 MiB (MemTotal)");
 }
 
 TEST(PlanLimits, UnknownHostMemoryIsNotChecked) {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "catalog/knob_catalog.h"
-#include "util/text.h"
 #include "catalog/workload_check.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -86,13 +86,15 @@ void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Che
   if (!k.patches_range.empty()) {
     const SourceLoc at = k.patches_loc.line ? k.patches_loc : k.loc;
     if (k.patches_repo.empty() && !k.source_git) {
-      check->fail(at, path + ".patches",
-                  "commit range '" + k.patches_range +
-                      "' needs a repository: give `repo:` or use a git source (source: {git: PATH})");
+      check->fail(
+          at, path + ".patches",
+          "commit range '" + k.patches_range +
+              "' needs a repository: give `repo:` or use a git source (source: {git: PATH})");
     } else if (!k.patches_repo.empty()) {
       const fs::path repo = resolve_path(exp, k.patches_repo);
       if (!fs::exists(repo / ".git", ec)) {
-        check->fail(at, path + ".patches.repo", "git repository " + repo.string() + " not found (no .git)");
+        check->fail(at, path + ".patches.repo",
+                    "git repository " + repo.string() + " not found (no .git)");
       }
     }
   }
@@ -100,7 +102,8 @@ void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Che
     const fs::path repo = resolve_source(exp, k);
     const SourceLoc at = k.source_loc.line ? k.source_loc : k.loc;
     if (!fs::exists(repo / ".git", ec)) {
-      check->fail(at, path + ".source.git", "git repository " + repo.string() + " not found (no .git)");
+      check->fail(at, path + ".source.git",
+                  "git repository " + repo.string() + " not found (no .git)");
     }
     return;
   }
@@ -131,8 +134,8 @@ fs::path resolve_source(const Experiment& exp, const KernelSpec& kernel) {
   return resolve_path(exp, kernel.source);
 }
 
-Status validate_project(const Experiment& exp, const fs::path& project_root,
-                        const HostFacts& host, const std::string& results_root) {
+Status validate_project(const Experiment& exp, const fs::path& project_root, const HostFacts& host,
+                        const std::string& results_root) {
   Checker check;
   for (size_t i = 0; i < exp.kernels.size(); ++i) check_kernel(exp, i, project_root, &check);
   Status knobs = validate_knobs(exp);

@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
-#include "model/experiment.h"
 #include "catalog/plan_limits.h"
+#include "model/experiment.h"
 #include "util/result.h"
 
 namespace foliolab {

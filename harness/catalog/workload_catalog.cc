@@ -62,7 +62,6 @@ std::vector<ParamInfo> common_params() {
   return out;
 }
 
-
 // FL_PAGE_MULTIPLE of a parameter the workload declared above it.
 void mark_page_multiple(WorkloadInfo& w, const char* name) {
   for (ParamInfo& p : w.params) {
@@ -82,6 +81,8 @@ std::vector<WorkloadInfo> build_catalog() {
 #define FL_METRIC(name, unit, better, kind, doc) \
   all.back().metrics.push_back(WorkloadMetric{name, MetricInfo{unit, better, kind, true}, doc});
 #define FL_PAGE_MULTIPLE(name) mark_page_multiple(all.back(), name);
+// The catalog's order (custom last) is the order of these lines.
+// clang-format off
 #include "../../workloads/fault.def"
 #include "../../workloads/zero-page.def"
 #include "../../workloads/thp-util.def"
@@ -89,6 +90,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #include "../../workloads/tlb.def"
 #include "../../workloads/kselftest-mm.def"
 #include "../../workloads/custom.def"
+// clang-format on
 #undef FL_WORKLOAD
 #undef FL_PARAM
 #undef FL_METRIC
@@ -230,7 +232,8 @@ Status check_param_value(const ParamInfo& p, const std::string& value) {
 }
 
 std::string workload_table_markdown() {
-  std::string out = "| workload | what it does | parameters (default) | metrics |\n|---|---|---|---|\n";
+  std::string out =
+      "| workload | what it does | parameters (default) | metrics |\n|---|---|---|---|\n";
   for (const auto& w : workload_catalog()) {
     std::string params, metrics;
     for (const auto& p : w.params) {
@@ -253,9 +256,10 @@ std::string format_workload_list() {
     for (const auto& p : w.params) params += (params.empty() ? "" : " ") + p.name;
     out += fmt::format("{:<10} {}\n{:<10} params: {}\n", w.name, w.doc, "", params);
     if (w.open_metrics) {
-      out += fmt::format("{:<10} metrics: from the program (output: foliolab | tap | regex | "
-                         "exit-status)\n",
-                         "");
+      out += fmt::format(
+          "{:<10} metrics: from the program (output: foliolab | tap | regex | "
+          "exit-status)\n",
+          "");
     } else {
       out += fmt::format("{:<10} metrics: {}\n", "", w.metrics.size());
     }
@@ -272,10 +276,11 @@ std::string format_workload_details(const WorkloadInfo& w) {
   }
   out += "\nmetrics:\n";
   if (w.open_metrics) {
-    out += "  output: foliolab   the fields of the one JSON line (declare them under metrics:)\n"
-           "  output: tap        tap.pass, tap.fail, tap.skip (and each test as a result)\n"
-           "  output: regex      one per metrics: {name: 'pattern with one (capture)'}\n"
-           "  output: exit-status  none (pass or fail only)\n";
+    out +=
+        "  output: foliolab   the fields of the one JSON line (declare them under metrics:)\n"
+        "  output: tap        tap.pass, tap.fail, tap.skip (and each test as a result)\n"
+        "  output: regex      one per metrics: {name: 'pattern with one (capture)'}\n"
+        "  output: exit-status  none (pass or fail only)\n";
   }
   for (const auto& m : w.metrics) {
     out += fmt::format("  {:<24} {:<8} {:<6} better {:<6} {}\n", m.name,

@@ -22,10 +22,10 @@ std::string_view param_type_name(ParamType t);  // "size", "int", "enum", "bool"
 struct ParamInfo {
   std::string name;
   ParamType type = ParamType::kString;
-  std::string def;                   // default as the program sees it; "" = none
-  std::optional<uint64_t> min, max;  // kSize, bytes
+  std::string def;                          // default as the program sees it; "" = none
+  std::optional<uint64_t> min, max;         // kSize, bytes
   std::optional<int64_t> int_min, int_max;  // kInt
-  std::vector<std::string> choices;  // kEnum
+  std::vector<std::string> choices;         // kEnum
   std::string doc;
   // kSize: must be a multiple of the guest's base page size (FL_PAGE_MULTIPLE in the .def),
   // checked at plan against each run's kernel (catalog/page_size.h).

@@ -1,6 +1,6 @@
-#include "util/build_info.h"
 #include "catalog/workload_catalog.h"
 #include "catalog/metric_catalog.h"
+#include "util/build_info.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

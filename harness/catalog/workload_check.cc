@@ -6,9 +6,9 @@
 #include <regex>
 
 #include "catalog/kselftest_catalog.h"
+#include "catalog/workload_catalog.h"
 #include "model/problems.h"
 #include "util/text.h"
-#include "catalog/workload_catalog.h"
 
 namespace foliolab {
 namespace {
@@ -16,35 +16,92 @@ namespace {
 // /proc/vmstat names of the guest kernel config (Linux 6.12, kernel-config/guest-base): the
 // agent snapshots every line, so a config or a patch series may add names; a name not listed
 // is accepted unless it is a likely typo of a listed one.
-const std::vector<std::string> kVmstat = {
-    "allocstall_dma32", "allocstall_movable", "allocstall_normal", "compact_fail",
-    "compact_isolated", "compact_stall", "compact_success", "drop_pagecache", "drop_slab",
-    "nr_active_anon", "nr_anon_pages", "nr_anon_transparent_hugepages", "nr_file_hugepages",
-    "nr_file_pages", "nr_file_pmdmapped", "nr_free_pages", "nr_inactive_anon", "nr_mapped",
-    "nr_page_table_pages", "nr_shmem", "nr_shmem_hugepages", "nr_shmem_pmdmapped", "numa_foreign",
-    "numa_hit", "numa_interleave", "numa_local", "numa_miss", "numa_other", "oom_kill",
-    "pgalloc_normal", "pgfault", "pgfree", "pgmajfault", "pgmigrate_fail", "pgmigrate_success",
-    "pgreuse", "pswpin", "pswpout", "thp_collapse_alloc", "thp_collapse_alloc_failed",
-    "thp_deferred_split_page", "thp_fault_alloc", "thp_fault_fallback",
-    "thp_fault_fallback_charge", "thp_file_alloc", "thp_file_fallback", "thp_file_fallback_charge",
-    "thp_file_mapped", "thp_migration_fail", "thp_migration_split", "thp_migration_success",
-    "thp_scan_exceed_none_pte", "thp_scan_exceed_share_pte", "thp_scan_exceed_swap_pte",
-    "thp_split_page", "thp_split_page_failed", "thp_split_pmd", "thp_split_pud", "thp_swpout",
-    "thp_swpout_fallback", "thp_underused_split_page", "thp_zero_page_alloc",
-    "thp_zero_page_alloc_failed"};
+const std::vector<std::string> kVmstat = {"allocstall_dma32",
+                                          "allocstall_movable",
+                                          "allocstall_normal",
+                                          "compact_fail",
+                                          "compact_isolated",
+                                          "compact_stall",
+                                          "compact_success",
+                                          "drop_pagecache",
+                                          "drop_slab",
+                                          "nr_active_anon",
+                                          "nr_anon_pages",
+                                          "nr_anon_transparent_hugepages",
+                                          "nr_file_hugepages",
+                                          "nr_file_pages",
+                                          "nr_file_pmdmapped",
+                                          "nr_free_pages",
+                                          "nr_inactive_anon",
+                                          "nr_mapped",
+                                          "nr_page_table_pages",
+                                          "nr_shmem",
+                                          "nr_shmem_hugepages",
+                                          "nr_shmem_pmdmapped",
+                                          "numa_foreign",
+                                          "numa_hit",
+                                          "numa_interleave",
+                                          "numa_local",
+                                          "numa_miss",
+                                          "numa_other",
+                                          "oom_kill",
+                                          "pgalloc_normal",
+                                          "pgfault",
+                                          "pgfree",
+                                          "pgmajfault",
+                                          "pgmigrate_fail",
+                                          "pgmigrate_success",
+                                          "pgreuse",
+                                          "pswpin",
+                                          "pswpout",
+                                          "thp_collapse_alloc",
+                                          "thp_collapse_alloc_failed",
+                                          "thp_deferred_split_page",
+                                          "thp_fault_alloc",
+                                          "thp_fault_fallback",
+                                          "thp_fault_fallback_charge",
+                                          "thp_file_alloc",
+                                          "thp_file_fallback",
+                                          "thp_file_fallback_charge",
+                                          "thp_file_mapped",
+                                          "thp_migration_fail",
+                                          "thp_migration_split",
+                                          "thp_migration_success",
+                                          "thp_scan_exceed_none_pte",
+                                          "thp_scan_exceed_share_pte",
+                                          "thp_scan_exceed_swap_pte",
+                                          "thp_split_page",
+                                          "thp_split_page_failed",
+                                          "thp_split_pmd",
+                                          "thp_split_pud",
+                                          "thp_swpout",
+                                          "thp_swpout_fallback",
+                                          "thp_underused_split_page",
+                                          "thp_zero_page_alloc",
+                                          "thp_zero_page_alloc_failed"};
 // hugepages-<N>kB/stats/ in Linux 6.12 (mm/huge_memory.c, stats_attrs).
-const std::vector<std::string> kMthpStats = {
-    "anon_fault_alloc", "anon_fault_fallback", "anon_fault_fallback_charge", "nr_anon",
-    "nr_anon_partially_mapped", "shmem_alloc", "shmem_fallback", "shmem_fallback_charge",
-    "split", "split_deferred", "split_failed", "swpout", "swpout_fallback"};
+const std::vector<std::string> kMthpStats = {"anon_fault_alloc",
+                                             "anon_fault_fallback",
+                                             "anon_fault_fallback_charge",
+                                             "nr_anon",
+                                             "nr_anon_partially_mapped",
+                                             "shmem_alloc",
+                                             "shmem_fallback",
+                                             "shmem_fallback_charge",
+                                             "split",
+                                             "split_deferred",
+                                             "split_failed",
+                                             "swpout",
+                                             "swpout_fallback"};
 // The /proc/meminfo fields the agent snapshots (images/agent/sysfs.c, `wanted`).
 const std::vector<std::string> kMeminfo = {"MemFree", "AnonPages", "AnonHugePages",
                                            "ShmemHugePages", "Shmem"};
 const std::vector<std::string> kTap = {"pass", "fail", "skip"};
 
 bool any_patched(const Experiment& exp) {
-  return std::any_of(exp.kernels.begin(), exp.kernels.end(),
-                     [](const KernelSpec& k) { return !k.patches.empty() || k.source != "debian"; });
+  return std::any_of(exp.kernels.begin(), exp.kernels.end(), [](const KernelSpec& k) {
+    return !k.patches.empty() || k.source != "debian";
+  });
 }
 
 std::string param_value(const WorkloadSpec& w, std::string_view key, std::string_view def) {
@@ -76,11 +133,12 @@ Status check_counter(const Experiment& exp, const std::string& metric, bool tap_
     const size_t dot2 = rest.find('.');
     const std::string size = rest.substr(0, dot2);
     const std::string stat = dot2 == std::string::npos ? "" : rest.substr(dot2 + 1);
-    const auto kb = size.ends_with("kB") ? parse_int(size.substr(0, size.size() - 2))
-                                         : std::nullopt;
+    const auto kb =
+        size.ends_with("kB") ? parse_int(size.substr(0, size.size() - 2)) : std::nullopt;
     if (!kb || *kb < 8 || (*kb & (*kb - 1)) != 0 || stat.empty()) {
-      return make_error("expected mthp.<size>kB.<stat> with a power-of-two size of at least "
-                        "8kB, e.g. mthp.64kB.anon_fault_alloc");
+      return make_error(
+          "expected mthp.<size>kB.<stat> with a power-of-two size of at least "
+          "8kB, e.g. mthp.64kB.anon_fault_alloc");
     }
     if (std::find(kMthpStats.begin(), kMthpStats.end(), stat) != kMthpStats.end()) return {};
     const std::string near = did_you_mean(stat, kMthpStats);
@@ -141,7 +199,8 @@ void check_custom(const WorkloadSpec& w, const std::string& path, Problems* out)
     const auto& [name, pattern] = w.metric_patterns[i];
     const std::string at = path + ".metrics." + name;
     if (output != "regex") {
-      out->add(w.pattern_locs[i], at, "a pattern needs params.output: regex (output is " + output + ")");
+      out->add(w.pattern_locs[i], at,
+               "a pattern needs params.output: regex (output is " + output + ")");
       continue;
     }
     try {
@@ -210,14 +269,16 @@ void check_kselftest_time(const Experiment& exp, size_t index, Problems* out) {
   const WorkloadSpec& w = exp.workloads[index];
   if (!is_kselftest(w)) return;
   auto tests = kselftest_selection(w);
-  const auto timeout = parse_int(param_value(w, "timeout", find_workload(w.name)->param("timeout")->def));
+  const auto timeout =
+      parse_int(param_value(w, "timeout", find_workload(w.name)->param("timeout")->def));
   if (!tests.ok() || !timeout) return;
   const int64_t need = static_cast<int64_t>(tests->size()) * *timeout * exp.repeat;
   if (need + 120 > exp.timeout_s) {
-    out->add(exp.timeout_loc.line ? exp.timeout_loc : w.loc, "timeout",
-             fmt::format("run timeout {} s is shorter than workloads[{}]'s {} program(s) × {} s × {} "
-                         "rep(s) + 120 s to boot = {} s; a hung selftest would end the whole run",
-                         exp.timeout_s, index, tests->size(), *timeout, exp.repeat, need + 120));
+    out->add(
+        exp.timeout_loc.line ? exp.timeout_loc : w.loc, "timeout",
+        fmt::format("run timeout {} s is shorter than workloads[{}]'s {} program(s) × {} s × {} "
+                    "rep(s) + 120 s to boot = {} s; a hung selftest would end the whole run",
+                    exp.timeout_s, index, tests->size(), *timeout, exp.repeat, need + 120));
   }
 }
 
@@ -253,8 +314,8 @@ Status validate_workloads(const Experiment& exp) {
   for (size_t i = 0; i < exp.expectations.size(); ++i) {
     const Expectation& e = exp.expectations[i];
     if (Status st = check_metric(exp, e.runs, e.metric); !st.ok()) {
-      out.add(e.metric_loc.line ? e.metric_loc : e.loc,
-              "expect[" + std::to_string(i) + "].metric", st.error().message);
+      out.add(e.metric_loc.line ? e.metric_loc : e.loc, "expect[" + std::to_string(i) + "].metric",
+              st.error().message);
     }
   }
   for (size_t i = 0; i < exp.gate_rules.size(); ++i) {

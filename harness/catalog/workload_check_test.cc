@@ -12,8 +12,8 @@ using ::testing::HasSubstr;
 
 // `workloads` and `rest` are YAML lines appended to a one-kernel, one-arch experiment.
 std::string check(const std::string& workloads, const std::string& rest = "") {
-  const std::string text = "name: w\nkernels: [{name: k}]\narchs: [x86_64]\nknobs: {a: {}}\n" +
-                           workloads + rest;
+  const std::string text =
+      "name: w\nkernels: [{name: k}]\narchs: [x86_64]\nknobs: {a: {}}\n" + workloads + rest;
   auto exp = parse_experiment(text, "x.yaml");
   if (!exp.ok()) return "parse: " + exp.error().message;
   Status st = validate_workloads(*exp);
@@ -23,8 +23,9 @@ std::string check(const std::string& workloads, const std::string& rest = "") {
 TEST(WorkloadCheck, UnknownWorkloadName) {
   EXPECT_EQ(check("workloads: [{name: faults}]\n"),
             "x.yaml:5:20: workloads[0].name: unknown workload 'faults'; did you mean 'fault'?");
-  EXPECT_THAT(check("workloads: [{name: stream}]\n"),
-              HasSubstr("(workloads: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm, custom)"));
+  EXPECT_THAT(
+      check("workloads: [{name: stream}]\n"),
+      HasSubstr("(workloads: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm, custom)"));
 }
 
 TEST(WorkloadCheck, UnknownParameterName) {
@@ -51,19 +52,24 @@ TEST(WorkloadCheck, IntOutOfRange) {
 }
 
 TEST(WorkloadCheck, KselftestNames) {
-  EXPECT_EQ(check("workloads: [{name: kselftest-mm, params: {tests: cow khugepaged, timeout: 60}}]\n"), "ok");
+  EXPECT_EQ(
+      check("workloads: [{name: kselftest-mm, params: {tests: cow khugepaged, timeout: 60}}]\n"),
+      "ok");
   EXPECT_EQ(check("workloads: [{name: kselftest-mm, params: {tests: 'cow,khugepage'}}]\n"),
             "x.yaml:5:50: workloads[0].params.tests: unknown mm selftest 'khugepage'; did you mean "
             "'khugepaged'?");
-  EXPECT_THAT(check("workloads: [{name: kselftest-mm, params: {tests: hmm-tests}}]\n"),
-              HasSubstr("(known: split_huge_page_test, khugepaged, cow, transhuge-stress, uffd-wp-mremap)"));
+  EXPECT_THAT(
+      check("workloads: [{name: kselftest-mm, params: {tests: hmm-tests}}]\n"),
+      HasSubstr(
+          "(known: split_huge_page_test, khugepaged, cow, transhuge-stress, uffd-wp-mremap)"));
   EXPECT_EQ(check("workloads: [{name: kselftest-mm, params: {timeout: 30}}]\n",
                   "expect: [{metric: tap.fail, \"==\": 0}]\n"),
             "ok");
   // Four programs at the default 900 s each, 3 reps (the default) do not fit in the default
   // 600 s run timeout.
   EXPECT_EQ(check("workloads: [{name: kselftest-mm}]\n"),
-            "x.yaml:5:13: timeout: run timeout 600 s is shorter than workloads[0]'s 4 program(s) × 900 s × 3 "
+            "x.yaml:5:13: timeout: run timeout 600 s is shorter than workloads[0]'s 4 program(s) × "
+            "900 s × 3 "
             "rep(s) + 120 s to boot = 10920 s; a hung selftest would end the whole run");
 }
 

@@ -1,5 +1,5 @@
-#include "util/build_info.h"
 #include "cli/cli_util.h"
+#include "util/build_info.h"
 
 #include <fmt/format.h>
 

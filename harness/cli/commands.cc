@@ -1,35 +1,35 @@
 #include "cli/commands.h"
 
-#include <algorithm>
 #include <unistd.h>
+#include <algorithm>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fmt/format.h>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "report/html.h"
-#include "report/layout.h"
-#include "report/render.h"
 #include "analysis/session_report.h"
-#include "cli/progress.h"
-#include "cli/cli_util.h"
-#include "cli/merge_command.h"
-#include "cli/results_commands.h"
-#include "cli/workload_commands.h"
 #include "backend/backend.h"
 #include "backend/backend_table.h"
 #include "backend/libvirt_backend.h"
+#include "catalog/validate.h"
+#include "cli/cli_util.h"
+#include "cli/merge_command.h"
+#include "cli/progress.h"
+#include "cli/results_commands.h"
+#include "cli/workload_commands.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "kernel/cache_store.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "model/shard.h"
-#include "catalog/validate.h"
+#include "report/html.h"
+#include "report/layout.h"
+#include "report/render.h"
 #include "results/index.h"
 #include "results/store.h"
 #include "runner/experiment_runner.h"
@@ -57,7 +57,8 @@ struct Common {
 void log_line(const std::string& s) { fmt::print(stderr, "{}\n", s); }
 
 // Loads, validates and optionally filters an experiment; prints errors.
-std::optional<Experiment> load(const std::string& file, const Common& c, const std::vector<std::string>& archs) {
+std::optional<Experiment> load(const std::string& file, const Common& c,
+                               const std::vector<std::string>& archs) {
   auto exp = load_experiment(file);
   if (!exp.ok()) {
     fmt::print(stderr, "error: {}\n", exp.error().message);
@@ -79,7 +80,8 @@ std::optional<Experiment> load(const std::string& file, const Common& c, const s
         fmt::print(stderr, "error: --arch {}: unknown architecture (x86_64, arm64)\n", a);
         return std::nullopt;
       }
-      if (std::find(exp->archs.begin(), exp->archs.end(), *parsed) != exp->archs.end()) keep.push_back(*parsed);
+      if (std::find(exp->archs.begin(), exp->archs.end(), *parsed) != exp->archs.end())
+        keep.push_back(*parsed);
     }
     exp->archs = keep;
   }
@@ -93,7 +95,8 @@ std::function<int()> setup_plan(CLI::App& app) {
   auto shard_text = std::make_shared<std::string>();
   app.add_option("experiment", *file, "experiment YAML file")->required();
   app.add_option("--arch", *archs, "only these architectures");
-  app.add_option("--shard", *shard_text, "only the runs of slice K of N (as `run --shard K/N` would run them)");
+  app.add_option("--shard", *shard_text,
+                 "only the runs of slice K of N (as `run --shard K/N` would run them)");
   common->add(app);
   return [=] {
     auto exp = load(*file, *common, *archs);
@@ -122,13 +125,14 @@ std::string fmt_time(std::time_t t) {
 
 void print_gc(const GcResult& r, bool dry_run) {
   for (const auto& it : r.evicted) {
-    fmt::print("{} {} {} ({}, last used {})\n", dry_run ? "would remove" : "removed", cache_kind_name(it.kind),
-               it.id, human_bytes(it.bytes), fmt_time(it.last_used));
+    fmt::print("{} {} {} ({}, last used {})\n", dry_run ? "would remove" : "removed",
+               cache_kind_name(it.kind), it.id, human_bytes(it.bytes), fmt_time(it.last_used));
   }
   for (const auto& it : r.held) {
     fmt::print("kept {} {}: in use by a running foliolab\n", cache_kind_name(it.kind), it.id);
   }
-  fmt::print("cache: {} -> {}{}\n", human_bytes(r.before), human_bytes(r.after), dry_run ? " (dry run)" : "");
+  fmt::print("cache: {} -> {}{}\n", human_bytes(r.before), human_bytes(r.after),
+             dry_run ? " (dry run)" : "");
   if (!r.note.empty()) fmt::print(stderr, "note: {}\n", r.note);
 }
 
@@ -142,8 +146,8 @@ void collect_after_run(const std::string& cache) {
   if (!*max) return;
   GcResult r = collect_garbage(cache, {.max_bytes = **max});
   if (!r.evicted.empty() || !r.note.empty()) {
-    fmt::print(stderr, "cache gc (max-size {}): removed {} item(s), {} -> {}\n", human_bytes(**max), r.evicted.size(),
-               human_bytes(r.before), human_bytes(r.after));
+    fmt::print(stderr, "cache gc (max-size {}): removed {} item(s), {} -> {}\n", human_bytes(**max),
+               r.evicted.size(), human_bytes(r.before), human_bytes(r.after));
     if (!r.note.empty()) fmt::print(stderr, "note: {}\n", r.note);
   }
 }
@@ -182,9 +186,9 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--accel", f.accel,
                  "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
-  app.add_option("--connect", f.connect,
-                 fmt::format("libvirt URI (overrides machine.connect; default {})",
-                             kDefaultLibvirtUri));
+  app.add_option(
+      "--connect", f.connect,
+      fmt::format("libvirt URI (overrides machine.connect; default {})", kDefaultLibvirtUri));
   app.add_option("--hosts", f.hosts,
                  "a pool of libvirt hosts: URI[*slots],URI... or a YAML file `hosts: [{uri, "
                  "slots}]` (implies --backend libvirt; runs go to free slots, a lost host's runs "
@@ -194,8 +198,9 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_flag("--resume", f.resume_latest,
                "continue the newest results session of this experiment");
   app.add_flag("--retry-failed", f.retry, "with --resume: rerun runs that failed");
-  app.add_option("-j,--jobs", f.guests,
-                 "guests at once (default: host cores, bounded by free memory over the guest's RAM)")
+  app.add_option(
+         "-j,--jobs", f.guests,
+         "guests at once (default: host cores, bounded by free memory over the guest's RAM)")
       ->check(CLI::PositiveNumber);
   app.add_option("--make-jobs", f.make_jobs,
                  "parallel make jobs for kernel builds (default: all CPUs)");
@@ -257,8 +262,8 @@ int guests_at_once(const RunFlags& f, const MadeBackend& made, const Experiment&
                                        : default_guest_jobs(exp.machine.memory_mb);
   if (parallel > 1) status.note(fmt::format("{} guests at once (-j)", parallel));
   if (f.guests > 1 && !entry.needs.parallel) {
-    status.note(fmt::format("backend {} runs one run at a time (-j {} ignored)", entry.name,
-                            f.guests));
+    status.note(
+        fmt::format("backend {} runs one run at a time (-j {} ignored)", entry.name, f.guests));
   }
   return parallel;
 }
@@ -270,9 +275,8 @@ KernelBuildOptions kernel_build_options(const RunFlags& f, const Experiment& exp
           .cache = f.common.cache,
           .jobs = f.make_jobs,
           .log = [shown](const std::string& line) { shown->note(line); },
-          .progress = [shown](const std::string& what, double s, const std::string& last) {
-            shown->build_progress(what, s, last);
-          }};
+          .progress = [shown](const std::string& what, double s,
+                              const std::string& last) { shown->build_progress(what, s, last); }};
 }
 
 void print_pool_usage(const PoolBackend& pool) {
@@ -329,11 +333,15 @@ int run_experiment(const RunFlags& f) {
   if (!index.ok()) {
     fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
   }
-  RunnerOptions opt{.project_root = f.common.root, .results_root = f.results,
-                    .resume_latest = f.resume_latest, .retry_failed = f.retry,
-                    .index = index.ok() ? &*index : nullptr, .shard = *shard,
+  RunnerOptions opt{.project_root = f.common.root,
+                    .results_root = f.results,
+                    .resume_latest = f.resume_latest,
+                    .retry_failed = f.retry,
+                    .index = index.ok() ? &*index : nullptr,
+                    .shard = *shard,
                     .needs = made->entry->needs,
-                    .jobs = guests_at_once(f, *made, *exp, *status), .status = status.get()};
+                    .jobs = guests_at_once(f, *made, *exp, *status),
+                    .status = status.get()};
   if (!f.resume.empty()) opt.resume_dir = fs::path(f.resume);
   BuildingArtifactProvider artifacts(proc, kernel_build_options(f, *exp, status.get()));
   auto summary = ExperimentRunner(artifacts, *made->backend, opt).run(*exp, runs);
@@ -354,8 +362,10 @@ std::function<int()> setup_cache(CLI::App& app) {
   auto older = std::make_shared<std::string>();
   auto dry = std::make_shared<bool>(false);
   app.require_subcommand(1);
-  CLI::App* list = app.add_subcommand("list", "kernels, images, working trees and build folders with sizes and last use");
-  CLI::App* gc = app.add_subcommand("gc", "remove least recently used items (never what a running foliolab holds)");
+  CLI::App* list = app.add_subcommand(
+      "list", "kernels, images, working trees and build folders with sizes and last use");
+  CLI::App* gc = app.add_subcommand(
+      "gc", "remove least recently used items (never what a running foliolab holds)");
   common->add(*list);
   common->add(*gc);
   gc->add_option("--max-size", *max_size, "shrink the cache to at most this (10G, 500M)");
@@ -367,10 +377,14 @@ std::function<int()> setup_cache(CLI::App& app) {
       for (const auto& it : list_cache(common->cache)) {
         total += it.bytes;
         if (it.kind == CacheKind::kKernel) {
-          fmt::print("kernel  {}  {:>9}  used {}  {} {} {}  {}\n", it.id, human_bytes(it.bytes), fmt_time(it.last_used),
-                     it.kernel.empty() ? "?" : it.kernel, it.arch, it.version, it.source);
+          fmt::print("kernel  {}  {:>9}  used {}  {} {} {}  {}\n", it.id, human_bytes(it.bytes),
+                     fmt_time(it.last_used), it.kernel.empty() ? "?" : it.kernel, it.arch,
+                     it.version, it.source);
         } else {
-          fmt::print("{:<7} {}  {:>9}  used {}\n", cache_kind_name(it.kind) == "working tree" ? "tree" : std::string(cache_kind_name(it.kind)),
+          fmt::print("{:<7} {}  {:>9}  used {}\n",
+                     cache_kind_name(it.kind) == "working tree"
+                         ? "tree"
+                         : std::string(cache_kind_name(it.kind)),
                      it.id, human_bytes(it.bytes), fmt_time(it.last_used));
           for (const auto& part : it.parts) fmt::print("          O= {}\n", part);
         }
@@ -393,7 +407,8 @@ std::function<int()> setup_cache(CLI::App& app) {
       auto configured = configured_cache_max_size();
       if (!configured.ok()) return fail(configured.error());
       if (!*configured) {
-        return fail(make_error("cache gc: give --max-size and/or --older-than (or set FOLIOLAB_CACHE_MAX_SIZE)"));
+        return fail(make_error(
+            "cache gc: give --max-size and/or --older-than (or set FOLIOLAB_CACHE_MAX_SIZE)"));
       }
       opt.max_bytes = **configured;
     }
@@ -406,7 +421,8 @@ std::function<int()> setup_report(CLI::App& app) {
   auto dir = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("text");
   auto html = std::make_shared<std::string>();
-  app.add_option("session", *dir, "results session directory (results/<experiment>/<stamp>)")->required();
+  app.add_option("session", *dir, "results session directory (results/<experiment>/<stamp>)")
+      ->required();
   app.add_option("--format", *format, "text | markdown | csv | json")->capture_default_str();
   app.add_option("--html", *html, "also write a self-contained HTML report here");
   return [=] {
@@ -433,7 +449,9 @@ std::function<int()> setup_report(CLI::App& app) {
     SessionReport report = build_session_report(*exp, *records);
     report.model.title = fmt::format("{} {}", exp->name, store->dir().filename().string());
     if (!html->empty()) {
-      auto st = write_output(*html, [&](std::ostream& o) { write_html(report.model, session_extra_lines(report), o); });
+      auto st = write_output(*html, [&](std::ostream& o) {
+        write_html(report.model, session_extra_lines(report), o);
+      });
       if (!st.ok()) return fail(st.error(), kExitFailed);
     }
     (void)write_output("-", [&](std::ostream& o) { render_session(report, fmt_out, o); });
@@ -456,7 +474,9 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
     RealProcessRunner proc;
     // make's progress: one line redrawn in place on a terminal, a line a minute otherwise.
     const bool tty = ::isatty(STDERR_FILENO);
-    auto clear = [tty] { if (tty) fmt::print(stderr, "\r\033[K"); };
+    auto clear = [tty] {
+      if (tty) fmt::print(stderr, "\r\033[K");
+    };
     auto progress = [tty](const std::string& what, double s, const std::string& last) {
       if (tty) {
         fmt::print(stderr, "\r\033[K  {}: {} {}", what, build_time_text(s), last);
@@ -464,9 +484,15 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
         fmt::print(stderr, "  {}: still running after {}\n", what, build_time_text(s));
       }
     };
-    KernelBuilder builder(proc, {.project_root = common->root, .spec_dir = fs::path(exp->file).parent_path(),
-                                 .cache = common->cache, .jobs = *jobs,
-                                 .log = [clear](const std::string& line) { clear(); log_line(line); },
+    KernelBuilder builder(proc, {.project_root = common->root,
+                                 .spec_dir = fs::path(exp->file).parent_path(),
+                                 .cache = common->cache,
+                                 .jobs = *jobs,
+                                 .log =
+                                     [clear](const std::string& line) {
+                                       clear();
+                                       log_line(line);
+                                     },
                                  .progress = progress});
     int rc = kExitOk;
     std::set<std::pair<size_t, Arch>> pairs;  // (kernel, arch) as the matrix uses them
@@ -488,7 +514,8 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
 
 std::function<int()> setup_image(CLI::App& app) {
   auto common = std::make_shared<Common>();
-  auto archs = std::make_shared<std::vector<std::string>>(std::vector<std::string>{"x86_64", "arm64"});
+  auto archs =
+      std::make_shared<std::vector<std::string>>(std::vector<std::string>{"x86_64", "arm64"});
   app.add_option("--arch", *archs, "architectures (default: all)");
   common->add(app);
   return [=] {
@@ -506,7 +533,8 @@ std::function<int()> setup_image(CLI::App& app) {
         rc = std::max(rc, fail(art.error(), kExitFailed));
         continue;
       }
-      fmt::print("{} {} {} {}\n", name, art->image_id, art->cache_hit ? "cached" : "built", art->cpio.string());
+      fmt::print("{} {} {} {}\n", name, art->image_id, art->cache_hit ? "cached" : "built",
+                 art->cpio.string());
     }
     return rc;
   };
@@ -519,18 +547,25 @@ std::string version_string() { return std::string("foliolab ") + FOLIOLAB_GIT_RE
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
       {"plan", "validate an experiment and print its expanded runs with their ids", setup_plan},
-      {"run", "build, boot and measure every run of an experiment; print the comparison", setup_run},
+      {"run", "build, boot and measure every run of an experiment; print the comparison",
+       setup_run},
       {"report", "print the comparison table and expectations of a results session", setup_report},
-      {"compare", "compare two sessions or index selections: statistics and verdicts per metric", setup_compare},
-      {"gate", "judge a candidate session against a baseline with the experiment's gate: rules", setup_gate},
+      {"compare", "compare two sessions or index selections: statistics and verdicts per metric",
+       setup_compare},
+      {"gate", "judge a candidate session against a baseline with the experiment's gate: rules",
+       setup_gate},
       {"history", "one metric across sessions, from the index", setup_history},
-      {"merge", "join result sessions of one plan (shards, hosts) into one new session", setup_merge},
+      {"merge", "join result sessions of one plan (shards, hosts) into one new session",
+       setup_merge},
       {"index", "manage <results>/index.sqlite (rebuild)", setup_index},
       {"baseline", "name sessions as baselines (tag)", setup_baseline},
-      {"build-kernel", "build (or find in the cache) the kernels an experiment names", setup_build_kernel},
+      {"build-kernel", "build (or find in the cache) the kernels an experiment names",
+       setup_build_kernel},
       {"image", "build (or find in the cache) the guest initramfs per arch", setup_image},
-      {"cache", "list the cache (kernels, images, working trees) or prune it: cache list, cache gc", setup_cache},
-      {"workloads", "list the workloads, or one workload's parameters and metrics", setup_workloads},
+      {"cache", "list the cache (kernels, images, working trees) or prune it: cache list, cache gc",
+       setup_cache},
+      {"workloads", "list the workloads, or one workload's parameters and metrics",
+       setup_workloads},
   };
   return kCommands;
 }

@@ -20,7 +20,8 @@ using ::testing::HasSubstr;
 ProcessResult foliolab(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
   args.insert(args.begin(), cli_binary());
   RealProcessRunner proc;
-  return proc.run({.argv = args, .env = env, .capture = true, .timeout = std::chrono::seconds(300)});
+  return proc.run(
+      {.argv = args, .env = env, .capture = true, .timeout = std::chrono::seconds(300)});
 }
 
 TEST(ExitCode, ACacheDirectoryThatCannotBeCreatedIsTheEnvironmentNotTheInput) {
@@ -32,10 +33,13 @@ TEST(ExitCode, ACacheDirectoryThatCannotBeCreatedIsTheEnvironmentNotTheInput) {
 
 TEST(ExitCode, AMalformedExperimentIsBadInput) {
   const fs::path dir = fresh_test_dir("foliolab-exit");
-  ASSERT_TRUE(write_file_atomic(dir / "bad.yaml", "name: bad\nkernels:\n  - name: k\n    patchs: x\n").ok());
+  ASSERT_TRUE(
+      write_file_atomic(dir / "bad.yaml", "name: bad\nkernels:\n  - name: k\n    patchs: x\n")
+          .ok());
   ProcessResult r = foliolab({"plan", (dir / "bad.yaml").string()});
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("bad.yaml:4:5: kernels[0].patchs: unknown key; did you mean 'patches'?"));
+  EXPECT_THAT(r.output,
+              HasSubstr("bad.yaml:4:5: kernels[0].patchs: unknown key; did you mean 'patches'?"));
   fs::remove_all(dir);
 }
 

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"

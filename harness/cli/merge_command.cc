@@ -1,7 +1,7 @@
 #include "cli/merge_command.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <memory>
@@ -9,10 +9,10 @@
 #include "analysis/session_report.h"
 #include "cli/cli_util.h"
 #include "model/loader.h"
+#include "report/render.h"
 #include "results/index.h"
 #include "results/merge.h"
 #include "results/store.h"
-#include "report/render.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -34,7 +34,8 @@ void index_and_report(const fs::path& root, const fs::path& session) {
   if (auto index = ResultIndex::open(root); index.ok()) {
     for (const RunRecord& r : *records) {
       if (auto st = index->add_run(store->dir(), r); !st.ok()) {
-        fmt::print(stderr, "warning: index not updated ({}); `foliolab index rebuild` recreates it\n",
+        fmt::print(stderr,
+                   "warning: index not updated ({}); `foliolab index rebuild` recreates it\n",
                    st.error().message);
         break;
       }
@@ -52,7 +53,8 @@ void index_and_report(const fs::path& root, const fs::path& session) {
 std::function<int()> setup_merge(CLI::App& app) {
   auto inputs = std::make_shared<std::vector<std::string>>();
   auto into = std::make_shared<std::string>();
-  app.add_option("inputs", *inputs, "results roots or session directories to merge (only read)")->required();
+  app.add_option("inputs", *inputs, "results roots or session directories to merge (only read)")
+      ->required();
   app.add_option("--into", *into, "results root that receives the merged session")->required();
   return [=] {
     std::vector<fs::path> paths(inputs->begin(), inputs->end());
@@ -65,11 +67,13 @@ std::function<int()> setup_merge(CLI::App& app) {
     for (const std::string& c : merged->conflicts) fmt::print(stderr, "warning: conflict: {}\n", c);
     for (const std::string& m : merged->missing) fmt::print(stderr, "warning: missing run {}\n", m);
     std::string hosts;
-    for (const auto& [host, n] : merged->runs_per_host) hosts += fmt::format("{}{} {}", hosts.empty() ? "" : ", ", host, n);
-    fmt::print("merged {} session(s) of '{}' (plan {}) into {}\n", sessions->size(), merged->experiment,
-               merged->plan_hash, merged->session.string());
-    fmt::print("runs: {} of {} planned ({} identical duplicate(s), {} conflict(s)); per host: {}\n", merged->runs,
-               merged->plan_runs, merged->identical_duplicates, merged->conflicts.size(), hosts.empty() ? "-" : hosts);
+    for (const auto& [host, n] : merged->runs_per_host)
+      hosts += fmt::format("{}{} {}", hosts.empty() ? "" : ", ", host, n);
+    fmt::print("merged {} session(s) of '{}' (plan {}) into {}\n", sessions->size(),
+               merged->experiment, merged->plan_hash, merged->session.string());
+    fmt::print("runs: {} of {} planned ({} identical duplicate(s), {} conflict(s)); per host: {}\n",
+               merged->runs, merged->plan_runs, merged->identical_duplicates,
+               merged->conflicts.size(), hosts.empty() ? "-" : hosts);
     return merged->runs == merged->plan_runs ? kExitOk : kExitFailed;
   };
 }

@@ -20,7 +20,8 @@ void LineStatus::planned(int total, int kept) {
   std::lock_guard<std::mutex> lock(mu_);
   total_ = total;
   done_ = kept;
-  if (v_ != Verbosity::kQuiet && kept > 0) fmt::print(out_, "{} of {} runs kept from before\n", kept, total);
+  if (v_ != Verbosity::kQuiet && kept > 0)
+    fmt::print(out_, "{} of {} runs kept from before\n", kept, total);
 }
 
 void LineStatus::note(const std::string& line) {
@@ -77,10 +78,11 @@ std::string TerminalStatus::block() const {
   std::string eta = "?";
   if (fresh > 0 && total_ > done_) eta = clock_text(elapsed / fresh * (total_ - done_));
   if (total_ == done_ && total_ > 0) eta = "0:00";
-  std::string out = fmt::format("[{}/{}] running {} · failed {} · elapsed {} · ETA {}", done_, total_,
-                                running_.size(), failed_, clock_text(elapsed), eta);
+  std::string out = fmt::format("[{}/{}] running {} · failed {} · elapsed {} · ETA {}", done_,
+                                total_, running_.size(), failed_, clock_text(elapsed), eta);
   for (const auto& [id, since] : running_) {
-    out += fmt::format("\n  {} {}", clock_text(std::chrono::duration<double>(Clock::now() - since).count()), id);
+    out += fmt::format("\n  {} {}",
+                       clock_text(std::chrono::duration<double>(Clock::now() - since).count()), id);
   }
   if (!build_.empty()) out += "\n  " + build_;
   return out;
@@ -138,7 +140,8 @@ void TerminalStatus::run_finished(const std::string& run_id, bool ok, const std:
   }
 }
 
-void TerminalStatus::build_progress(const std::string& what, double seconds, const std::string& last_line) {
+void TerminalStatus::build_progress(const std::string& what, double seconds,
+                                    const std::string& last_line) {
   std::lock_guard<std::mutex> lock(mu_);
   build_ = fmt::format("{} {} {}", what, clock_text(seconds), last_line.substr(0, 60));
   redraw();

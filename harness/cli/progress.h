@@ -25,7 +25,8 @@ class LineStatus : public RunStatus {
   void note(const std::string& line) override;
   void run_started(const std::string& run_id) override;
   void run_finished(const std::string& run_id, bool ok, const std::string& detail) override;
-  void build_progress(const std::string& what, double seconds, const std::string& last_line) override;
+  void build_progress(const std::string& what, double seconds,
+                      const std::string& last_line) override;
 
  private:
   std::mutex mu_;
@@ -43,13 +44,14 @@ class TerminalStatus : public RunStatus {
   void note(const std::string& line) override;
   void run_started(const std::string& run_id) override;
   void run_finished(const std::string& run_id, bool ok, const std::string& detail) override;
-  void build_progress(const std::string& what, double seconds, const std::string& last_line) override;
+  void build_progress(const std::string& what, double seconds,
+                      const std::string& last_line) override;
   // The block's text now (without cursor movement), for tests and redraws.
   std::string block() const;
 
  private:
   using Clock = std::chrono::steady_clock;
-  void redraw();  // with mu_ held
+  void redraw();                              // with mu_ held
   void print_above(const std::string& line);  // with mu_ held
   mutable std::mutex mu_;
   std::FILE* out_;

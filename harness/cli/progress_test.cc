@@ -53,8 +53,11 @@ TEST(LineStatus, QuietKeepsOnlyFailuresAndWarnings) {
 TEST(LineStatus, KernelBuildSaysItIsAliveOnceAMinute) {
   Capture c;
   LineStatus s(c.f, Verbosity::kNormal);
-  for (double t : {1.0, 30.0, 61.0, 62.0, 119.0, 121.0}) s.build_progress("building k x86_64", t, "CC x.o");
-  EXPECT_EQ(c.text(), "  building k x86_64: still running after 1:01\n  building k x86_64: still running after 2:01\n");
+  for (double t : {1.0, 30.0, 61.0, 62.0, 119.0, 121.0})
+    s.build_progress("building k x86_64", t, "CC x.o");
+  EXPECT_EQ(c.text(),
+            "  building k x86_64: still running after 1:01\n  building k x86_64: still running "
+            "after 2:01\n");
 }
 
 TEST(TerminalStatus, BlockShowsCountsRunningGuestsAndBuild) {
@@ -69,7 +72,8 @@ TEST(TerminalStatus, BlockShowsCountsRunningGuestsAndBuild) {
   EXPECT_NE(block.find(" arm64.k.a.fault.2"), std::string::npos) << block;  // with its time so far
   EXPECT_EQ(block.find("x86_64.k.a.fault.1"), std::string::npos) << block;  // finished: not running
   s.build_progress("building k arm64", 75, "CC mm/memory.o");
-  EXPECT_NE(s.block().find("\n  building k arm64 1:15 CC mm/memory.o"), std::string::npos) << s.block();
+  EXPECT_NE(s.block().find("\n  building k arm64 1:15 CC mm/memory.o"), std::string::npos)
+      << s.block();
   // The failure scrolled above the block, which is redrawn in place (cursor up, clear).
   const std::string out = c.text();
   EXPECT_NE(out.find("  x86_64.k.a.fault.1: failed: Kernel panic\n"), std::string::npos);

@@ -1,7 +1,7 @@
 #include "cli/results_commands.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <memory>
@@ -12,12 +12,12 @@
 #include "analysis/session_report.h"
 #include "cli/cli_util.h"
 #include "model/loader.h"
-#include "results/index.h"
-#include "results/session_ref.h"
-#include "results/store.h"
 #include "report/html.h"
 #include "report/junit.h"
 #include "report/render.h"
+#include "results/index.h"
+#include "results/session_ref.h"
+#include "results/store.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -61,8 +61,8 @@ Result<Side> session_side(const fs::path& dir, const RunQuery& where) {
   auto records = store->load_all();
   if (!records.ok()) return records.error();
   Side side;
-  side.label = store->dir().parent_path().filename().string() + "/" +
-               store->dir().filename().string();
+  side.label =
+      store->dir().parent_path().filename().string() + "/" + store->dir().filename().string();
   side.session = side.label;
   for (RunRecord& r : *records) {
     if (keep(r, where)) side.records.push_back(std::move(r));
@@ -78,7 +78,9 @@ Result<Side> selection_side(const std::string& text, const RunQuery& where, cons
   if (!index.ok()) return index.error();
   auto runs = index->find_runs(merge_queries(*q, where));
   if (!runs.ok()) return runs.error();
-  if (runs->empty()) return make_error(fmt::format("selection '{}' matches no indexed run in {}", text, root.string()));
+  if (runs->empty())
+    return make_error(
+        fmt::format("selection '{}' matches no indexed run in {}", text, root.string()));
   Side side;
   side.label = text;
   for (const IndexedRun& run : *runs) {
@@ -254,7 +256,8 @@ std::function<int()> setup_history(CLI::App& app) {
 std::function<int()> setup_index(CLI::App& app) {
   auto root = std::make_shared<std::string>(default_results_root().string());
   app.require_subcommand(1);
-  CLI::App* rebuild = app.add_subcommand("rebuild", "recreate <root>/index.sqlite from the run files");
+  CLI::App* rebuild =
+      app.add_subcommand("rebuild", "recreate <root>/index.sqlite from the run files");
   rebuild->add_option("root", *root, "results root")->capture_default_str();
   return [=] {
     int warnings = 0;
@@ -273,7 +276,8 @@ std::function<int()> setup_baseline(CLI::App& app) {
   auto name = std::make_shared<std::string>();
   auto root = std::make_shared<std::string>(default_results_root().string());
   app.require_subcommand(1);
-  CLI::App* tag = app.add_subcommand("tag", "name a session as a baseline (gate --baseline tag:NAME)");
+  CLI::App* tag =
+      app.add_subcommand("tag", "name a session as a baseline (gate --baseline tag:NAME)");
   tag->add_option("session", *session, "results session directory")->required();
   tag->add_option("name", *name, "tag name")->required();
   tag->add_option("--results", *root, "results root")->capture_default_str();

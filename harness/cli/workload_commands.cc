@@ -1,14 +1,14 @@
 #include "cli/workload_commands.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <memory>
 #include <string>
 
+#include "catalog/workload_catalog.h"
 #include "cli/cli_util.h"
 #include "util/text.h"
-#include "catalog/workload_catalog.h"
 
 namespace foliolab::cli {
 

@@ -16,17 +16,17 @@
 
 #include <fmt/format.h>
 
-#include "testing/cli_binary.h"
-#include "util/build_info.h"
-#include "backend/backend.h"
 #include "analysis/expectations.h"
-#include "report/layout.h"
+#include "backend/backend.h"
+#include "e2e/quickstart_checks.h"
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "report/layout.h"
 #include "runner/experiment_runner.h"
-#include "util/fs.h"
+#include "testing/cli_binary.h"
 #include "testing/temp_dir.h"
-#include "e2e/quickstart_checks.h"
+#include "util/build_info.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -41,13 +41,17 @@ struct Session {
 
 void log_to_stderr(const std::string& s) { fmt::print(stderr, "{}\n", s); }
 
-Session run_experiment(const Experiment& exp, AccelProbeOptions probe = {.cache_dir = cache_root()}) {
+Session run_experiment(const Experiment& exp,
+                       AccelProbeOptions probe = {.cache_dir = cache_root()}) {
   RealProcessRunner proc;
   QemuBackend backend(proc, probe);
-  BuildingArtifactProvider artifacts(proc, {.project_root = kRoot, .spec_dir = fs::path(exp.file).parent_path(),
-                                            .cache = cache_root(), .log = log_to_stderr});
+  BuildingArtifactProvider artifacts(proc, {.project_root = kRoot,
+                                            .spec_dir = fs::path(exp.file).parent_path(),
+                                            .cache = cache_root(),
+                                            .log = log_to_stderr});
   const fs::path results = fs::temp_directory_path() / fmt::format("foliolab-e2e-{}", ::getpid());
-  ExperimentRunner runner(artifacts, backend, {.project_root = kRoot, .results_root = results, .log = log_to_stderr});
+  ExperimentRunner runner(artifacts, backend,
+                          {.project_root = kRoot, .results_root = results, .log = log_to_stderr});
   auto summary = runner.run(exp, expand(exp));
   EXPECT_TRUE(summary.ok()) << summary.error().message;
   Session s;
@@ -73,7 +77,8 @@ TEST(E2EQuickstart, BothArchesShow64KmTHPCounters) {
   expect_quickstart_claims(s.records);
   // Nothing changed: asking again must not invoke make.
   RealProcessRunner proc;
-  KernelBuilder builder(proc, {.project_root = kRoot, .spec_dir = kRoot / "experiments", .cache = cache_root()});
+  KernelBuilder builder(
+      proc, {.project_root = kRoot, .spec_dir = kRoot / "experiments", .cache = cache_root()});
   for (Arch a : exp->archs) {
     auto k = builder.build(exp->kernels[0], a);
     ASSERT_TRUE(k.ok()) << k.error().message;
@@ -91,7 +96,8 @@ const fs::path& e2e_dir() {
 }
 
 // The YAML of a small x86_64 experiment on the quickstart kernel (shared with every e2e test).
-std::string small_x86_yaml(const std::string& knob_sets_yaml, int timeout, const std::string& workloads_yaml) {
+std::string small_x86_yaml(const std::string& knob_sets_yaml, int timeout,
+                           const std::string& workloads_yaml) {
   return fmt::format(R"(name: e2e-failures
 kernels:
   - name: 6.12-mthp-vmstat
@@ -104,7 +110,8 @@ workloads:
 {}
 repeat: 2
 timeout: {}
-)", knob_sets_yaml, workloads_yaml, timeout);
+)",
+                     knob_sets_yaml, workloads_yaml, timeout);
 }
 
 Experiment load_yaml(const std::string& yaml, const std::string& file = "e2e.yaml") {
@@ -114,8 +121,10 @@ Experiment load_yaml(const std::string& yaml, const std::string& file = "e2e.yam
   return exp.ok() ? *exp : Experiment{};
 }
 
-Experiment small_x86_experiment(const std::string& knob_sets_yaml, int timeout, const std::string& params) {
-  return load_yaml(small_x86_yaml(knob_sets_yaml, timeout, "  - name: fault\n    params: {" + params + "}\n"));
+Experiment small_x86_experiment(const std::string& knob_sets_yaml, int timeout,
+                                const std::string& params) {
+  return load_yaml(
+      small_x86_yaml(knob_sets_yaml, timeout, "  - name: fault\n    params: {" + params + "}\n"));
 }
 
 // A panicking guest ends QEMU with status 0: the run must still be failed, with the panic line
@@ -138,7 +147,9 @@ TEST(E2EFailures, PanicAndUnknownKnobFailOnlyTheirRunsAndTheMatrixGoesOn) {
   EXPECT_EQ(unknown->status, "failed");
   const std::string why = unknown->reason;
   EXPECT_NE(why.find("6.12.117"), std::string::npos) << why;
-  EXPECT_NE(why.find("/sys/kernel/mm/transparent_hugepage/hugepages-4kB/enabled"), std::string::npos) << why;
+  EXPECT_NE(why.find("/sys/kernel/mm/transparent_hugepage/hugepages-4kB/enabled"),
+            std::string::npos)
+      << why;
   EXPECT_EQ(fine->status, "ok") << fine->reason;
 }
 
@@ -146,9 +157,11 @@ TEST(E2EFailures, PanicAndUnknownKnobFailOnlyTheirRunsAndTheMatrixGoesOn) {
 // of any speed: it must end as timed-out, killed, with its console kept.
 TEST(E2EFailures, HungGuestIsKilledAtItsTimeoutAndItsConsoleKept) {
   ASSERT_TRUE(write_file_atomic(e2e_dir() / "spin.c",
-                                "int main(void) {\n  for (;;) __asm__ volatile(\"\");\n}\n").ok());
-  Experiment exp = load_yaml(small_x86_yaml("  spin:\n    enabled: never\n", 20,
-                                            "  - name: custom\n    label: spin\n    params: {source: spin.c}\n"));
+                                "int main(void) {\n  for (;;) __asm__ volatile(\"\");\n}\n")
+                  .ok());
+  Experiment exp = load_yaml(
+      small_x86_yaml("  spin:\n    enabled: never\n", 20,
+                     "  - name: custom\n    label: spin\n    params: {source: spin.c}\n"));
   Session s = run_experiment(exp);
   const RunRecord* spin = find(s, "x86_64", "spin");
   ASSERT_TRUE(spin);
@@ -169,16 +182,17 @@ std::vector<pid_t> children_named(pid_t parent, const std::string& prefix) {
     auto stat = read_file(e.path() / "stat");
     if (!stat.ok()) continue;
     const size_t open = stat->find('('), close = stat->rfind(')');
-    if (open == std::string::npos || close == std::string::npos || close + 4 > stat->size()) continue;
+    if (open == std::string::npos || close == std::string::npos || close + 4 > stat->size())
+      continue;
     const std::string comm = stat->substr(open + 1, close - open - 1);
     char state = 0;
     int ppid = 0;
     if (std::sscanf(stat->c_str() + close + 2, "%c %d", &state, &ppid) != 2) continue;
-    if (ppid == parent && state != 'Z' && comm.rfind(prefix, 0) == 0) out.push_back(std::stoi(name));
+    if (ppid == parent && state != 'Z' && comm.rfind(prefix, 0) == 0)
+      out.push_back(std::stoi(name));
   }
   return out;
 }
-
 
 // Starts the real CLI with `args`, output to `log`; returns its pid.
 pid_t spawn_cli(const std::vector<std::string>& args, const fs::path& log) {
@@ -208,8 +222,8 @@ int wait_exit(pid_t pid) {
 size_t count_records(const fs::path& results) {
   size_t n = 0;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(results, ec); it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(results, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     if (it->path().filename() == "run.json") ++n;
   }
@@ -220,9 +234,11 @@ size_t count_records(const fs::path& results) {
 // the group reaper), and --resume must then finish the matrix, keeping the run that had ended.
 TEST(E2EHarnessKilled, SigkillMidGuestLeavesNoQemuAndResumeFinishesTheMatrix) {
   const fs::path yaml = e2e_dir() / "killed.yaml";
-  ASSERT_TRUE(write_file_atomic(yaml, small_x86_yaml("  a:\n    enabled: never\n  b:\n    enabled: always\n"
-                                                     "  c:\n    enabled: madvise\n", 600,
-                                                     "  - name: fault\n    params: {size: 256M}\n")).ok());
+  ASSERT_TRUE(
+      write_file_atomic(yaml, small_x86_yaml("  a:\n    enabled: never\n  b:\n    enabled: always\n"
+                                             "  c:\n    enabled: madvise\n",
+                                             600, "  - name: fault\n    params: {size: 256M}\n"))
+          .ok());
   const fs::path results = e2e_dir() / "killed-results";
   fs::remove_all(results);
   const fs::path log = e2e_dir() / "killed.log";
@@ -233,7 +249,8 @@ TEST(E2EHarnessKilled, SigkillMidGuestLeavesNoQemuAndResumeFinishesTheMatrix) {
   std::vector<pid_t> qemus;  // every guest up at the kill (with -j, more than one)
   int status = 0;
   while (qemus.empty()) {
-    if (::waitpid(cli, &status, WNOHANG) == cli) FAIL() << "foliolab ended before the kill: " << *read_file(log);
+    if (::waitpid(cli, &status, WNOHANG) == cli)
+      FAIL() << "foliolab ended before the kill: " << *read_file(log);
     if (count_records(results) >= 1) qemus = children_named(cli, "qemu-system");
     if (qemus.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -241,7 +258,8 @@ TEST(E2EHarnessKilled, SigkillMidGuestLeavesNoQemuAndResumeFinishesTheMatrix) {
   EXPECT_EQ(wait_exit(cli), 128 + SIGKILL);
   // Death follows at once; the bound only keeps a regression from hanging the test.
   for (pid_t qemu : qemus) {
-    for (int i = 0; i < 6000 && process_alive(qemu); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 6000 && process_alive(qemu); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     EXPECT_FALSE(process_alive(qemu)) << "QEMU " << qemu << " outlived the SIGKILLed foliolab";
     if (process_alive(qemu)) ::kill(qemu, SIGKILL);
   }
@@ -249,10 +267,12 @@ TEST(E2EHarnessKilled, SigkillMidGuestLeavesNoQemuAndResumeFinishesTheMatrix) {
   ASSERT_GE(kept, 1u);
   ASSERT_LT(kept, 3u);
 
-  const pid_t resumed = spawn_cli({"run", yaml.string(), "--results", results.string(), "--resume"}, log);
+  const pid_t resumed =
+      spawn_cli({"run", yaml.string(), "--results", results.string(), "--resume"}, log);
   EXPECT_EQ(wait_exit(resumed), 0) << *read_file(log);
   EXPECT_EQ(count_records(results), 3u);
-  EXPECT_NE(read_file(log)->find(fmt::format("({} kept from before)", kept)), std::string::npos) << *read_file(log);
+  EXPECT_NE(read_file(log)->find(fmt::format("({} kept from before)", kept)), std::string::npos)
+      << *read_file(log);
 }
 
 // A host whose /dev/kvm opens but whose QEMU aborts under KVM ("failed to set MSR 0x10a", as
@@ -275,7 +295,9 @@ for a in "$@"; do
   fi
 done
 exec {} "$@"
-)", real)).ok());
+)",
+                                                  real))
+                  .ok());
   fs::permissions(fake, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
   const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
   ::setenv("PATH", (bin.string() + ":" + old_path).c_str(), 1);
@@ -301,14 +323,17 @@ exec {} "$@"
   exp.machine.accel = AccelChoice::kKvm;
   RealProcessRunner proc;
   QemuBackend backend(proc, probe);
-  BuildingArtifactProvider artifacts(proc, {.project_root = kRoot, .spec_dir = e2e_dir(), .cache = cache_root()});
+  BuildingArtifactProvider artifacts(
+      proc, {.project_root = kRoot, .spec_dir = e2e_dir(), .cache = cache_root()});
   const fs::path results = e2e_dir() / "kvm-results";
   ExperimentRunner runner(artifacts, backend, {.project_root = kRoot, .results_root = results});
   auto summary = runner.run(exp, expand(exp));
   ASSERT_FALSE(summary.ok());
-  EXPECT_NE(summary.error().message.find("accel kvm was requested for x86_64 guests"), std::string::npos)
+  EXPECT_NE(summary.error().message.find("accel kvm was requested for x86_64 guests"),
+            std::string::npos)
       << summary.error().message;
-  EXPECT_NE(summary.error().message.find("failed to set MSR 0x10a"), std::string::npos) << summary.error().message;
+  EXPECT_NE(summary.error().message.find("failed to set MSR 0x10a"), std::string::npos)
+      << summary.error().message;
   EXPECT_EQ(count_records(results), 0u);
   ::setenv("PATH", old_path.c_str(), 1);
 }
@@ -336,7 +361,9 @@ void expect_seed_holds(const std::string& file) {
   }
 }
 
-TEST(E2ESeeds, S000AnonShmemMthpFaultsDropTenfold) { expect_seed_holds("000-anon-shmem-mthp.yaml"); }
+TEST(E2ESeeds, S000AnonShmemMthpFaultsDropTenfold) {
+  expect_seed_holds("000-anon-shmem-mthp.yaml");
+}
 TEST(E2ESeeds, S001AnonMthpSizeSweepCountsFolios) { expect_seed_holds("001-anon-mthp.yaml"); }
 TEST(E2ESeeds, S002PrctlThpDisable) { expect_seed_holds("002-prctl-thp-disable.yaml"); }
 TEST(E2ESeeds, S003ThpShrinkerSplitsUnderusedThps) { expect_seed_holds("003-thp-shrinker.yaml"); }
@@ -353,10 +380,12 @@ const fs::path kSysctl = "/proc/sys/vm/compaction_proactiveness";
 std::map<std::string, std::string> host_knobs() {
   std::map<std::string, std::string> out;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(kThp, ec); it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(kThp, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
-    if (!it->is_regular_file() || (it->status().permissions() & fs::perms::owner_write) == fs::perms::none) continue;
+    if (!it->is_regular_file() ||
+        (it->status().permissions() & fs::perms::owner_write) == fs::perms::none)
+      continue;
     if (auto v = read_file(it->path()); v.ok()) out[it->path().string()] = *v;
   }
   if (auto v = read_file(kSysctl); v.ok()) out[kSysctl.string()] = *v;
@@ -371,7 +400,8 @@ struct HostKnobGuard {
       if (before.count(path) && before.at(path) != text) {
         const std::string raw = before.at(path);
         const size_t l = raw.find('['), r = raw.find(']');
-        const std::string value = l != std::string::npos && r != std::string::npos ? raw.substr(l + 1, r - l - 1) : raw;
+        const std::string value =
+            l != std::string::npos && r != std::string::npos ? raw.substr(l + 1, r - l - 1) : raw;
         ADD_FAILURE() << "the test restores " << path << " to " << value;
         if (FILE* f = std::fopen(path.c_str(), "w")) {
           std::fputs(value.c_str(), f);
@@ -391,8 +421,10 @@ std::vector<std::string> host_knob_differences(const std::map<std::string, std::
 }
 
 bool host_backend_possible(std::string* why) {
-  if (::geteuid() != 0) *why = "not root: the host backend writes the host's THP knobs";
-  else if (!fs::exists(kThp / "hugepages-64kB/enabled")) *why = "no THP sysfs with 64kB mTHP on this host";
+  if (::geteuid() != 0)
+    *why = "not root: the host backend writes the host's THP knobs";
+  else if (!fs::exists(kThp / "hugepages-64kB/enabled"))
+    *why = "no THP sysfs with 64kB mTHP on this host";
   return why->empty();
 }
 
@@ -417,7 +449,8 @@ workloads:
     params: {{size: {}}}
 repeat: {}
 timeout: 600
-)", size, repeat);
+)",
+                     size, repeat);
 }
 
 // The same agent and workload on bare metal: both runs ok with the knobs they asked for, THP
@@ -431,7 +464,8 @@ TEST(E2EHostBackend, FaultRunsOnTheHostAndEveryThpKnobReadsAsBefore) {
   const fs::path results = e2e_dir() / "host-results";
   fs::remove_all(results);
   const fs::path log = e2e_dir() / "host.log";
-  const pid_t cli = spawn_cli({"run", yaml.string(), "--results", results.string(), "-j", "2"}, log);
+  const pid_t cli =
+      spawn_cli({"run", yaml.string(), "--results", results.string(), "-j", "2"}, log);
   EXPECT_EQ(wait_exit(cli), 0) << *read_file(log);
   EXPECT_EQ(host_knob_differences(guard.before), std::vector<std::string>{});
   EXPECT_FALSE(fs::exists(cache_root() / "host" / "knob-journal.json"));
@@ -448,10 +482,12 @@ TEST(E2EHostBackend, FaultRunsOnTheHostAndEveryThpKnobReadsAsBefore) {
     EXPECT_EQ(r.provenance.backend, "host");
     EXPECT_EQ(r.provenance.accel, "none");
     EXPECT_EQ(r.provenance.guests_beside, 0);  // -j 2 asked, but the host backend runs alone
-    EXPECT_EQ(r.provenance.guest.release + " x86_64", r.provenance.host.kernel);  // the host's own kernel
+    EXPECT_EQ(r.provenance.guest.release + " x86_64",
+              r.provenance.host.kernel);  // the host's own kernel
     KeyValues set = r.knobs_set;
     auto value = [&](const std::string& k) {
-      for (const auto& [path, v] : set) if (path == k) return v;
+      for (const auto& [path, v] : set)
+        if (path == k) return v;
       return std::string("<absent>");
     };
     const std::string want = r.id.knob_set.name;
@@ -485,7 +521,8 @@ TEST(E2EHostBackend, KilledMidRunTheNextStartRestoresAndTerminatedRestoresItself
     int status = 0;
     // Until the agent changed a knob (no deadline: the image may be built first).
     while (host_knob_differences(guard.before).empty()) {
-      if (::waitpid(cli, &status, WNOHANG) == cli) FAIL() << "foliolab ended before the kill: " << *read_file(log);
+      if (::waitpid(cli, &status, WNOHANG) == cli)
+        FAIL() << "foliolab ended before the kill: " << *read_file(log);
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     ASSERT_TRUE(fs::exists(journal));
@@ -499,9 +536,10 @@ TEST(E2EHostBackend, KilledMidRunTheNextStartRestoresAndTerminatedRestoresItself
     }
     EXPECT_EQ(rc, 128 + SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // PDEATHSIG ends the agent
-    EXPECT_FALSE(host_knob_differences(guard.before).empty());   // nobody restored them yet
+    EXPECT_FALSE(host_knob_differences(guard.before).empty());    // nobody restored them yet
     ASSERT_TRUE(fs::exists(journal));
-    const pid_t next = spawn_cli({"run", yaml.string(), "--results", results.string(), "--resume"}, log);
+    const pid_t next =
+        spawn_cli({"run", yaml.string(), "--results", results.string(), "--resume"}, log);
     EXPECT_EQ(wait_exit(next), 0) << *read_file(log);
     EXPECT_NE(read_file(log)->find("restored"), std::string::npos) << *read_file(log);
     EXPECT_NE(read_file(log)->find("host knob(s) from the journal"), std::string::npos);
@@ -517,22 +555,27 @@ TEST(E2EHostBackend, KilledMidRunTheNextStartRestoresAndTerminatedRestoresItself
 TEST(E2EHostFailures, ResultsDiskFilledMidMatrixStopsAndResumeCompletes) {
   if (::geteuid() != 0) GTEST_SKIP() << "not root: cannot mount a tmpfs";
   const fs::path yaml = e2e_dir() / "disk-full.yaml";
-  ASSERT_TRUE(write_file_atomic(yaml, small_x86_yaml("  a:\n    enabled: never\n  b:\n    enabled: always\n"
-                                                     "  c:\n    enabled: madvise\n", 600,
-                                                     "  - name: fault\n    params: {size: 16M}\n")).ok());
+  ASSERT_TRUE(
+      write_file_atomic(yaml, small_x86_yaml("  a:\n    enabled: never\n  b:\n    enabled: always\n"
+                                             "  c:\n    enabled: madvise\n",
+                                             600, "  - name: fault\n    params: {size: 16M}\n"))
+          .ok());
   const fs::path results = e2e_dir() / "disk-full-results";
   fs::create_directories(results);
-  ASSERT_EQ(::mount("tmpfs", results.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=200m"), 0) << std::strerror(errno);
+  ASSERT_EQ(::mount("tmpfs", results.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=200m"), 0)
+      << std::strerror(errno);
   struct Unmount {
     fs::path dir;
     ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
   } unmount{results};
   const fs::path log = e2e_dir() / "disk-full.log";
   fs::remove(log);
-  const pid_t cli = spawn_cli({"run", yaml.string(), "--results", results.string(), "-j", "1"}, log);
+  const pid_t cli =
+      spawn_cli({"run", yaml.string(), "--results", results.string(), "-j", "1"}, log);
   int status = 0;
   while (count_records(results) < 1) {
-    if (::waitpid(cli, &status, WNOHANG) == cli) FAIL() << "foliolab ended before the disk filled: " << *read_file(log);
+    if (::waitpid(cli, &status, WNOHANG) == cli)
+      FAIL() << "foliolab ended before the disk filled: " << *read_file(log);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   const fs::path filler = results / "filler";
@@ -546,7 +589,8 @@ TEST(E2EHostFailures, ResultsDiskFilledMidMatrixStopsAndResumeCompletes) {
   }
   EXPECT_EQ(wait_exit(cli), 1) << *read_file(log);
   const std::string out = *read_file(log);
-  EXPECT_NE(out.find("error: host failure, matrix stopped: results disk full"), std::string::npos) << out;
+  EXPECT_NE(out.find("error: host failure, matrix stopped: results disk full"), std::string::npos)
+      << out;
   EXPECT_NE(out.find("--resume-dir"), std::string::npos) << out;
   const size_t kept = count_records(results);
   EXPECT_GE(kept, 1u);
@@ -554,11 +598,13 @@ TEST(E2EHostFailures, ResultsDiskFilledMidMatrixStopsAndResumeCompletes) {
   auto session = ResultStore::latest(results, "e2e-failures");
   ASSERT_TRUE(session.has_value());
   fs::remove(filler);
-  const pid_t resumed = spawn_cli({"run", yaml.string(), "--results", results.string(), "--resume-dir",
-                                   session->string()}, log);
+  const pid_t resumed = spawn_cli(
+      {"run", yaml.string(), "--results", results.string(), "--resume-dir", session->string()},
+      log);
   EXPECT_EQ(wait_exit(resumed), 0) << *read_file(log);
   EXPECT_EQ(count_records(results), 3u);
-  EXPECT_NE(read_file(log)->find(fmt::format("({} kept from before)", kept)), std::string::npos) << *read_file(log);
+  EXPECT_NE(read_file(log)->find(fmt::format("({} kept from before)", kept)), std::string::npos)
+      << *read_file(log);
 }
 
 }  // namespace
@@ -617,7 +663,8 @@ timeout: 2600
 expect:
   - {name: no failures, metric: tap.fail, "==": 0}
   - {name: cow ran its cases, metric: tap.pass, ">": 100}
-)", "kselftest.yaml");
+)",
+                             "kselftest.yaml");
   Session s = run_experiment(exp);
   ASSERT_EQ(s.records.size(), 2u);
   expect_all_held(exp, s);

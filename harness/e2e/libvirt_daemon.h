@@ -12,6 +12,7 @@
 // backend, so no virtlogd is needed.
 #pragma once
 
+#include <fcntl.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <sched.h>
@@ -19,13 +20,12 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
-#include <memory>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,23 +52,27 @@ class LibvirtDaemon {
     std::unique_ptr<LibvirtDaemon> d(new LibvirtDaemon(dir));
     std::error_code ec;
     fs::remove_all(dir, ec);
-    for (const char* sub : {"etc", "run", "lib", "cache", "log", "sock"}) fs::create_directories(dir / sub, ec);
+    for (const char* sub : {"etc", "run", "lib", "cache", "log", "sock"})
+      fs::create_directories(dir / sub, ec);
     for (const char* target : kTargets) fs::create_directories(target, ec);  // mount points
-    auto st = write_file_atomic(dir / "etc/libvirtd.conf",
-                                fmt::format("unix_sock_dir = \"{}\"\nauth_unix_rw = \"none\"\nauth_unix_ro = \"none\"\n"
-                                            "log_outputs = \"3:file:{}\"\n{}",
-                                            (dir / "sock").string(), (dir / "libvirtd.log").string(), extra_conf));
+    auto st = write_file_atomic(
+        dir / "etc/libvirtd.conf",
+        fmt::format("unix_sock_dir = \"{}\"\nauth_unix_rw = \"none\"\nauth_unix_ro = \"none\"\n"
+                    "log_outputs = \"3:file:{}\"\n{}",
+                    (dir / "sock").string(), (dir / "libvirtd.log").string(), extra_conf));
     if (!st.ok()) return st.error();
-    st = write_file_atomic(dir / "etc/qemu.conf",
-                           "user = \"root\"\ngroup = \"root\"\ndynamic_ownership = 0\nsecurity_driver = \"none\"\n"
-                           "stdio_handler = \"file\"\ncgroup_controllers = [ ]\nnamespaces = [ ]\n");
+    st = write_file_atomic(
+        dir / "etc/qemu.conf",
+        "user = \"root\"\ngroup = \"root\"\ndynamic_ownership = 0\nsecurity_driver = \"none\"\n"
+        "stdio_handler = \"file\"\ncgroup_controllers = [ ]\nnamespaces = [ ]\n");
     if (!st.ok()) return st.error();
     // Everything the child needs, prepared before fork (only syscalls after it).
     const std::vector<std::string> sources = {(dir / "etc").string(), (dir / "run").string(),
                                               (dir / "lib").string(), (dir / "cache").string(),
                                               (dir / "log").string()};
-    std::vector<std::string> argv = {"/usr/sbin/libvirtd", "--config", (dir / "etc/libvirtd.conf").string(),
-                                     "--pid-file", (dir / "libvirtd.pid").string()};
+    std::vector<std::string> argv = {"/usr/sbin/libvirtd", "--config",
+                                     (dir / "etc/libvirtd.conf").string(), "--pid-file",
+                                     (dir / "libvirtd.pid").string()};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
@@ -83,7 +87,8 @@ class LibvirtDaemon {
         ::dup2(fd, 1);
         ::dup2(fd, 2);
       }
-      if (::unshare(CLONE_NEWNS) != 0 || ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+      if (::unshare(CLONE_NEWNS) != 0 ||
+          ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
         ::_exit(120);
       }
       for (size_t i = 0; i < sources.size(); ++i) {
@@ -116,7 +121,9 @@ class LibvirtDaemon {
 
   ~LibvirtDaemon() { stop(); }
 
-  std::string uri() const { return "qemu:///system?socket=" + (dir_ / "sock/libvirt-sock").string(); }
+  std::string uri() const {
+    return "qemu:///system?socket=" + (dir_ / "sock/libvirt-sock").string();
+  }
   pid_t pid() const { return pid_; }
   const std::filesystem::path& dir() const { return dir_; }
   std::string log_tail() const { return tail_lines(dir_ / "libvirtd.log", 20); }

@@ -19,13 +19,13 @@
 
 #include <fmt/format.h>
 
-#include "testing/cli_binary.h"
-#include "util/build_info.h"
 #include "e2e/libvirt_daemon.h"
 #include "e2e/quickstart_checks.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "results/store.h"
+#include "testing/cli_binary.h"
+#include "util/build_info.h"
 #include "util/fs.h"
 #include "util/process.h"
 
@@ -64,10 +64,12 @@ class E2ELibvirt : public ::testing::Test {
     // The same daemon also listens on loopback TCP, without authentication (test only): a
     // remote-style URI whose console and records come back through libvirt streams.
     port_ = free_tcp_port();
-    auto d = LibvirtDaemon::start(*dir_ / "daemon",
-                                  fmt::format("listen_tls = 0\nlisten_tcp = 1\nlisten_addr = \"127.0.0.1\"\n"
-                                              "tcp_port = \"{}\"\nauth_tcp = \"none\"\n", port_),
-                                  {"--listen"});
+    auto d = LibvirtDaemon::start(
+        *dir_ / "daemon",
+        fmt::format("listen_tls = 0\nlisten_tcp = 1\nlisten_addr = \"127.0.0.1\"\n"
+                    "tcp_port = \"{}\"\nauth_tcp = \"none\"\n",
+                    port_),
+        {"--listen"});
     if (d.ok()) {
       daemon_ = d->release();
     } else {
@@ -92,7 +94,8 @@ class E2ELibvirt : public ::testing::Test {
   }
 
   // `foliolab run YAML ARGS... --results <dir>/<name>-results --quiet`.
-  static CliRun run_with(const fs::path& yaml, const std::string& name, const std::vector<std::string>& args) {
+  static CliRun run_with(const fs::path& yaml, const std::string& name,
+                         const std::vector<std::string>& args) {
     const fs::path results = *dir_ / (name + "-results");
     std::error_code ec;
     fs::remove_all(results, ec);
@@ -118,13 +121,15 @@ class E2ELibvirt : public ::testing::Test {
   }
 
   // A one-run experiment on the quickstart kernel (repeat 2), written beside the daemon.
-  static fs::path one_run_yaml(const std::string& name, const std::string& arch, const std::string& machine,
-                               const std::string& knob_set, const std::string& workload, int timeout) {
+  static fs::path one_run_yaml(const std::string& name, const std::string& arch,
+                               const std::string& machine, const std::string& knob_set,
+                               const std::string& workload, int timeout) {
     const fs::path f = *dir_ / (name + ".yaml");
-    EXPECT_TRUE(write_file_atomic(f, fmt::format("name: {}\nkernels:\n  - name: 6.12-mthp-vmstat\n"
-                                                 "    patches: mthp-vmstat\narchs: [{}]\nmachine:\n{}knobs:\n{}"
-                                                 "workloads:\n{}repeat: 2\ntimeout: {}\n",
-                                                 name, arch, machine, knob_set, workload, timeout))
+    EXPECT_TRUE(write_file_atomic(
+                    f, fmt::format("name: {}\nkernels:\n  - name: 6.12-mthp-vmstat\n"
+                                   "    patches: mthp-vmstat\narchs: [{}]\nmachine:\n{}knobs:\n{}"
+                                   "workloads:\n{}repeat: 2\ntimeout: {}\n",
+                                   name, arch, machine, knob_set, workload, timeout))
                     .ok());
     return f;
   }
@@ -189,7 +194,8 @@ TEST_F(E2ELibvirt, Arm64NumaGuestBootsWithItsCellsAndDistances) {
       "libvirt-numa", "arm64",
       "  cpus: 2\n  numa: {nodes: [{cpus: [0], memory: 512M}, {cpus: [1], memory: 512M}], "
       "distance: [[10, 20], [20, 10]]}\n",
-      "  \"64K mTHP\":\n    hugepages-64kB/enabled: always\n", "  - name: fault\n    params: {size: 16M}\n", 900);
+      "  \"64K mTHP\":\n    hugepages-64kB/enabled: always\n",
+      "  - name: fault\n    params: {size: 16M}\n", 900);
   CliRun r = run(yaml, "numa");
   EXPECT_EQ(r.process.exit_code, 0) << r.process.describe() << "\n" << r.process.output;
   ASSERT_EQ(r.records.size(), 1u);
@@ -208,10 +214,12 @@ TEST_F(E2ELibvirt, Arm64NumaGuestBootsWithItsCellsAndDistances) {
 // A guest that never finishes (its workload spins forever) is destroyed at its deadline
 // (virDomainDestroy): timed-out, its console kept, no domain left behind.
 TEST_F(E2ELibvirt, HungGuestIsDestroyedAtItsDeadline) {
-  ASSERT_TRUE(write_file_atomic(*dir_ / "spin.c", "int main(void) {\n  for (;;) __asm__ volatile(\"\");\n}\n").ok());
-  const fs::path yaml = one_run_yaml("libvirt-spin", "x86_64", "  cpus: 1\n  memory: 1G\n",
-                                     "  spin:\n    enabled: never\n",
-                                     "  - name: custom\n    label: spin\n    params: {source: spin.c}\n", 20);
+  ASSERT_TRUE(write_file_atomic(*dir_ / "spin.c",
+                                "int main(void) {\n  for (;;) __asm__ volatile(\"\");\n}\n")
+                  .ok());
+  const fs::path yaml = one_run_yaml(
+      "libvirt-spin", "x86_64", "  cpus: 1\n  memory: 1G\n", "  spin:\n    enabled: never\n",
+      "  - name: custom\n    label: spin\n    params: {source: spin.c}\n", 20);
   CliRun r = run(yaml, "spin");
   EXPECT_EQ(r.process.exit_code, 1) << r.process.describe() << "\n" << r.process.output;
   ASSERT_EQ(r.records.size(), 1u);
@@ -220,7 +228,8 @@ TEST_F(E2ELibvirt, HungGuestIsDestroyedAtItsDeadline) {
   EXPECT_EQ(rec.provenance.emulator_exit, "domain destroyed at the deadline");
   auto console = read_file(r.session / "runs" / rec.id.run_id / "console.log");
   ASSERT_TRUE(console.ok());
-  EXPECT_NE(console->find("foliolab-agent:"), std::string::npos);  // hung in the workload, not in boot
+  EXPECT_NE(console->find("foliolab-agent:"),
+            std::string::npos);  // hung in the workload, not in boot
   EXPECT_EQ(active_domains(), 0);
 }
 
@@ -263,7 +272,8 @@ std::set<std::string> planned_ids(const fs::path& yaml) {
 
 std::set<std::string> recorded_ids(const CliRun& r) {
   std::set<std::string> ids;
-  for (const RunRecord& rec : r.records) EXPECT_TRUE(ids.insert(rec.id.run_id).second) << rec.id.run_id;
+  for (const RunRecord& rec : r.records)
+    EXPECT_TRUE(ids.insert(rec.id.run_id).second) << rec.id.run_id;
   return ids;
 }
 
@@ -289,18 +299,22 @@ TEST_F(E2ELibvirt, PoolOfTwoHostsRunsSeed001OnBothAndUploadsEachKernelOnce) {
     const std::string xml = domain_xml_of(r, rec);
     if (rec.provenance.hypervisor_uri == tcp_uri()) {
       std::smatch m;
-      ASSERT_TRUE(std::regex_search(xml, m, std::regex("<kernel>(/var/lib/libvirt/images/foliolab/kernel-[^<]+)</kernel>")))
+      ASSERT_TRUE(std::regex_search(
+          xml, m, std::regex("<kernel>(/var/lib/libvirt/images/foliolab/kernel-[^<]+)</kernel>")))
           << xml;
       kernels_remote.insert(m[1]);
-      EXPECT_NE(xml.find("<initrd>/var/lib/libvirt/images/foliolab/initrd-"), std::string::npos) << xml;
+      EXPECT_NE(xml.find("<initrd>/var/lib/libvirt/images/foliolab/initrd-"), std::string::npos)
+          << xml;
     } else {
-      EXPECT_EQ(xml.find("/var/lib/libvirt/images/foliolab"), std::string::npos) << xml;  // files of this machine
+      EXPECT_EQ(xml.find("/var/lib/libvirt/images/foliolab"), std::string::npos)
+          << xml;  // files of this machine
     }
   }
   EXPECT_EQ(per_host.size(), 2u);
-  fmt::print(stderr, "runs per host: {} {}, {} {}\n", daemon_->uri(), per_host[daemon_->uri()], tcp_uri(),
-             per_host[tcp_uri()]);
-  EXPECT_NE(r.process.output.find(fmt::format("host {} (1 slot): {} run", tcp_uri(), per_host[tcp_uri()])),
+  fmt::print(stderr, "runs per host: {} {}, {} {}\n", daemon_->uri(), per_host[daemon_->uri()],
+             tcp_uri(), per_host[tcp_uri()]);
+  EXPECT_NE(r.process.output.find(
+                fmt::format("host {} (1 slot): {} run", tcp_uri(), per_host[tcp_uri()])),
             std::string::npos)
       << r.process.output;
   // On the "remote" host (the daemon's /var/lib/libvirt is <daemon>/lib): one volume per
@@ -341,17 +355,25 @@ std::vector<pid_t> qemu_processes_mentioning(const std::string& needle) {
 TEST_F(E2ELibvirt, KillingOneHostsDaemonMovesItsRunToTheOther) {
   auto doomed = LibvirtDaemon::start(*dir_ / "doomed");
   ASSERT_TRUE(doomed.ok()) << doomed.error().message;
-  ASSERT_TRUE(write_file_atomic(*dir_ / "nap.c", "#include <unistd.h>\nint main(void) {\n  sleep(10);\n  return 0;\n}\n").ok());
+  ASSERT_TRUE(
+      write_file_atomic(*dir_ / "nap.c",
+                        "#include <unistd.h>\nint main(void) {\n  sleep(10);\n  return 0;\n}\n")
+          .ok());
   const fs::path yaml = *dir_ / "pool-kill.yaml";
-  ASSERT_TRUE(write_file_atomic(yaml, "name: pool-kill\nkernels:\n  - name: 6.12-mthp-vmstat\n    patches: mthp-vmstat\n"
-                                      "archs: [x86_64]\nmachine: {cpus: 1, memory: 512M}\nknobs:\n"
-                                      "  a: {enabled: never}\n  b: {enabled: madvise}\n  c: {enabled: always}\n"
-                                      "workloads:\n  - name: custom\n    label: nap\n"
-                                      "    params: {source: nap.c, output: exit-status}\nrepeat: 2\ntimeout: 900\n")
-                  .ok());
+  ASSERT_TRUE(
+      write_file_atomic(
+          yaml,
+          "name: pool-kill\nkernels:\n  - name: 6.12-mthp-vmstat\n    patches: mthp-vmstat\n"
+          "archs: [x86_64]\nmachine: {cpus: 1, memory: 512M}\nknobs:\n"
+          "  a: {enabled: never}\n  b: {enabled: madvise}\n  c: {enabled: always}\n"
+          "workloads:\n  - name: custom\n    label: nap\n"
+          "    params: {source: nap.c, output: exit-status}\nrepeat: 2\ntimeout: 900\n")
+          .ok());
   const std::string doomed_uri = (*doomed)->uri();
   CliRun r;
-  std::thread cli([&] { r = run_with(yaml, "pool-kill", {"--hosts", doomed_uri + "*1," + tcp_uri() + "*1"}); });
+  std::thread cli([&] {
+    r = run_with(yaml, "pool-kill", {"--hosts", doomed_uri + "*1," + tcp_uri() + "*1"});
+  });
   // Wait for the doomed host's first guest, then kill its daemon (not the guest).
   bool seen = false;
   while (!seen) {
@@ -364,7 +386,8 @@ TEST_F(E2ELibvirt, KillingOneHostsDaemonMovesItsRunToTheOther) {
   ASSERT_EQ(::kill((*doomed)->pid(), SIGKILL), 0);
   cli.join();
   // The orphaned guest of the killed daemon runs on by itself: end it.
-  for (pid_t p : qemu_processes_mentioning((*dir_ / "pool-kill-results").string())) ::kill(p, SIGKILL);
+  for (pid_t p : qemu_processes_mentioning((*dir_ / "pool-kill-results").string()))
+    ::kill(p, SIGKILL);
   (*doomed)->stop();
 
   EXPECT_EQ(r.process.exit_code, 0) << r.process.describe() << "\n" << r.process.output;
@@ -377,26 +400,32 @@ TEST_F(E2ELibvirt, KillingOneHostsDaemonMovesItsRunToTheOther) {
     if (!rec.provenance.lost_hosts.empty()) {
       ++moved;
       ASSERT_EQ(rec.provenance.lost_hosts.size(), 1u);
-      EXPECT_NE(rec.provenance.lost_hosts[0].find(doomed_uri + ": "), std::string::npos) << rec.provenance.lost_hosts[0];
+      EXPECT_NE(rec.provenance.lost_hosts[0].find(doomed_uri + ": "), std::string::npos)
+          << rec.provenance.lost_hosts[0];
     }
   }
   EXPECT_EQ(moved, 1);
-  EXPECT_NE(r.process.output.find(fmt::format("host {} (1 slot): 0 runs; lost: ", doomed_uri)), std::string::npos)
+  EXPECT_NE(r.process.output.find(fmt::format("host {} (1 slot): 0 runs; lost: ", doomed_uri)),
+            std::string::npos)
       << r.process.output;
-  EXPECT_NE(r.process.output.find("runs moved off a lost host:"), std::string::npos) << r.process.output;
+  EXPECT_NE(r.process.output.find("runs moved off a lost host:"), std::string::npos)
+      << r.process.output;
   EXPECT_EQ(active_domains(), 0);
 }
 
 // A URI nobody listens on is an error at the CLI boundary, naming the URI: exit 2 (no daemon
 // needed, so not an e2e test).
 TEST(LibvirtCli, UnreachableUriIsAnErrorNamingIt) {
-  const std::string bad = "qemu:///system?socket=" + (fs::temp_directory_path() / "foliolab-no-such-sock").string();
+  const std::string bad =
+      "qemu:///system?socket=" + (fs::temp_directory_path() / "foliolab-no-such-sock").string();
   RealProcessRunner proc;
-  ProcessResult p = proc.run({.argv = {foliolab::cli_binary(), "run", (kRoot / "experiments/quickstart.yaml").string(),
-                                       "--backend", "libvirt", "--connect", bad},
-                              .capture = true});
+  ProcessResult p = proc.run(
+      {.argv = {foliolab::cli_binary(), "run", (kRoot / "experiments/quickstart.yaml").string(),
+                "--backend", "libvirt", "--connect", bad},
+       .capture = true});
   EXPECT_EQ(p.exit_code, 2) << p.output;
-  EXPECT_NE(p.output.find("error: cannot connect to libvirt at " + bad), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("error: cannot connect to libvirt at " + bad), std::string::npos)
+      << p.output;
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ inline void expect_quickstart_claims(const std::vector<RunRecord>& records) {
       EXPECT_EQ(a.deltas.at("mthp.64kB.anon_fault_alloc"), 0);
       EXPECT_GE(b.deltas.at("mthp.64kB.anon_fault_alloc"), 1000);  // 64 MiB / 64 KiB = 1024
       // The counter patches/mthp-vmstat adds agrees with the per-size stat.
-      EXPECT_EQ(b.deltas.at("vmstat.mthp_anon_fault_alloc"), b.deltas.at("mthp.64kB.anon_fault_alloc"));
+      EXPECT_EQ(b.deltas.at("vmstat.mthp_anon_fault_alloc"),
+                b.deltas.at("mthp.64kB.anon_fault_alloc"));
       EXPECT_EQ(a.deltas.at("vmstat.mthp_anon_fault_alloc"), 0);
       const double ratio = a.metrics.at("faults") / b.metrics.at("faults");
       EXPECT_GT(ratio, 14.0);

@@ -21,7 +21,8 @@ la_ssize_t write_cb(struct archive*, void* ctx, const void* buf, size_t n) {
 }  // namespace
 
 Result<std::string> write_cpio(const std::vector<CpioEntry>& entries) {
-  std::unique_ptr<archive, decltype(&archive_write_free)> a(archive_write_new(), archive_write_free);
+  std::unique_ptr<archive, decltype(&archive_write_free)> a(archive_write_new(),
+                                                            archive_write_free);
   WriteCtx ctx;
   archive_write_set_format_cpio_newc(a.get());
   archive_write_set_bytes_per_block(a.get(), 0);  // no block padding: archives get concatenated
@@ -30,7 +31,8 @@ Result<std::string> write_cpio(const std::vector<CpioEntry>& entries) {
   }
   unsigned ino = 1;
   for (const auto& e : entries) {
-    std::unique_ptr<archive_entry, decltype(&archive_entry_free)> ae(archive_entry_new(), archive_entry_free);
+    std::unique_ptr<archive_entry, decltype(&archive_entry_free)> ae(archive_entry_new(),
+                                                                     archive_entry_free);
     archive_entry_set_pathname(ae.get(), e.path.c_str());
     archive_entry_set_uid(ae.get(), 0);
     archive_entry_set_gid(ae.get(), 0);
@@ -81,15 +83,18 @@ Result<std::vector<CpioEntry>> read_cpio(const std::string& bytes) {
     e.path = archive_entry_pathname(ae);
     e.mode = archive_entry_perm(ae);
     auto type = archive_entry_filetype(ae);
-    e.kind = type == AE_IFDIR ? CpioEntry::Kind::kDir
-             : type == AE_IFCHR ? CpioEntry::Kind::kCharDev : CpioEntry::Kind::kFile;
+    e.kind = type == AE_IFDIR   ? CpioEntry::Kind::kDir
+             : type == AE_IFCHR ? CpioEntry::Kind::kCharDev
+                                : CpioEntry::Kind::kFile;
     e.dev_major = archive_entry_rdevmajor(ae);
     e.dev_minor = archive_entry_rdevminor(ae);
     char buf[65536];
-    for (la_ssize_t n; (n = archive_read_data(a.get(), buf, sizeof buf)) > 0;) e.data.append(buf, static_cast<size_t>(n));
+    for (la_ssize_t n; (n = archive_read_data(a.get(), buf, sizeof buf)) > 0;)
+      e.data.append(buf, static_cast<size_t>(n));
     out.push_back(std::move(e));
   }
-  if (rc != ARCHIVE_EOF) return make_error(std::string("libarchive: ") + archive_error_string(a.get()));
+  if (rc != ARCHIVE_EOF)
+    return make_error(std::string("libarchive: ") + archive_error_string(a.get()));
   return out;
 }
 

@@ -16,7 +16,7 @@ struct CpioEntry {
   std::string path;  // relative, no leading '/': "init", "workloads/fault", "dev/console"
   Kind kind = Kind::kFile;
   unsigned mode = 0644;
-  std::string data;  // kFile contents
+  std::string data;                       // kFile contents
   unsigned dev_major = 0, dev_minor = 0;  // kCharDev
 };
 

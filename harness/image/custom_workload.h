@@ -23,7 +23,8 @@ inline constexpr const char* kCustomGuestPath = "/job/bin/custom";
 bool is_custom(const WorkloadSpec& w);
 
 // Entries for the job archive (job/bin/custom); empty for built-in workloads.
-Result<std::vector<CpioEntry>> custom_workload_files(ProcessRunner& runner, const WorkloadSpec& w, Arch arch,
+Result<std::vector<CpioEntry>> custom_workload_files(ProcessRunner& runner, const WorkloadSpec& w,
+                                                     Arch arch,
                                                      const std::filesystem::path& spec_dir,
                                                      const std::filesystem::path& cache);
 

@@ -7,14 +7,17 @@ namespace {
 
 std::string elf(unsigned machine) {
   std::string b(64, '\0');
-  b.replace(0, 4, "\x7f" "ELF");
+  b.replace(0, 4,
+            "\x7f"
+            "ELF");
   b[18] = static_cast<char>(machine & 0xff);
   b[19] = static_cast<char>(machine >> 8);
   return b;
 }
 
 TEST(CustomWorkload, SplitsArgumentsOnBlanksWithoutAShell) {
-  EXPECT_EQ(split_args("  -n 5\t--x='a b' ;rm"), (std::vector<std::string>{"-n", "5", "--x='a", "b'", ";rm"}));
+  EXPECT_EQ(split_args("  -n 5\t--x='a b' ;rm"),
+            (std::vector<std::string>{"-n", "5", "--x='a", "b'", ";rm"}));
 }
 
 TEST(CustomWorkload, RejectsABinaryForTheOtherArch) {

@@ -17,8 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kImageRecipe = "foliolab-image-1";
-const std::vector<std::string> kCflags = {"-static", "-O2", "-g0", "-std=gnu11", "-Wall", "-Wextra",
-                                          "-Werror", "-pthread"};
+const std::vector<std::string> kCflags = {"-static", "-O2",     "-g0",     "-std=gnu11",
+                                          "-Wall",   "-Wextra", "-Werror", "-pthread"};
 
 std::vector<fs::path> sorted_files(const fs::path& dir, const std::vector<std::string>& exts) {
   std::vector<fs::path> out;
@@ -67,7 +67,8 @@ Result<ImageArtifact> ImageBuilder::build(Arch arch) {
   const auto agent_headers = sorted_files(root_ / "images" / "agent", {".h"});
   const auto workload_sources = sorted_files(root_ / "workloads", {".c"});
   const auto workload_headers = sorted_files(root_ / "workloads", {".h"});
-  if (agent_sources.empty()) return make_error("no guest agent sources in " + (root_ / "images/agent").string());
+  if (agent_sources.empty())
+    return make_error("no guest agent sources in " + (root_ / "images/agent").string());
   auto cc_version = compiler_version(runner_, std::string(ai.guest_cc));
   if (!cc_version.ok()) return cc_version.error();
 
@@ -104,18 +105,24 @@ Result<ImageArtifact> ImageBuilder::build(Arch arch) {
   for (const auto& w : workload_sources) {
     auto bin = compile(arch, {w}, dir / w.stem(), log);
     if (!bin.ok()) return bin.error();
-    entries.push_back({"workloads/" + w.stem().string(), CpioEntry::Kind::kFile, 0755, std::move(*bin), 0, 0});
+    entries.push_back(
+        {"workloads/" + w.stem().string(), CpioEntry::Kind::kFile, 0755, std::move(*bin), 0, 0});
   }
   auto cpio = write_cpio(entries);
   if (!cpio.ok()) return cpio.error();
-  nlohmann::json manifest = {{"schema", 1}, {"image_id", art.image_id}, {"arch", ai.name},
-                             {"compiler", *cc_version}, {"workloads", art.workloads}};
-  if (auto st = write_file_atomic(dir / "manifest.json", manifest.dump(2)); !st.ok()) return st.error();
+  nlohmann::json manifest = {{"schema", 1},
+                             {"image_id", art.image_id},
+                             {"arch", ai.name},
+                             {"compiler", *cc_version},
+                             {"workloads", art.workloads}};
+  if (auto st = write_file_atomic(dir / "manifest.json", manifest.dump(2)); !st.ok())
+    return st.error();
   if (auto st = write_file_atomic(art.cpio, *cpio); !st.ok()) return st.error();
   return art;
 }
 
-std::vector<CpioEntry> job_entries(const std::string& job_text, const std::vector<CpioEntry>& extra) {
+std::vector<CpioEntry> job_entries(const std::string& job_text,
+                                   const std::vector<CpioEntry>& extra) {
   std::vector<CpioEntry> entries = {{"job", CpioEntry::Kind::kDir, 0755, {}, 0, 0},
                                     {"job/job.txt", CpioEntry::Kind::kFile, 0644, job_text, 0, 0}};
   entries.insert(entries.end(), extra.begin(), extra.end());

@@ -28,7 +28,8 @@ struct ImageArtifact {
 
 class ImageBuilder {
  public:
-  ImageBuilder(ProcessRunner& runner, std::filesystem::path project_root, std::filesystem::path cache);
+  ImageBuilder(ProcessRunner& runner, std::filesystem::path project_root,
+               std::filesystem::path cache);
   Result<ImageArtifact> build(Arch arch);
 
  private:
@@ -40,7 +41,8 @@ class ImageBuilder {
 };
 
 // The job archive's entries: /job, /job/job.txt and `extra` (a custom program under job/).
-std::vector<CpioEntry> job_entries(const std::string& job_text, const std::vector<CpioEntry>& extra = {});
+std::vector<CpioEntry> job_entries(const std::string& job_text,
+                                   const std::vector<CpioEntry>& extra = {});
 
 // The run's initrd: base archive followed by a job archive holding /job/job.txt.
 // `extra` entries (e.g. a custom workload binary under job/) go into the job archive too.

@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/kselftest_catalog.h"
 #include "image/custom_workload.h"
 #include "kernel/kbuild.h"
 #include "kernel/tree.h"
-#include "catalog/kselftest_catalog.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/hash.h"
@@ -35,14 +35,17 @@ std::string first_lines(const std::string& text, size_t n) {
 
 }  // namespace
 
-std::vector<std::string> kselftest_compile_argv(const std::string& cc, const fs::path& tree, const fs::path& uapi,
-                                                const fs::path& gen, const std::string& program,
-                                                const std::vector<std::string>& helpers, const fs::path& out) {
+std::vector<std::string> kselftest_compile_argv(const std::string& cc, const fs::path& tree,
+                                                const fs::path& uapi, const fs::path& gen,
+                                                const std::string& program,
+                                                const std::vector<std::string>& helpers,
+                                                const fs::path& out) {
   const fs::path mm = tree / kMmDir;
   std::vector<std::string> argv = {cc};
   argv.insert(argv.end(), kCflags.begin(), kCflags.end());
-  argv.insert(argv.end(), {"-I", gen.string(), "-I", tree.string(), "-isystem", (uapi / "include").string(),
-                           "-isystem", (tree / "tools/include/uapi").string()});
+  argv.insert(argv.end(),
+              {"-I", gen.string(), "-I", tree.string(), "-isystem", (uapi / "include").string(),
+               "-isystem", (tree / "tools/include/uapi").string()});
   argv.push_back((mm / (program + ".c")).string());
   for (const auto& h : helpers) argv.push_back((mm / h).string());
   argv.insert(argv.end(), kLibs.begin(), kLibs.end());
@@ -53,7 +56,8 @@ std::vector<std::string> kselftest_compile_argv(const std::string& cc, const fs:
 KselftestBuilder::KselftestBuilder(ProcessRunner& runner, KselftestBuildOptions options)
     : runner_(runner), opt_(std::move(options)) {}
 
-Status KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::path& out, KselftestBuild& build) {
+Status KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::path& out,
+                                     KselftestBuild& build) {
   const ArchInfo& ai = arch_info(arch);
   const fs::path log = out / "build.log";
   // `make headers` (what headers_install copies, with rsync, which Debian lacks by default)
@@ -62,15 +66,17 @@ Status KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::
   const std::vector<std::string> make = Kbuild(arch, tree, out / "obj").argv({"headers"});
   ProcessResult r = runner_.run({.argv = make, .log_path = log, .capture = true});
   if (!r.ok()) {
-    return make_error(fmt::format("kselftest-mm ({}): `{}` failed ({}):\n{}", ai.name, format_argv(make),
-                                  r.describe(), first_lines(r.output, 30)));
+    return make_error(fmt::format("kselftest-mm ({}): `{}` failed ({}):\n{}", ai.name,
+                                  format_argv(make), r.describe(), first_lines(r.output, 30)));
   }
   std::error_code ec;
   const fs::path gen = out / "gen";
   FL_TRY(make_dirs(gen));
   // The Makefile's check_config.sh writes this; foliolab links no liburing (cow's io_uring
   // tests are then compiled out, as on a host without liburing).
-  if (auto st = write_file_atomic(gen / "local_config.h", "// No liburing support found\n"); !st.ok()) return st;
+  if (auto st = write_file_atomic(gen / "local_config.h", "// No liburing support found\n");
+      !st.ok())
+    return st;
   for (const auto& p : kselftest_programs()) {
     const std::string name(p.name);
     if (!path_exists(tree / kMmDir / (name + ".c"))) {
@@ -80,7 +86,8 @@ Status KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::
       continue;
     }
     std::vector<std::string> helpers(p.helpers.begin(), p.helpers.end());
-    auto argv = kselftest_compile_argv(std::string(ai.guest_cc), tree, uapi, gen, name, helpers, out / name);
+    auto argv = kselftest_compile_argv(std::string(ai.guest_cc), tree, uapi, gen, name, helpers,
+                                       out / name);
     argv.insert(argv.begin() + 1, p.cflags.begin(), p.cflags.end());
     r = runner_.run({.argv = argv, .log_path = log, .capture = true});
     if (!r.ok()) {
@@ -116,7 +123,8 @@ Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch ar
     if (!text.ok()) return false;
     const json j = json::parse(*text, nullptr, false);
     if (!j.is_object() || !j.contains("missing") || !j["missing"].is_object()) return false;
-    for (const auto& [name, why] : j["missing"].items()) build.missing[name] = why.is_string() ? why.get<std::string>() : "";
+    for (const auto& [name, why] : j["missing"].items())
+      build.missing[name] = why.is_string() ? why.get<std::string>() : "";
     build.cache_hit = true;
     return true;
   };
@@ -139,9 +147,13 @@ Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch ar
   if (auto st = compile_all(work / "tree", arch, staging, build); !st.ok()) return st.error();
   json missing = json::object();
   for (const auto& [name, why] : build.missing) missing[name] = why;
-  const json j = {{"schema", 1}, {"tree_key", tree->tree_key}, {"arch", ai.name},
-                  {"compiler", *cc_version}, {"missing", missing}};
-  if (auto st = write_file_atomic(staging / "manifest.json", j.dump(2)); !st.ok()) return st.error();
+  const json j = {{"schema", 1},
+                  {"tree_key", tree->tree_key},
+                  {"arch", ai.name},
+                  {"compiler", *cc_version},
+                  {"missing", missing}};
+  if (auto st = write_file_atomic(staging / "manifest.json", j.dump(2)); !st.ok())
+    return st.error();
   FL_TRY(remove_tree(build.dir));
   if (auto st = rename_path(staging, build.dir); !st.ok()) {
     return in_context("cannot publish " + build.dir.string(), st.error());
@@ -149,26 +161,30 @@ Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch ar
   return build;
 }
 
-Result<std::vector<CpioEntry>> KselftestBuilder::job_files(const WorkloadSpec& w, const KernelSpec& kernel,
-                                                           Arch arch) {
+Result<std::vector<CpioEntry>> KselftestBuilder::job_files(const WorkloadSpec& w,
+                                                           const KernelSpec& kernel, Arch arch) {
   if (!is_kselftest(w)) return std::vector<CpioEntry>{};
   auto selection = kselftest_selection(w);
-  if (!selection.ok()) return make_error(fmt::format("workload {}: {}", w.label, selection.error().message));
+  if (!selection.ok())
+    return make_error(fmt::format("workload {}: {}", w.label, selection.error().message));
   auto build = this->build(kernel, arch);
   if (!build.ok()) return build.error();
   std::vector<CpioEntry> out = {{"job/kselftest", CpioEntry::Kind::kDir, 0755, {}, 0, 0}};
   for (const auto& name : *selection) {
     if (auto it = build->missing.find(name); it != build->missing.end()) {
-      return make_error(fmt::format("workload {}: mm selftest {} is not available from kernel {}'s tree for {}: {}",
-                                    w.label, name, kernel.name, arch_info(arch).name, it->second));
+      return make_error(fmt::format(
+          "workload {}: mm selftest {} is not available from kernel {}'s tree for {}: {}", w.label,
+          name, kernel.name, arch_info(arch).name, it->second));
     }
     auto bytes = read_file(build->dir / name);
     if (!bytes.ok()) return bytes.error();
-    if (auto st = check_elf_arch(*bytes, arch, (build->dir / name).string()); !st.ok()) return st.error();
+    if (auto st = check_elf_arch(*bytes, arch, (build->dir / name).string()); !st.ok())
+      return st.error();
     std::string args;
     for (const auto& a : find_kselftest_program(name)->args) args += std::string(a) + "\n";
     out.push_back({"job/kselftest/" + name, CpioEntry::Kind::kFile, 0755, std::move(*bytes), 0, 0});
-    out.push_back({"job/kselftest/" + name + ".args", CpioEntry::Kind::kFile, 0644, std::move(args), 0, 0});
+    out.push_back(
+        {"job/kselftest/" + name + ".args", CpioEntry::Kind::kFile, 0644, std::move(args), 0, 0});
   }
   return out;
 }

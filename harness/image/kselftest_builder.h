@@ -38,7 +38,7 @@ struct KselftestBuildOptions {
 };
 
 struct KselftestBuild {
-  std::filesystem::path dir;                 // the programs
+  std::filesystem::path dir;                   // the programs
   std::map<std::string, std::string> missing;  // program -> why it was not built
   bool cache_hit = false;
 };
@@ -49,7 +49,8 @@ class KselftestBuilder {
   Result<KselftestBuild> build(const KernelSpec& kernel, Arch arch);
 
   // Job archive entries for `w` (empty unless it is kselftest-mm): its programs and arguments.
-  Result<std::vector<CpioEntry>> job_files(const WorkloadSpec& w, const KernelSpec& kernel, Arch arch);
+  Result<std::vector<CpioEntry>> job_files(const WorkloadSpec& w, const KernelSpec& kernel,
+                                           Arch arch);
 
  private:
   Status compile_all(const std::filesystem::path& tree, Arch arch, const std::filesystem::path& out,
@@ -61,10 +62,9 @@ class KselftestBuilder {
 // The compiler's argv for one program (pure; tested): sources from <tree>/tools/testing/
 // selftests/mm, UAPI headers from `uapi`/include (`make headers` leaves them in <O=>/usr) and
 // `gen` (holds local_config.h).
-std::vector<std::string> kselftest_compile_argv(const std::string& cc, const std::filesystem::path& tree,
-                                                const std::filesystem::path& uapi,
-                                                const std::filesystem::path& gen, const std::string& program,
-                                                const std::vector<std::string>& helpers,
-                                                const std::filesystem::path& out);
+std::vector<std::string> kselftest_compile_argv(
+    const std::string& cc, const std::filesystem::path& tree, const std::filesystem::path& uapi,
+    const std::filesystem::path& gen, const std::string& program,
+    const std::vector<std::string>& helpers, const std::filesystem::path& out);
 
 }  // namespace foliolab

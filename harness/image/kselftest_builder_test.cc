@@ -37,7 +37,10 @@ class FakeToolchain : public FakeProcessRunner {
         if (arg.ends_with(".c") && source.empty()) source = *read_file(arg);
       }
       calls.push_back("cc " + fs::path(out).filename().string());
-      std::string elf("\x7f" "ELF", 4);
+      std::string elf(
+          "\x7f"
+          "ELF",
+          4);
       elf.resize(20, '\0');
       elf[18] = 62;  // EM_X86_64
       (void)write_file_atomic(out, elf + source);
@@ -62,9 +65,12 @@ class KselftestBuilderTest : public ::testing::Test {
         "@@ -1,2 +1,2 @@\n cow one\n-two\n+PATCHED\n");
   }
   void TearDown() override { fs::remove_all(root_); }
-  void put(const std::string& rel, const std::string& text) { ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok()); }
+  void put(const std::string& rel, const std::string& text) {
+    ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok());
+  }
   KselftestBuilder builder() {
-    return KselftestBuilder(fake_, {.project_root = root_ / "project", .spec_dir = root_, .cache = root_ / "cache"});
+    return KselftestBuilder(
+        fake_, {.project_root = root_ / "project", .spec_dir = root_, .cache = root_ / "cache"});
   }
   KernelSpec kernel(const std::string& patches) {
     return KernelSpec{.name = "k", .source = (root_ / "src").string(), .patches = patches};
@@ -72,7 +78,12 @@ class KselftestBuilderTest : public ::testing::Test {
   // A file's data; for a program, without the fake ELF header.
   static std::string content(const std::vector<CpioEntry>& files, const std::string& path) {
     for (const auto& f : files) {
-      if (f.path == path) return f.data.starts_with("\x7f" "ELF") ? f.data.substr(20) : f.data;
+      if (f.path == path)
+        return f.data.starts_with(
+                   "\x7f"
+                   "ELF")
+                   ? f.data.substr(20)
+                   : f.data;
     }
     return "(absent)";
   }
@@ -82,14 +93,16 @@ class KselftestBuilderTest : public ::testing::Test {
 
 TEST_F(KselftestBuilderTest, BuiltFromThePatchedTreeAndCached) {
   auto b = builder();
-  const WorkloadSpec w{.name = "kselftest-mm", .label = "ks", .params = {{"tests", "cow transhuge-stress"}}};
+  const WorkloadSpec w{
+      .name = "kselftest-mm", .label = "ks", .params = {{"tests", "cow transhuge-stress"}}};
   auto files = b.job_files(w, kernel("a"), Arch::kX86_64);
   ASSERT_TRUE(files.ok()) << files.error().message;
   EXPECT_EQ(content(*files, "job/kselftest/cow"), "cow one\nPATCHED\n");
   EXPECT_EQ(content(*files, "job/kselftest/transhuge-stress.args"), "-d\n10\n64\n");
-  EXPECT_EQ(content(*files, "job/kselftest/khugepaged"), "(absent)");     // not asked for
-  EXPECT_EQ(fake_.calls, (std::vector<std::string>{"make headers", "cc split_huge_page_test", "cc khugepaged",
-                                                   "cc cow", "cc transhuge-stress"}));
+  EXPECT_EQ(content(*files, "job/kselftest/khugepaged"), "(absent)");  // not asked for
+  EXPECT_EQ(fake_.calls,
+            (std::vector<std::string>{"make headers", "cc split_huge_page_test", "cc khugepaged",
+                                      "cc cow", "cc transhuge-stress"}));
   // Same tree: nothing runs again. Another series: another build, from that tree.
   fake_.calls.clear();
   ASSERT_TRUE(b.job_files(w, kernel("a"), Arch::kX86_64).ok());
@@ -107,12 +120,15 @@ TEST_F(KselftestBuilderTest, ProgramTheTreeLacksIsAnErrorOnlyWhenAsked) {
   ASSERT_EQ(build->missing.count("uffd-wp-mremap"), 1u);
   EXPECT_EQ(build->missing.at("uffd-wp-mremap"),
             "tools/testing/selftests/mm/uffd-wp-mremap.c is not in this tree (Linux 6.12.117)");
-  const WorkloadSpec w{.name = "kselftest-mm", .label = "ks", .params = {{"tests", "cow uffd-wp-mremap"}}};
+  const WorkloadSpec w{
+      .name = "kselftest-mm", .label = "ks", .params = {{"tests", "cow uffd-wp-mremap"}}};
   auto files = b.job_files(w, kernel(""), Arch::kX86_64);
   ASSERT_FALSE(files.ok());
-  EXPECT_THAT(files.error().message, HasSubstr("mm selftest uffd-wp-mremap is not available from kernel k's tree"));
+  EXPECT_THAT(files.error().message,
+              HasSubstr("mm selftest uffd-wp-mremap is not available from kernel k's tree"));
   // The arm64 guest refuses an x86_64 binary.
-  auto arm = b.job_files(WorkloadSpec{.name = "kselftest-mm", .params = {{"tests", "cow"}}}, kernel(""), Arch::kArm64);
+  auto arm = b.job_files(WorkloadSpec{.name = "kselftest-mm", .params = {{"tests", "cow"}}},
+                         kernel(""), Arch::kArm64);
   ASSERT_FALSE(arm.ok());
   EXPECT_THAT(arm.error().message, HasSubstr("built for ELF machine 62"));
 }
@@ -120,12 +136,27 @@ TEST_F(KselftestBuilderTest, ProgramTheTreeLacksIsAnErrorOnlyWhenAsked) {
 TEST(KselftestBuilder, CompileArgv) {
   EXPECT_EQ(kselftest_compile_argv("aarch64-linux-gnu-gcc", "/w/tree", "/o/uapi", "/o/gen", "cow",
                                    {"vm_util.c", "thp_settings.c"}, "/o/cow"),
-            (std::vector<std::string>{"aarch64-linux-gnu-gcc", "-static", "-Wall", "-O2", "-U_FORTIFY_SOURCE", "-I",
-                                      "/o/gen", "-I", "/w/tree", "-isystem", "/o/uapi/include", "-isystem",
-                                      "/w/tree/tools/include/uapi", "/w/tree/tools/testing/selftests/mm/cow.c",
+            (std::vector<std::string>{"aarch64-linux-gnu-gcc",
+                                      "-static",
+                                      "-Wall",
+                                      "-O2",
+                                      "-U_FORTIFY_SOURCE",
+                                      "-I",
+                                      "/o/gen",
+                                      "-I",
+                                      "/w/tree",
+                                      "-isystem",
+                                      "/o/uapi/include",
+                                      "-isystem",
+                                      "/w/tree/tools/include/uapi",
+                                      "/w/tree/tools/testing/selftests/mm/cow.c",
                                       "/w/tree/tools/testing/selftests/mm/vm_util.c",
-                                      "/w/tree/tools/testing/selftests/mm/thp_settings.c", "-lrt", "-lpthread",
-                                      "-lm", "-o", "/o/cow"}));
+                                      "/w/tree/tools/testing/selftests/mm/thp_settings.c",
+                                      "-lrt",
+                                      "-lpthread",
+                                      "-lm",
+                                      "-o",
+                                      "/o/cow"}));
 }
 
 }  // namespace

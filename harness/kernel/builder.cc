@@ -104,14 +104,17 @@ KernelBuilder::KernelBuilder(ProcessRunner& runner, KernelBuildOptions options)
   if (!opt_.progress) opt_.progress = [](const std::string&, double, const std::string&) {};
 }
 
-Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSpec& spec, Arch arch) const {
+Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSpec& spec,
+                                                                  Arch arch) const {
   std::vector<std::string> names = {"guest-base", std::string(arch_info(arch).config_fragment)};
   for (const auto& extra : spec.config) names.push_back(extra);
   std::vector<std::vector<ConfigRequest>> fragments;
   for (const auto& name : names) {
     const fs::path file = opt_.project_root / "kernel-config" / (name + ".config");
     auto text = read_file(file);
-    if (!text.ok()) return make_error(fmt::format("kernel {}: config fragment '{}' not found ({})", spec.name, name, file.string()));
+    if (!text.ok())
+      return make_error(fmt::format("kernel {}: config fragment '{}' not found ({})", spec.name,
+                                    name, file.string()));
     auto parsed = parse_fragment(*text, name);
     if (!parsed.ok()) return parsed.error();
     fragments.push_back(std::move(*parsed));
@@ -196,7 +199,7 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   // PVH kernels boot vmlinux: compressing it into a bzImage would be wasted time.
   const ArchInfo& ai = *plan->arch;
   const std::string target(has_option(*config, ai.direct_boot_option) ? ai.direct_boot_image
-                                                                        : ai.image_target);
+                                                                      : ai.image_target);
   FL_TRY(kbuild(*plan, *job, target));
   return publish(*plan, *job, target);
 }
@@ -248,9 +251,10 @@ Result<std::string> KernelBuilder::configure(const Plan& plan, const Job& job) {
   auto final_config = read_file(dotconfig);
   if (!final_config.ok()) return final_config.error();
   if (auto bad = verify_config(plan.requests, *final_config); !bad.empty()) {
-    return make_error(fmt::format("{}: {} requested config option(s) did not survive olddefconfig "
-                                  "(unmet dependencies?):\n{}",
-                                  plan.label(), bad.size(), describe_mismatches(bad)));
+    return make_error(
+        fmt::format("{}: {} requested config option(s) did not survive olddefconfig "
+                    "(unmet dependencies?):\n{}",
+                    plan.label(), bad.size(), describe_mismatches(bad)));
   }
   return final_config;
 }
@@ -270,14 +274,21 @@ Result<KernelArtifact> KernelBuilder::publish(const Plan& plan, const Job& job,
   const fs::path tree = plan.work / "tree";
   auto version = tree_kernel_version(tree);
   const SourceInfo& src = plan.tree.source;
-  KernelMeta meta{.build_id = plan.build_id, .cache_key = plan.key, .kernel = plan.spec->name,
-                  .arch = std::string(ai.name), .version = version.ok() ? *version : "",
-                  .source = {.id = src.id, .location = src.location.string(),
-                             .describe = src.describe(), .git_ref = src.git_ref,
-                             .git_commit = src.git_commit, .git_dirty = src.git_dirty,
+  KernelMeta meta{.build_id = plan.build_id,
+                  .cache_key = plan.key,
+                  .kernel = plan.spec->name,
+                  .arch = std::string(ai.name),
+                  .version = version.ok() ? *version : "",
+                  .source = {.id = src.id,
+                             .location = src.location.string(),
+                             .describe = src.describe(),
+                             .git_ref = src.git_ref,
+                             .git_commit = src.git_commit,
+                             .git_dirty = src.git_dirty,
                              .work_id = src.work_id},
                   .series = plan.tree.series ? plan.tree.series->name : "",
-                  .compiler = plan.compiler_version, .ccache = job.kbuild.ccache(),
+                  .compiler = plan.compiler_version,
+                  .ccache = job.kbuild.ccache(),
                   .build_seconds = seconds,
                   .reproduce = job.kbuild.reproduce({fmt::format("-j{}", opt_.jobs), target})};
   if (plan.tree.series) {

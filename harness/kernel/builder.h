@@ -28,8 +28,8 @@
 namespace foliolab {
 
 struct KernelArtifact {
-  std::string build_id;            // first 16 hex digits of the cache key
-  std::filesystem::path dir;       // <cache>/kernels/<build_id>
+  std::string build_id;       // first 16 hex digits of the cache key
+  std::filesystem::path dir;  // <cache>/kernels/<build_id>
   // The kernel's image file: bzImage / Image; for an x86_64 kernel with CONFIG_PVH=y built
   // since the bzImage went, vmlinux (the only image it keeps, see boot_image).
   std::filesystem::path image;
@@ -39,8 +39,8 @@ struct KernelArtifact {
   // their bzImage.
   std::filesystem::path boot_image;
   std::filesystem::path dotconfig;
-  std::string version;             // "6.12.117"
-  std::string kernel_name;         // KernelSpec::name
+  std::string version;      // "6.12.117"
+  std::string kernel_name;  // KernelSpec::name
   // Where it came from, for run records and reports: "git /src/linux @ 1a2b3c4d5e6f (ref
   // my-branch) + patches v1..v2 (...)".
   std::string source;

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "testing/fake_make.h"
-#include "util/fs.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -35,10 +35,15 @@ class BuilderTest : public ::testing::Test {
         "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n uno\n-dos\n+DOS\n tres\n");
   }
   void TearDown() override { fs::remove_all(root_); }
-  void put(const std::string& rel, const std::string& text) { ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok()); }
+  void put(const std::string& rel, const std::string& text) {
+    ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok());
+  }
   KernelBuilder builder() {
-    return KernelBuilder(make_, {.project_root = root_ / "project", .spec_dir = root_,
-                                 .cache = root_ / "cache", .jobs = 2, .use_ccache = false});
+    return KernelBuilder(make_, {.project_root = root_ / "project",
+                                 .spec_dir = root_,
+                                 .cache = root_ / "cache",
+                                 .jobs = 2,
+                                 .use_ccache = false});
   }
   KernelSpec spec(const std::string& patches, std::vector<std::string> config = {}) {
     KernelSpec k;
@@ -107,7 +112,8 @@ TEST_F(BuilderTest, PvhKernelBuildsOnlyVmlinuxAndBootsIt) {
 // Kernels cached before the bzImage went kept bzImage and vmlinux: they boot vmlinux, their image
 // stays the bzImage; those cached before vmlinux was kept boot their bzImage.
 TEST_F(BuilderTest, OlderCacheEntriesLoad) {
-  const std::string meta = R"({"schema": 1, "kernel": "old", "arch": "x86_64", "version": "6.12.117",
+  const std::string meta =
+      R"({"schema": 1, "kernel": "old", "arch": "x86_64", "version": "6.12.117",
                                "build_seconds": 12.5, "series": "", "source": {"describe": "d"}})";
   put("cache/kernels/1111111111111111/kernel.json", meta);
   put("cache/kernels/1111111111111111/bzImage", "kernel");
@@ -130,8 +136,11 @@ TEST_F(BuilderTest, OlderCacheEntriesLoad) {
 // A kernel.json that cannot be read (damaged, a newer schema) is a cache miss with its reason.
 TEST_F(BuilderTest, UnreadableKernelJsonIsACacheMissWithAReason) {
   std::vector<std::string> lines;
-  KernelBuilder b(make_, {.project_root = root_ / "project", .spec_dir = root_, .cache = root_ / "cache",
-                          .jobs = 2, .use_ccache = false,
+  KernelBuilder b(make_, {.project_root = root_ / "project",
+                          .spec_dir = root_,
+                          .cache = root_ / "cache",
+                          .jobs = 2,
+                          .use_ccache = false,
                           .log = [&](const std::string& line) { lines.push_back(line); }});
   auto first = b.build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(first.ok()) << first.error().message;
@@ -144,7 +153,8 @@ TEST_F(BuilderTest, UnreadableKernelJsonIsACacheMissWithAReason) {
   EXPECT_EQ(make_.calls.size(), 3u);
   ASSERT_FALSE(lines.empty());
   EXPECT_NE(lines[0].find("the cached copy is not usable"), std::string::npos) << lines[0];
-  EXPECT_NE(lines[0].find("schema 2 is newer than this foliolab reads (1)"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("schema 2 is newer than this foliolab reads (1)"), std::string::npos)
+      << lines[0];
   put("cache/kernels/" + first->build_id + "/kernel.json", "{\"schema\": 1, \"kern");
   auto damaged = b.build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(damaged.ok()) << damaged.error().message;
@@ -154,7 +164,8 @@ TEST_F(BuilderTest, UnreadableKernelJsonIsACacheMissWithAReason) {
 TEST_F(BuilderTest, DroppedConfigOptionIsAnErrorNamingIt) {
   auto r = builder().build(spec("", {"numa-emu"}), Arch::kX86_64);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("CONFIG_NUMA_EMU=y (from numa-emu) ended up not set"), std::string::npos)
+  EXPECT_NE(r.error().message.find("CONFIG_NUMA_EMU=y (from numa-emu) ended up not set"),
+            std::string::npos)
       << r.error().message;
   EXPECT_EQ(std::count(make_.calls.begin(), make_.calls.end(), "bzImage"), 0);
 }
@@ -162,8 +173,10 @@ TEST_F(BuilderTest, DroppedConfigOptionIsAnErrorNamingIt) {
 TEST_F(BuilderTest, PatchThatDoesNotApplyNamesPatchAndHunkAndLeavesTheUsersTreeAlone) {
   auto r = builder().build(spec("bad"), Arch::kX86_64);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("patch 0001-bad.patch (1/1 in series bad)"), std::string::npos) << r.error().message;
-  EXPECT_NE(r.error().message.find("mm/memory.c: hunk #1 FAILED"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("patch 0001-bad.patch (1/1 in series bad)"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("mm/memory.c: hunk #1 FAILED"), std::string::npos)
+      << r.error().message;
   EXPECT_EQ(*read_file(root_ / "src/mm/memory.c"), "one\ntwo\nthree\n");
 }
 
@@ -202,7 +215,8 @@ TEST_F(BuilderTest, EditedDirectorySourceReusesItsWorkingTreeAndObjDirAndCopiesO
   ASSERT_TRUE(third.ok());
   EXPECT_TRUE(third->cache_hit);
   EXPECT_EQ(third->build_id, first->build_id);
-  EXPECT_NE(third->source.find("directory " + (root_ / "src").string()), std::string::npos) << third->source;
+  EXPECT_NE(third->source.find("directory " + (root_ / "src").string()), std::string::npos)
+      << third->source;
 }
 
 TEST_F(BuilderTest, DirectorySourceHoldingBuildOutputsIsRefusedWithHowToCleanIt) {
@@ -210,7 +224,8 @@ TEST_F(BuilderTest, DirectorySourceHoldingBuildOutputsIsRefusedWithHowToCleanIt)
   put("src/mm/memory.o", "obj");
   auto r = builder().build(spec(""), Arch::kX86_64);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("holds in-tree build outputs (.config, mm/memory.o)"), std::string::npos)
+  EXPECT_NE(r.error().message.find("holds in-tree build outputs (.config, mm/memory.o)"),
+            std::string::npos)
       << r.error().message;
   EXPECT_NE(r.error().message.find("mrproper"), std::string::npos);
   EXPECT_TRUE(make_.calls.empty());

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -31,13 +31,15 @@ uint64_t disk_usage(const fs::path& p, InodeSet& seen) {
   auto one = [&](const fs::path& f) -> uint64_t {
     struct stat st {};
     if (::lstat(f.c_str(), &st) != 0) return 0;
-    if (st.st_nlink > 1 && !S_ISDIR(st.st_mode) && !seen.insert({st.st_dev, st.st_ino}).second) return 0;
+    if (st.st_nlink > 1 && !S_ISDIR(st.st_mode) && !seen.insert({st.st_dev, st.st_ino}).second)
+      return 0;
     return static_cast<uint64_t>(st.st_blocks) * 512;
   };
   uint64_t total = one(p);
   std::error_code ec;
   if (!fs::is_directory(fs::symlink_status(p, ec))) return total;
-  for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+  for (auto it =
+           fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     total += one(it->path());
   }
@@ -100,12 +102,18 @@ Result<std::optional<uint64_t>> cache_max_size_in(const YAML::Node& doc,
 
 std::string_view cache_kind_name(CacheKind k) {
   switch (k) {
-    case CacheKind::kKernel: return "kernel";
-    case CacheKind::kImage: return "image";
-    case CacheKind::kWorkTree: return "working tree";
-    case CacheKind::kSource: return "source";
-    case CacheKind::kBuildDir: return "build dir";
-    case CacheKind::kCcache: return "ccache";
+    case CacheKind::kKernel:
+      return "kernel";
+    case CacheKind::kImage:
+      return "image";
+    case CacheKind::kWorkTree:
+      return "working tree";
+    case CacheKind::kSource:
+      return "source";
+    case CacheKind::kBuildDir:
+      return "build dir";
+    case CacheKind::kCcache:
+      return "ccache";
   }
   return "?";
 }
@@ -140,7 +148,9 @@ std::vector<CacheItem> list_cache(const fs::path& cache) {
   std::vector<fs::path> sources = subdirs(cache / "src");
   for (const auto& dir : sources) {
     // Its working tree's builds read it too (restoring files a series touched).
-    CacheItem& s = add(CacheKind::kSource, dir, {dir.string() + ".lock", cache / "work" / (dir.filename().string() + ".lock")});
+    CacheItem& s =
+        add(CacheKind::kSource, dir,
+            {dir.string() + ".lock", cache / "work" / (dir.filename().string() + ".lock")});
     // Used whenever its working tree is.
     s.last_used = std::max(s.last_used, last_use(cache / "work" / s.id));
   }
@@ -156,9 +166,11 @@ std::vector<CacheItem> list_cache(const fs::path& cache) {
     }
   }
   for (const auto& dir : subdirs(cache / "build")) {
-    add(CacheKind::kBuildDir, dir, {cache / "work" / (source_of_build_dir(dir.filename().string()) + ".lock")});
+    add(CacheKind::kBuildDir, dir,
+        {cache / "work" / (source_of_build_dir(dir.filename().string()) + ".lock")});
   }
-  if (path_exists(cache / "ccache")) add(CacheKind::kCcache, cache / "ccache", std::vector<fs::path>{});
+  if (path_exists(cache / "ccache"))
+    add(CacheKind::kCcache, cache / "ccache", std::vector<fs::path>{});
   return items;
 }
 
@@ -168,8 +180,9 @@ GcResult collect_garbage(const fs::path& cache, const GcOptions& opt) {
   std::vector<CacheItem> items = list_cache(cache);
   for (const auto& it : items) out.before += it.bytes;
   out.after = out.before;
-  std::stable_sort(items.begin(), items.end(),
-                   [](const CacheItem& a, const CacheItem& b) { return a.last_used < b.last_used; });
+  std::stable_sort(items.begin(), items.end(), [](const CacheItem& a, const CacheItem& b) {
+    return a.last_used < b.last_used;
+  });
   for (const auto& it : items) {
     if (!it.evictable()) continue;
     const bool too_old = opt.older_than_secs && now - it.last_used > *opt.older_than_secs;
@@ -201,10 +214,15 @@ GcResult collect_garbage(const fs::path& cache, const GcOptions& opt) {
     for (const auto& it : items) {
       if (it.kind == CacheKind::kCcache) ccache = it.bytes;
     }
-    out.note += fmt::format("the cache stays at {} (over {}): ", human_bytes(out.after), human_bytes(*opt.max_bytes));
-    out.note += out.held.empty() ? "" : fmt::format("{} item(s) are in use by a running foliolab; ", out.held.size());
-    out.note += fmt::format("ccache holds {} and is bounded by ccache itself (CCACHE_MAXSIZE 8G; `CCACHE_DIR={} ccache -M SIZE` lowers it)",
-                            human_bytes(ccache), (cache / "ccache").string());
+    out.note += fmt::format("the cache stays at {} (over {}): ", human_bytes(out.after),
+                            human_bytes(*opt.max_bytes));
+    out.note += out.held.empty()
+                    ? ""
+                    : fmt::format("{} item(s) are in use by a running foliolab; ", out.held.size());
+    out.note += fmt::format(
+        "ccache holds {} and is bounded by ccache itself (CCACHE_MAXSIZE 8G; `CCACHE_DIR={} ccache "
+        "-M SIZE` lowers it)",
+        human_bytes(ccache), (cache / "ccache").string());
   }
   return out;
 }
@@ -215,7 +233,8 @@ Result<uint64_t> parse_size(const std::string& text) {
   try {
     n = std::stod(text, &pos);
   } catch (const std::exception&) {
-    return make_error(fmt::format("invalid size '{}': expected a number with an optional unit (K, M, G, T)", text));
+    return make_error(fmt::format(
+        "invalid size '{}': expected a number with an optional unit (K, M, G, T)", text));
   }
   std::string unit = text.substr(pos);
   for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -225,11 +244,14 @@ Result<uint64_t> parse_size(const std::string& text) {
       break;
     }
   }
-  static const std::pair<const char*, int> kUnits[] = {{"", 0}, {"K", 1}, {"M", 2}, {"G", 3}, {"T", 4}};
+  static const std::pair<const char*, int> kUnits[] = {
+      {"", 0}, {"K", 1}, {"M", 2}, {"G", 3}, {"T", 4}};
   for (const auto& [name, power] : kUnits) {
-    if (unit == name && n >= 0 && std::isfinite(n)) return static_cast<uint64_t>(n * std::pow(1024.0, power));
+    if (unit == name && n >= 0 && std::isfinite(n))
+      return static_cast<uint64_t>(n * std::pow(1024.0, power));
   }
-  return make_error(fmt::format("invalid size '{}': expected a number with an optional unit (K, M, G, T)", text));
+  return make_error(
+      fmt::format("invalid size '{}': expected a number with an optional unit (K, M, G, T)", text));
 }
 
 Result<int64_t> parse_age(const std::string& text) {
@@ -241,11 +263,14 @@ Result<int64_t> parse_age(const std::string& text) {
     pos = 0;
   }
   const std::string unit = text.substr(pos);
-  static const std::pair<const char*, int64_t> kUnits[] = {{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}, {"w", 604800}};
+  static const std::pair<const char*, int64_t> kUnits[] = {
+      {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}, {"w", 604800}};
   for (const auto& [name, secs] : kUnits) {
-    if (pos > 0 && unit == name && n >= 0) return static_cast<int64_t>(n * static_cast<double>(secs));
+    if (pos > 0 && unit == name && n >= 0)
+      return static_cast<int64_t>(n * static_cast<double>(secs));
   }
-  return make_error(fmt::format("invalid age '{}': expected a number and a unit s, m, h, d or w (e.g. 7d)", text));
+  return make_error(fmt::format(
+      "invalid age '{}': expected a number and a unit s, m, h, d or w (e.g. 7d)", text));
 }
 
 std::string human_bytes(uint64_t bytes) {

@@ -26,11 +26,12 @@ struct CacheItem {
   std::string id;  // folder name
   std::filesystem::path path;
   std::vector<std::filesystem::path> locks;  // lock files guarding it: all must be free to evict
-  uint64_t bytes = 0;          // disk usage; a hard-linked file counts once, for the first holder
+  uint64_t bytes = 0;  // disk usage; a hard-linked file counts once, for the first holder
   std::time_t last_used = 0;
   // Kernels: from kernel.json.
   std::string kernel, arch, source, version;
-  std::vector<std::string> parts;  // working trees: their O= folders with sizes ("x86_64-1a2b: 310 MB")
+  std::vector<std::string>
+      parts;  // working trees: their O= folders with sizes ("x86_64-1a2b: 310 MB")
   bool evictable() const { return kind != CacheKind::kCcache; }
 };
 
@@ -45,10 +46,10 @@ struct GcOptions {
 };
 
 struct GcResult {
-  std::vector<CacheItem> evicted;    // removed (or, in a dry run, would be)
-  std::vector<CacheItem> held;       // wanted but in use by a running foliolab
-  uint64_t before = 0, after = 0;    // total bytes
-  std::string note;                  // why the target could not be met, if so
+  std::vector<CacheItem> evicted;  // removed (or, in a dry run, would be)
+  std::vector<CacheItem> held;     // wanted but in use by a running foliolab
+  uint64_t before = 0, after = 0;  // total bytes
+  std::string note;                // why the target could not be met, if so
 };
 
 // Chooses and (unless dry_run) removes items. Locks are taken without waiting: a held one skips

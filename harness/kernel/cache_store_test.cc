@@ -6,8 +6,8 @@
 #include <chrono>
 
 #include "kernel/tree_sync.h"
-#include "util/fs.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -22,19 +22,24 @@ class CacheStoreTest : public ::testing::Test {
     put("images/x86_64-abcd/initramfs.cpio", std::string(100000, 'i'));
     age("images/x86_64-abcd", 2 * kDay);
     put("work/dir-mylinux-123/tree/Makefile", std::string(50000, 'm'));
-    put(std::string("work/dir-mylinux-123/tree/") + kBuildDirPrefix + "x86_64-cfg/vmlinux", std::string(300000, 'o'));
+    put(std::string("work/dir-mylinux-123/tree/") + kBuildDirPrefix + "x86_64-cfg/vmlinux",
+        std::string(300000, 'o'));
     put("work/dir-mylinux-123/last-used", "");
     age("work/dir-mylinux-123/last-used", 4 * kDay);
-    put("build/linux-source-6.12-585a4a074597-x86_64-232990a77536/vmlinux", std::string(200000, 'b'));
+    put("build/linux-source-6.12-585a4a074597-x86_64-232990a77536/vmlinux",
+        std::string(200000, 'b'));
     age("build/linux-source-6.12-585a4a074597-x86_64-232990a77536", 5 * kDay);
     put("ccache/0/stats", std::string(10000, 'c'));
     put("kernels/3333333333333333.tmp/build.log", "in progress");
   }
   void TearDown() override { fs::remove_all(cache_); }
   static constexpr int64_t kDay = 86400;
-  void put(const std::string& rel, const std::string& text) { ASSERT_TRUE(write_file_atomic(cache_ / rel, text).ok()); }
+  void put(const std::string& rel, const std::string& text) {
+    ASSERT_TRUE(write_file_atomic(cache_ / rel, text).ok());
+  }
   void age(const std::string& rel, int64_t secs) {
-    fs::last_write_time(cache_ / rel, fs::file_time_type::clock::now() - std::chrono::seconds(secs));
+    fs::last_write_time(cache_ / rel,
+                        fs::file_time_type::clock::now() - std::chrono::seconds(secs));
   }
   void kernel(const std::string& id, const std::string& name, int64_t age_secs) {
     put("kernels/" + id + "/bzImage", std::string(400000, 'k'));
@@ -54,9 +59,10 @@ class CacheStoreTest : public ::testing::Test {
 
 TEST_F(CacheStoreTest, ListShowsKernelsImagesTreesBuildDirsAndCcacheWithSizesAndLastUse) {
   auto items = list_cache(cache_);
-  EXPECT_EQ(ids(items), (std::vector<std::string>{"1111111111111111", "2222222222222222", "x86_64-abcd",
-                                                  "dir-mylinux-123", "linux-source-6.12-585a4a074597-x86_64-232990a77536",
-                                                  "ccache"}));
+  EXPECT_EQ(ids(items),
+            (std::vector<std::string>{
+                "1111111111111111", "2222222222222222", "x86_64-abcd", "dir-mylinux-123",
+                "linux-source-6.12-585a4a074597-x86_64-232990a77536", "ccache"}));
   const CacheItem& k = items[0];
   EXPECT_EQ(k.kind, CacheKind::kKernel);
   EXPECT_EQ(k.kernel, "old");
@@ -83,8 +89,9 @@ TEST_F(CacheStoreTest, GcMaxSizeEvictsLeastRecentlyUsedFirstAndDryRunRemovesNoth
   // Room for everything but the two least recently used items (build dir: 5 days, tree: 4).
   const uint64_t max = total - build_dir - tree;
   GcResult dry = collect_garbage(cache_, {.max_bytes = max, .dry_run = true});
-  EXPECT_EQ(ids(dry.evicted), (std::vector<std::string>{"linux-source-6.12-585a4a074597-x86_64-232990a77536",
-                                                        "dir-mylinux-123"}));
+  EXPECT_EQ(ids(dry.evicted),
+            (std::vector<std::string>{"linux-source-6.12-585a4a074597-x86_64-232990a77536",
+                                      "dir-mylinux-123"}));
   EXPECT_TRUE(fs::exists(cache_ / "work/dir-mylinux-123/tree/Makefile"));
   GcResult real = collect_garbage(cache_, {.max_bytes = max});
   EXPECT_EQ(ids(real.evicted), ids(dry.evicted));
@@ -112,8 +119,9 @@ TEST_F(CacheStoreTest, GcSkipsWhatARunningFoliolabHoldsAndSaysSo) {
 
 TEST_F(CacheStoreTest, GcOlderThanRemovesOnlyWhatWasNotUsedForThatLong) {
   GcResult r = collect_garbage(cache_, {.older_than_secs = 3 * kDay + 3600});
-  EXPECT_EQ(ids(r.evicted), (std::vector<std::string>{"linux-source-6.12-585a4a074597-x86_64-232990a77536",
-                                                      "dir-mylinux-123"}));
+  EXPECT_EQ(ids(r.evicted),
+            (std::vector<std::string>{"linux-source-6.12-585a4a074597-x86_64-232990a77536",
+                                      "dir-mylinux-123"}));
   EXPECT_TRUE(fs::exists(cache_ / "kernels/1111111111111111"));
 }
 
@@ -153,8 +161,9 @@ TEST(CacheConfigTest, CacheMaxSizeIsReadAndErrorsNameLineKeyAndTheClosestKey) {
             "config.yaml:1:1: cache_max_sise: unknown key; did you mean 'cache_max_size'?");
   EXPECT_EQ(parse_cache_config("cache_max_size: [10G]\n", "config.yaml").error().message,
             "config.yaml:1:17: cache_max_size: expected a scalar, got a list");
-  EXPECT_EQ(parse_cache_config("cache_max_size: [10G\n", "config.yaml").error().message.substr(0, 12),
-            "config.yaml:");
+  EXPECT_EQ(
+      parse_cache_config("cache_max_size: [10G\n", "config.yaml").error().message.substr(0, 12),
+      "config.yaml:");
 }
 
 }  // namespace

@@ -32,20 +32,21 @@ Result<std::string> GitRepo::git(std::vector<std::string> args, const std::strin
   std::vector<std::string> argv = {"git", "-C", repo_.string(), "--literal-pathspecs"};
   argv.insert(argv.end(), args.begin(), args.end());
   // No pager, no prompts, no user config that changes output formats.
-  ProcessResult r = runner_.run({.argv = argv,
-                                 .env = {{"GIT_TERMINAL_PROMPT", "0"}, {"GIT_PAGER", "cat"}, {"LC_ALL", "C"}},
-                                 .capture = true,
-                                 .capture_limit = size_t{1} << 28});
+  ProcessResult r =
+      runner_.run({.argv = argv,
+                   .env = {{"GIT_TERMINAL_PROMPT", "0"}, {"GIT_PAGER", "cat"}, {"LC_ALL", "C"}},
+                   .capture = true,
+                   .capture_limit = size_t{1} << 28});
   if (!r.ok()) {
-    return make_error(fmt::format("git repository {}: {} failed ({}): {}", repo_.string(), what, r.describe(),
-                                  std::string(trim(r.output))));
+    return make_error(fmt::format("git repository {}: {} failed ({}): {}", repo_.string(), what,
+                                  r.describe(), std::string(trim(r.output))));
   }
   return r.output;
 }
 
 Result<std::string> GitRepo::commit_of(const std::string& ref) const {
-  ProcessResult r = runner_.run({.argv = {"git", "-C", repo_.string(), "rev-parse", "--verify", "--quiet",
-                                          "--end-of-options", ref + "^{commit}"},
+  ProcessResult r = runner_.run({.argv = {"git", "-C", repo_.string(), "rev-parse", "--verify",
+                                          "--quiet", "--end-of-options", ref + "^{commit}"},
                                  .capture = true});
   std::string out = std::string(trim(r.output));
   if (r.ok() && out.size() == 40) return out;
@@ -53,8 +54,8 @@ Result<std::string> GitRepo::commit_of(const std::string& ref) const {
   if (!path_exists(repo_ / ".git")) {
     return make_error(fmt::format("{} is not a git repository (no .git)", repo_.string()));
   }
-  return make_error(fmt::format("git repository {}: unknown ref '{}' (no such branch, tag or commit)",
-                                repo_.string(), ref));
+  return make_error(fmt::format(
+      "git repository {}: unknown ref '{}' (no such branch, tag or commit)", repo_.string(), ref));
 }
 
 Result<std::string> GitRepo::tree_of(const std::string& commit) const {
@@ -69,7 +70,8 @@ Result<bool> GitRepo::dirty() const {
   return !std::string(trim(*out)).empty();
 }
 
-Result<std::vector<std::string>> GitRepo::changed_paths(const std::string& from, const std::string& to) const {
+Result<std::vector<std::string>> GitRepo::changed_paths(const std::string& from,
+                                                        const std::string& to) const {
   auto out = git({"diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", from, to, "--"},
                  fmt::format("diff {}..{}", from.substr(0, 12), to.substr(0, 12)));
   if (!out.ok()) return out.error();
@@ -82,8 +84,8 @@ Result<std::vector<std::string>> GitRepo::files_of(const std::string& commit) co
   return split_nul(*out);
 }
 
-Status GitRepo::extract(const std::string& commit, const std::vector<std::string>& paths, const fs::path& dest,
-                        const fs::path& scratch) const {
+Status GitRepo::extract(const std::string& commit, const std::vector<std::string>& paths,
+                        const fs::path& dest, const fs::path& scratch) const {
   const fs::path tar = scratch / "extract.tar";
   std::vector<std::string> args = {"archive", "--format=tar", "-o", tar.string(), commit};
   if (!paths.empty()) {
@@ -95,11 +97,12 @@ Status GitRepo::extract(const std::string& commit, const std::vector<std::string
   auto out = git(args, "archive " + commit.substr(0, 12));
   if (!out.ok()) return out.error();
   // -m: files get the extraction time, not the commit time, so make sees them as new.
-  ProcessResult r = runner_.run({.argv = {"tar", "-x", "-m", "-f", tar.string(), "-C", dest.string()},
-                                 .capture = true});
+  ProcessResult r = runner_.run(
+      {.argv = {"tar", "-x", "-m", "-f", tar.string(), "-C", dest.string()}, .capture = true});
   std::error_code ec;
   fs::remove(tar, ec);
-  if (!r.ok()) return make_error(fmt::format("extracting {} failed ({}): {}", commit, r.describe(), r.output));
+  if (!r.ok())
+    return make_error(fmt::format("extracting {} failed ({}): {}", commit, r.describe(), r.output));
   return {};
 }
 
@@ -107,17 +110,21 @@ Result<Series> GitRepo::commit_range(const std::string& range, const fs::path& d
   const size_t dots = range.find("..");
   const std::string base = range.substr(0, dots), tip = range.substr(dots + 2);
   auto base_id = commit_of(base);
-  if (!base_id.ok()) return make_error(fmt::format("commit range {}: {}", range, base_id.error().message));
+  if (!base_id.ok())
+    return make_error(fmt::format("commit range {}: {}", range, base_id.error().message));
   auto tip_id = commit_of(tip);
-  if (!tip_id.ok()) return make_error(fmt::format("commit range {}: {}", range, tip_id.error().message));
-  ProcessResult anc = runner_.run({.argv = {"git", "-C", repo_.string(), "merge-base", "--is-ancestor",
-                                            *base_id, *tip_id},
-                                   .capture = true});
+  if (!tip_id.ok())
+    return make_error(fmt::format("commit range {}: {}", range, tip_id.error().message));
+  ProcessResult anc = runner_.run(
+      {.argv = {"git", "-C", repo_.string(), "merge-base", "--is-ancestor", *base_id, *tip_id},
+       .capture = true});
   if (anc.exit_code == 1) {
-    return make_error(fmt::format("commit range {} in {}: '{}' ({}) does not descend from '{}' ({})", range,
-                                  repo_.string(), tip, tip_id->substr(0, 12), base, base_id->substr(0, 12)));
+    return make_error(
+        fmt::format("commit range {} in {}: '{}' ({}) does not descend from '{}' ({})", range,
+                    repo_.string(), tip, tip_id->substr(0, 12), base, base_id->substr(0, 12)));
   }
-  if (!anc.ok()) return make_error(fmt::format("commit range {}: git merge-base failed: {}", range, anc.output));
+  if (!anc.ok())
+    return make_error(fmt::format("commit range {}: git merge-base failed: {}", range, anc.output));
   // Stored by commit ids: the same range is written once.
   const fs::path out = dir / (base_id->substr(0, 12) + ".." + tip_id->substr(0, 12));
   if (!path_exists(out / "series")) {
@@ -133,7 +140,8 @@ Result<Series> GitRepo::commit_range(const std::string& range, const fs::path& d
     if (!patches.ok()) return patches.error();
     if (patches->empty()) {
       fs::remove_all(tmp, ec);
-      return make_error(fmt::format("commit range {} in {} holds no commits to apply", range, repo_.string()));
+      return make_error(
+          fmt::format("commit range {} in {} holds no commits to apply", range, repo_.string()));
     }
     // format-patch numbers its files 0001-..., so sorted names are commit order.
     std::string listing;
@@ -142,7 +150,8 @@ Result<Series> GitRepo::commit_range(const std::string& range, const fs::path& d
     fs::remove_all(out, ec);
     fs::rename(tmp, out, ec);
     if (ec && !path_exists(out / "series")) {
-      return make_env_error(fmt::format("cannot store commit range {} in {}: {}", range, out.string(), ec.message()));
+      return make_env_error(
+          fmt::format("cannot store commit range {} in {}: {}", range, out.string(), ec.message()));
     }
     fs::remove_all(tmp, ec);
   }

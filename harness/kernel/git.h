@@ -16,7 +16,8 @@ namespace foliolab {
 
 class GitRepo {
  public:
-  GitRepo(ProcessRunner& runner, std::filesystem::path repo) : runner_(runner), repo_(std::move(repo)) {}
+  GitRepo(ProcessRunner& runner, std::filesystem::path repo)
+      : runner_(runner), repo_(std::move(repo)) {}
   const std::filesystem::path& path() const { return repo_; }
 
   // Full commit id of `ref`; "git repository R: unknown ref 'X'" when it names no commit.
@@ -26,7 +27,8 @@ class GitRepo {
   // Whether tracked files differ from HEAD (staged or not).
   Result<bool> dirty() const;
   // Paths (relative to the top) whose content or mode differs between two commits.
-  Result<std::vector<std::string>> changed_paths(const std::string& from, const std::string& to) const;
+  Result<std::vector<std::string>> changed_paths(const std::string& from,
+                                                 const std::string& to) const;
   // Every file path that `commit` holds.
   Result<std::vector<std::string>> files_of(const std::string& commit) const;
   // Writes `paths` of `commit` (all files when empty) into `dest` with a fresh mtime.

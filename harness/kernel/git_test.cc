@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 
 #include "kernel/builder.h"
-#include "testing/fake_make.h"
 #include "kernel/source.h"
-#include "util/fs.h"
+#include "testing/fake_make.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -36,10 +36,19 @@ class GitSourceTest : public ::testing::Test {
     put("project/kernel-config/x86_64.config", "CONFIG_NUMA=y\n");
   }
   void TearDown() override { fs::remove_all(root_); }
-  void put(const std::string& rel, const std::string& text) { ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok()); }
+  void put(const std::string& rel, const std::string& text) {
+    ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok());
+  }
   std::string git(std::vector<std::string> args) {
-    std::vector<std::string> argv = {"git", "-C", (root_ / "repo").string(), "-c", "user.name=t",
-                                     "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"};
+    std::vector<std::string> argv = {"git",
+                                     "-C",
+                                     (root_ / "repo").string(),
+                                     "-c",
+                                     "user.name=t",
+                                     "-c",
+                                     "user.email=t@example.org",
+                                     "-c",
+                                     "commit.gpgsign=false"};
     argv.insert(argv.end(), args.begin(), args.end());
     fs::create_directories(root_ / "repo");
     ProcessResult r = real_.run({.argv = argv, .capture = true});
@@ -60,8 +69,11 @@ class GitSourceTest : public ::testing::Test {
     return k;
   }
   KernelBuilder builder() {
-    return KernelBuilder(make_, {.project_root = root_ / "project", .spec_dir = root_,
-                                 .cache = root_ / "cache", .jobs = 2, .use_ccache = false});
+    return KernelBuilder(make_, {.project_root = root_ / "project",
+                                 .spec_dir = root_,
+                                 .cache = root_ / "cache",
+                                 .jobs = 2,
+                                 .use_ccache = false});
   }
   fs::path tree() {
     for (const auto& e : fs::directory_iterator(root_ / "cache/work")) {
@@ -87,11 +99,13 @@ TEST_F(GitSourceTest, UnknownRefIsAnErrorNamingTheRefAndTheRepository) {
   EXPECT_EQ(*c, git({"rev-parse", "v1"}));
   auto bad = repo.commit_of("no-such-branch");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("unknown ref 'no-such-branch'"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("unknown ref 'no-such-branch'"), std::string::npos)
+      << bad.error().message;
   EXPECT_NE(bad.error().message.find((root_ / "repo").string()), std::string::npos);
   auto built = builder().build(spec("no-such-branch"), Arch::kX86_64);
   ASSERT_FALSE(built.ok());
-  EXPECT_NE(built.error().message.find("unknown ref 'no-such-branch'"), std::string::npos) << built.error().message;
+  EXPECT_NE(built.error().message.find("unknown ref 'no-such-branch'"), std::string::npos)
+      << built.error().message;
 }
 
 TEST_F(GitSourceTest, TwoRefsShareOneWorkingTreeAndASwitchRewritesOnlyWhatDiffers) {
@@ -101,7 +115,8 @@ TEST_F(GitSourceTest, TwoRefsShareOneWorkingTreeAndASwitchRewritesOnlyWhatDiffer
   EXPECT_EQ(*read_file(tree() / "mm/huge_memory.c"), "huge\n");
   EXPECT_FALSE(fs::exists(tree() / "mm/new.c"));
   const std::string v1 = git({"rev-parse", "v1"});
-  EXPECT_NE(first->source.find("@ " + v1.substr(0, 12) + " (ref v1)"), std::string::npos) << first->source;
+  EXPECT_NE(first->source.find("@ " + v1.substr(0, 12) + " (ref v1)"), std::string::npos)
+      << first->source;
   const ino_t memory = inode(tree() / "mm/memory.c");
   const fs::path objdir = make_.objdirs.back();
   auto second = b.build(spec("topic"), Arch::kX86_64);
@@ -122,16 +137,19 @@ TEST_F(GitSourceTest, TwoRefsShareOneWorkingTreeAndASwitchRewritesOnlyWhatDiffer
   EXPECT_EQ(trees, 1u);
 }
 
-TEST_F(GitSourceTest, UncommittedChangesWithARefAreAnErrorAndWithoutOneTheCheckoutIsBuiltAndMarkedDirty) {
+TEST_F(GitSourceTest,
+       UncommittedChangesWithARefAreAnErrorAndWithoutOneTheCheckoutIsBuiltAndMarkedDirty) {
   put("repo/mm/memory.c", "one\ntwo\nthree, uncommitted\n");
   auto with_ref = builder().build(spec("v1"), Arch::kX86_64);
   ASSERT_FALSE(with_ref.ok());
-  EXPECT_NE(with_ref.error().message.find("uncommitted changes, but ref 'v1' was asked for"), std::string::npos)
+  EXPECT_NE(with_ref.error().message.find("uncommitted changes, but ref 'v1' was asked for"),
+            std::string::npos)
       << with_ref.error().message;
   auto worktree = builder().build(spec(""), Arch::kX86_64);
   ASSERT_TRUE(worktree.ok()) << worktree.error().message;
   EXPECT_NE(worktree->source.find("dirty"), std::string::npos) << worktree->source;
-  EXPECT_NE(worktree->source.find(git({"rev-parse", "HEAD"}).substr(0, 12)), std::string::npos) << worktree->source;
+  EXPECT_NE(worktree->source.find(git({"rev-parse", "HEAD"}).substr(0, 12)), std::string::npos)
+      << worktree->source;
   EXPECT_EQ(*read_file(tree() / "mm/memory.c"), "one\ntwo\nthree, uncommitted\n");
 }
 
@@ -161,16 +179,19 @@ TEST_F(GitSourceTest, RangeErrorsNameTheRange) {
   git({"checkout", "-q", "main"});
   auto unrelated = repo.commit_range("topic..side", root_ / "ranges");
   ASSERT_FALSE(unrelated.ok());
-  EXPECT_NE(unrelated.error().message.find("commit range topic..side"), std::string::npos) << unrelated.error().message;
+  EXPECT_NE(unrelated.error().message.find("commit range topic..side"), std::string::npos)
+      << unrelated.error().message;
   EXPECT_NE(unrelated.error().message.find("'side'"), std::string::npos);
   EXPECT_NE(unrelated.error().message.find("does not descend from 'topic'"), std::string::npos);
   auto unknown = repo.commit_range("v1..nope", root_ / "ranges");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().message.find("commit range v1..nope"), std::string::npos);
-  EXPECT_NE(unknown.error().message.find("unknown ref 'nope'"), std::string::npos) << unknown.error().message;
+  EXPECT_NE(unknown.error().message.find("unknown ref 'nope'"), std::string::npos)
+      << unknown.error().message;
   auto empty = repo.commit_range("topic..topic", root_ / "ranges");
   ASSERT_FALSE(empty.ok());
-  EXPECT_NE(empty.error().message.find("holds no commits"), std::string::npos) << empty.error().message;
+  EXPECT_NE(empty.error().message.find("holds no commits"), std::string::npos)
+      << empty.error().message;
   auto ok = repo.commit_range("v1..topic", root_ / "ranges");
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   ASSERT_EQ(ok->patches.size(), 2u);

@@ -19,7 +19,8 @@ std::string normalized(const std::string& v) { return v.empty() ? "n" : v; }
 
 }  // namespace
 
-Result<std::vector<ConfigRequest>> parse_fragment(std::string_view text, const std::string& origin) {
+Result<std::vector<ConfigRequest>> parse_fragment(std::string_view text,
+                                                  const std::string& origin) {
   std::vector<ConfigRequest> out;
   std::istringstream in{std::string(text)};
   std::string line;
@@ -37,7 +38,8 @@ Result<std::vector<ConfigRequest>> parse_fragment(std::string_view text, const s
   return out;
 }
 
-std::vector<ConfigRequest> merge_requests(const std::vector<std::vector<ConfigRequest>>& fragments) {
+std::vector<ConfigRequest> merge_requests(
+    const std::vector<std::vector<ConfigRequest>>& fragments) {
   std::vector<ConfigRequest> merged;
   std::map<std::string, size_t> index;
   for (const auto& fragment : fragments) {
@@ -114,9 +116,9 @@ std::vector<ConfigMismatch> verify_config(const std::vector<ConfigRequest>& requ
 std::string describe_mismatches(const std::vector<ConfigMismatch>& mismatches) {
   std::string out;
   for (const auto& m : mismatches) {
-    out += fmt::format("  {}={} (from {}) ended up {}\n", m.request.option, m.request.value,
-                       m.request.origin,
-                       m.actual == "n" ? std::string("not set") : "as " + m.actual);
+    out +=
+        fmt::format("  {}={} (from {}) ended up {}\n", m.request.option, m.request.value,
+                    m.request.origin, m.actual == "n" ? std::string("not set") : "as " + m.actual);
   }
   return out;
 }

@@ -6,7 +6,8 @@ namespace foliolab {
 namespace {
 
 TEST(Kconfig, ParsesSetAndNotSetAndRejectsGarbage) {
-  auto r = parse_fragment("# comment\nCONFIG_A=y\n\n# CONFIG_B is not set\nCONFIG_S=\"x y\"\n", "frag");
+  auto r =
+      parse_fragment("# comment\nCONFIG_A=y\n\n# CONFIG_B is not set\nCONFIG_S=\"x y\"\n", "frag");
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->size(), 3u);
   EXPECT_EQ((*r)[1].option, "CONFIG_B");
@@ -18,16 +19,17 @@ TEST(Kconfig, ParsesSetAndNotSetAndRejectsGarbage) {
 }
 
 TEST(Kconfig, LaterFragmentsWin) {
-  auto merged = merge_requests({{{"CONFIG_A", "y", "base"}, {"CONFIG_P", "y", "base"}},
-                                {{"CONFIG_A", "n", "arm64-64k"}}});
+  auto merged = merge_requests(
+      {{{"CONFIG_A", "y", "base"}, {"CONFIG_P", "y", "base"}}, {{"CONFIG_A", "n", "arm64-64k"}}});
   ASSERT_EQ(merged.size(), 2u);
   EXPECT_EQ(merged[0].value, "n");
   EXPECT_EQ(merged[0].origin, "arm64-64k");
 }
 
 TEST(Kconfig, ApplyReplacesAndAppends) {
-  std::string out = apply_requests("CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=y\n",
-                                   {{"CONFIG_B", "y", "f"}, {"CONFIG_A", "n", "f"}, {"CONFIG_D", "64", "f"}});
+  std::string out =
+      apply_requests("CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=y\n",
+                     {{"CONFIG_B", "y", "f"}, {"CONFIG_A", "n", "f"}, {"CONFIG_D", "64", "f"}});
   EXPECT_EQ(out, "# CONFIG_A is not set\nCONFIG_B=y\nCONFIG_C=y\nCONFIG_D=64\n");
 }
 

@@ -29,7 +29,8 @@ Result<Series> load_series(const fs::path& dir) {
   Series series;
   series.name = dir.filename().string();
   auto listing = read_file(dir / "series");
-  if (!listing.ok()) return make_error(fmt::format("patch series {}: {}", dir.string(), listing.error().message));
+  if (!listing.ok())
+    return make_error(fmt::format("patch series {}: {}", dir.string(), listing.error().message));
   int lineno = 0;
   for (const std::string_view raw : split_lines(*listing)) {
     ++lineno;
@@ -49,7 +50,8 @@ Result<Series> load_series(const fs::path& dir) {
     series.patches.push_back(std::move(p));
   }
   if (series.patches.empty()) {
-    return make_error(fmt::format("patch series {}: the series file lists no patches", dir.string()));
+    return make_error(
+        fmt::format("patch series {}: the series file lists no patches", dir.string()));
   }
   return series;
 }
@@ -125,8 +127,9 @@ Status apply_series(ProcessRunner& runner, const fs::path& tree, const Series& s
   const size_t total = series.patches.size();
   for (size_t i = 0; i < total; ++i) {
     const auto& patch = series.patches[i];
-    std::vector<std::string> base = {"patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
-                                     "--reject-file=-", "-d", tree.string(), "-i", patch.path.string()};
+    std::vector<std::string> base = {
+        "patch",           "-p1", "--batch",     "--forward", "--no-backup-if-mismatch",
+        "--reject-file=-", "-d",  tree.string(), "-i",        patch.path.string()};
     std::vector<std::string> dry = base;
     dry.push_back("--dry-run");
     ProcessSpec spec{.argv = dry, .capture = true};
@@ -143,14 +146,16 @@ Status apply_series(ProcessRunner& runner, const fs::path& tree, const Series& s
           msg += fmt::format("  {}: {}\n", f.file.empty() ? "?" : f.file, f.what);
         }
       }
-      if (failures.empty()) msg += "  patch said: " + r.output + (r.spawn_error.empty() ? "" : r.spawn_error);
+      if (failures.empty())
+        msg += "  patch said: " + r.output + (r.spawn_error.empty() ? "" : r.spawn_error);
       return make_error(msg);
     }
     spec.argv = base;
     r = runner.run(spec);
     if (!r.ok()) {
-      return make_error(fmt::format("patch {} ({}/{} in series {}) passed --dry-run but failed: {}\n{}",
-                                    patch.name, i + 1, total, series.name, r.describe(), r.output));
+      return make_error(
+          fmt::format("patch {} ({}/{} in series {}) passed --dry-run but failed: {}\n{}",
+                      patch.name, i + 1, total, series.name, r.describe(), r.output));
     }
   }
   return {};

@@ -4,8 +4,8 @@
 
 #include <fstream>
 
-#include "util/fs.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -85,7 +85,8 @@ TEST_F(SeriesTest, AppliesWithRealPatchAndReportsFailingHunk) {
   ASSERT_TRUE(s.ok()) << s.error().message;
   RealProcessRunner runner;
   ASSERT_TRUE(apply_series(runner, root_ / "tree", *s, "demo tree").ok());
-  EXPECT_EQ(*read_file(root_ / "tree/mm/a.c"), "one\nTWO\nthree\nfour\nfive\nsix\nseven\nEIGHT\nnine\n");
+  EXPECT_EQ(*read_file(root_ / "tree/mm/a.c"),
+            "one\nTWO\nthree\nfour\nfive\nsix\nseven\nEIGHT\nnine\n");
   EXPECT_EQ(*read_file(root_ / "tree/mm/new.c"), "new\n");
 
   // Second hunk no longer matches: the error names patch, file, hunk and shows the hunk.
@@ -95,11 +96,13 @@ TEST_F(SeriesTest, AppliesWithRealPatchAndReportsFailingHunk) {
   ASSERT_FALSE(st.ok());
   const std::string& msg = st.error().message;
   EXPECT_NE(msg.find("patch 0001-a.patch (1/1 in series series-dir) does not apply to demo tree"),
-            std::string::npos) << msg;
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("mm/a.c: hunk #2 FAILED"), std::string::npos) << msg;
   EXPECT_NE(msg.find("-eight\n+EIGHT"), std::string::npos) << msg;
   // --dry-run first: the tree is untouched by the failed patch.
-  EXPECT_EQ(*read_file(root_ / "tree/mm/a.c"), "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\nDIFFERENT\nNINE\n");
+  EXPECT_EQ(*read_file(root_ / "tree/mm/a.c"),
+            "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\nDIFFERENT\nNINE\n");
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <fmt/format.h>
+#include <cstdlib>
 #include <regex>
 #include <vector>
 
@@ -27,8 +27,9 @@ Result<std::string> tarball_digest(const fs::path& tarball, const fs::path& cach
   struct stat st {};
   if (::stat(tarball.c_str(), &st) != 0) return make_error(fmt_errno(tarball.string()));
   std::error_code ec;
-  const std::string memo_key = sha256_hex(fmt::format("{}|{}|{}.{}", fs::absolute(tarball, ec).string(),
-                                                      st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec));
+  const std::string memo_key =
+      sha256_hex(fmt::format("{}|{}|{}.{}", fs::absolute(tarball, ec).string(), st.st_size,
+                             st.st_mtim.tv_sec, st.st_mtim.tv_nsec));
   const fs::path memo = cache / "src" / "digests" / memo_key;
   if (auto cached = read_file(memo); cached.ok() && cached->size() == 64) return *cached;
   auto digest = sha256_file(tarball);
@@ -54,7 +55,8 @@ Status fingerprint_directory(SourceInfo& info, const fs::path& cache) {
   const fs::path state = cache / "work" / info.work_id / "source.index";
   auto scan = scan_tree(info.location, load_tree_index(state));
   if (!scan.ok()) return in_context("kernel source " + info.location.string(), scan.error());
-  if (!scan->build_outputs.empty()) return make_error(describe_build_outputs(info.location, scan->build_outputs));
+  if (!scan->build_outputs.empty())
+    return make_error(describe_build_outputs(info.location, scan->build_outputs));
   if (scan->hashed > 0) (void)save_tree_index(state, scan->index);
   info.id = info.work_id + "-" + tree_fingerprint(scan->index).substr(0, 12);
   info.index = std::make_shared<const TreeIndex>(std::move(scan->index));
@@ -80,27 +82,32 @@ std::string SourceInfo::describe() const {
       }
       return fmt::format("directory {} (content {})", location.string(), id.substr(id.size() - 12));
     case SourceKind::kGit:
-      return fmt::format("git {} @ {} (ref {})", location.string(), git_commit.substr(0, 12), git_ref);
+      return fmt::format("git {} @ {} (ref {})", location.string(), git_commit.substr(0, 12),
+                         git_ref);
   }
   return label;
 }
 
-Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec, const fs::path& base_dir,
-                                   const fs::path& cache) {
+Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec,
+                                   const fs::path& base_dir, const fs::path& cache) {
   const std::string& spec_source = spec.source;
   SourceInfo info;
   if (spec_source == "debian" && !spec.source_git) {
     info.location = debian_source_tarball();
     if (!path_exists(info.location)) {
-      return make_error(fmt::format(
-          "kernel source 'debian': {} is missing; install it with `apt-get install linux-source-6.12` "
-          "(scripts/setup.sh does)", info.location.string()));
+      return make_error(
+          fmt::format("kernel source 'debian': {} is missing; install it with `apt-get install "
+                      "linux-source-6.12` "
+                      "(scripts/setup.sh does)",
+                      info.location.string()));
     }
     info.label = fmt::format("Debian linux-source-6.12 ({})", info.location.string());
   } else {
-    info.location = fs::path(spec_source).is_absolute() ? fs::path(spec_source) : base_dir / spec_source;
+    info.location =
+        fs::path(spec_source).is_absolute() ? fs::path(spec_source) : base_dir / spec_source;
     if (!path_exists(info.location)) {
-      return make_error(fmt::format("kernel source {}: no such file or directory", info.location.string()));
+      return make_error(
+          fmt::format("kernel source {}: no such file or directory", info.location.string()));
     }
     info.kind = is_dir(info.location) ? SourceKind::kDirectory : SourceKind::kTarball;
     info.label = info.location.string();
@@ -115,10 +122,11 @@ Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec
     info.git_dirty = *dirty;
     if (!spec.source_ref.empty()) {
       if (*dirty) {
-        return make_error(fmt::format(
-            "git repository {} has uncommitted changes, but ref '{}' was asked for: commit or stash them, "
-            "or leave out `ref` to build the checkout as it is",
-            info.location.string(), spec.source_ref));
+        return make_error(
+            fmt::format("git repository {} has uncommitted changes, but ref '{}' was asked for: "
+                        "commit or stash them, "
+                        "or leave out `ref` to build the checkout as it is",
+                        info.location.string(), spec.source_ref));
       }
       // Content-addressed: git's tree id of the commit. All refs share one working tree.
       auto tree = repo.tree_of(*head);
@@ -127,14 +135,16 @@ Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec
       info.git_ref = spec.source_ref;
       info.work_id = "git-" + slug_of(info.location) + "-" + path_key(info.location);
       info.id = info.work_id + "-tree-" + tree->substr(0, 12);
-      info.label = fmt::format("{} at {} ({})", info.location.string(), spec.source_ref, head->substr(0, 12));
+      info.label = fmt::format("{} at {} ({})", info.location.string(), spec.source_ref,
+                               head->substr(0, 12));
       return info;
     }
   }
   if (info.is_directory()) {
     if (!path_exists(info.location / "Makefile") || !path_exists(info.location / "mm")) {
-      return make_error(fmt::format("kernel source {}: not a Linux source tree (no Makefile and mm/)",
-                                    info.location.string()));
+      return make_error(
+          fmt::format("kernel source {}: not a Linux source tree (no Makefile and mm/)",
+                      info.location.string()));
     }
     info.work_id = "dir-" + slug_of(info.location) + "-" + path_key(info.location);
     if (auto st = fingerprint_directory(info, cache); !st.ok()) return st.error();
@@ -147,7 +157,8 @@ Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec
   return info;
 }
 
-Result<fs::path> prepare_pristine(ProcessRunner& runner, const SourceInfo& src, const fs::path& cache) {
+Result<fs::path> prepare_pristine(ProcessRunner& runner, const SourceInfo& src,
+                                  const fs::path& cache) {
   if (src.kind != SourceKind::kTarball) return src.location;
   const fs::path dir = cache / "src" / src.id;
   const fs::path pristine = dir / "pristine";
@@ -156,17 +167,19 @@ Result<fs::path> prepare_pristine(ProcessRunner& runner, const SourceInfo& src, 
   const fs::path tmp = dir / "extract.tmp";
   FL_TRY(remove_tree(tmp));
   FL_TRY(make_dirs(tmp));
-  ProcessResult r = runner.run({.argv = {"tar", "-xf", src.location.string(), "-C", tmp.string()},
-                                .capture = true});
+  ProcessResult r = runner.run(
+      {.argv = {"tar", "-xf", src.location.string(), "-C", tmp.string()}, .capture = true});
   if (!r.ok()) {
-    return make_error(fmt::format("extracting {} failed ({}):\n{}", src.location.string(), r.describe(), r.output));
+    return make_error(fmt::format("extracting {} failed ({}):\n{}", src.location.string(),
+                                  r.describe(), r.output));
   }
   // A kernel tarball holds one top-level folder (linux-source-6.12/, linux-6.12.1/, ...).
   auto tops = list_dir(tmp);
   if (!tops.ok()) return tops.error();
   const fs::path top = tops->size() == 1 && is_dir(tops->front()) ? tops->front() : tmp;
   if (!path_exists(top / "Makefile")) {
-    return make_error(fmt::format("{} does not unpack to a Linux source tree", src.location.string()));
+    return make_error(
+        fmt::format("{} does not unpack to a Linux source tree", src.location.string()));
   }
   FL_TRY(rename_path(top, pristine));
   std::error_code ec;
@@ -187,7 +200,8 @@ std::string makefile_kernel_version(const std::string& makefile) {
   };
   // The top Makefile's KERNELVERSION: $(VERSION)$(if $(PATCHLEVEL),.$(PATCHLEVEL)$(if
   // $(SUBLEVEL),.$(SUBLEVEL)))$(EXTRAVERSION). SUBLEVEL = 0 gives "6.12.0".
-  const std::string version = field("VERSION"), patch = field("PATCHLEVEL"), sub = field("SUBLEVEL");
+  const std::string version = field("VERSION"), patch = field("PATCHLEVEL"),
+                    sub = field("SUBLEVEL");
   if (version.empty()) return {};
   std::string v = version;
   if (!patch.empty()) {

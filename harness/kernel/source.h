@@ -41,7 +41,8 @@ std::filesystem::path debian_source_tarball();
 // (relative paths resolve against `base_dir`). A directory is fingerprinted by content with
 // stat data remembered in `<cache>/work/<work id>/source.index`.
 Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec,
-                                   const std::filesystem::path& base_dir, const std::filesystem::path& cache);
+                                   const std::filesystem::path& base_dir,
+                                   const std::filesystem::path& cache);
 
 // Returns the pristine tree for a tarball, extracting it into the cache once; a directory or
 // repository as it is.

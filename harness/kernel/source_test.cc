@@ -24,9 +24,10 @@ TEST(SourceTest, VersionFromTheReal612MakefileHeadWithEmptyExtraversion) {
 }
 
 TEST(SourceTest, VersionKeepsSublevelZeroAndExtraversionAsKbuildDoes) {
-  EXPECT_EQ(makefile_kernel_version("VERSION = 6\nPATCHLEVEL = 13\nSUBLEVEL = 0\nEXTRAVERSION = -rc1\n"
-                                    "NAME = Baby Opossum Posse\n"),
-            "6.13.0-rc1");
+  EXPECT_EQ(
+      makefile_kernel_version("VERSION = 6\nPATCHLEVEL = 13\nSUBLEVEL = 0\nEXTRAVERSION = -rc1\n"
+                              "NAME = Baby Opossum Posse\n"),
+      "6.13.0-rc1");
   EXPECT_EQ(makefile_kernel_version("VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 3\nEXTRAVERSION =\r\n"
                                     "NAME = x\r\n"),
             "6.12.3");

@@ -46,12 +46,15 @@ Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::pat
     fs::remove_all(tree, ec);
     // Hard links are instant and patch replaces (never edits) the files it changes; a tree on
     // another filesystem gets a real copy.
-    ProcessResult r = runner.run({.argv = {"cp", "-al", pristine.string(), tree.string()}, .capture = true});
+    ProcessResult r =
+        runner.run({.argv = {"cp", "-al", pristine.string(), tree.string()}, .capture = true});
     if (!r.ok()) {
       fs::remove_all(tree, ec);
-      r = runner.run({.argv = {"cp", "-a", "--reflink=auto", pristine.string(), tree.string()}, .capture = true});
+      r = runner.run({.argv = {"cp", "-a", "--reflink=auto", pristine.string(), tree.string()},
+                      .capture = true});
     }
-    if (!r.ok()) return make_error("cannot copy the source tree: " + r.describe() + "\n" + r.output);
+    if (!r.ok())
+      return make_error("cannot copy the source tree: " + r.describe() + "\n" + r.output);
   }
   // Mark the tree unknown until the new series is fully applied.
   fs::remove(state_file, ec);
@@ -61,7 +64,8 @@ Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::pat
       // A real copy (not a link): its mtime is now, and the pristine inode stays untouched.
       fs::copy_file(pristine / rel, tree / rel, ec);
       if (ec) {
-        return make_env_error(fmt::format("cannot restore {} in {}: {}", rel, tree.string(), ec.message()));
+        return make_env_error(
+            fmt::format("cannot restore {} in {}: {}", rel, tree.string(), ec.message()));
       }
     }
   }
@@ -112,7 +116,8 @@ Status checkout_git_tree(ProcessRunner& runner, const SourceInfo& src, const fs:
   GitRepo repo(runner, src.location);
   json state;
   if (auto s = read_file(state_file); s.ok()) state = json::parse(*s, nullptr, false);
-  const bool have_tree = path_exists(tree / "Makefile") && state.is_object() && state.contains("commit");
+  const bool have_tree =
+      path_exists(tree / "Makefile") && state.is_object() && state.contains("commit");
   std::error_code ec;
   fs::remove(state_file, ec);  // unknown until done
   if (!have_tree) {
@@ -148,13 +153,15 @@ Status checkout_git_tree(ProcessRunner& runner, const SourceInfo& src, const fs:
       for (auto& f : files_touched(p.text)) touched.push_back(f);
     }
   }
-  return write_file_atomic(state_file, json{{"commit", src.git_commit}, {"files", touched}}.dump(2));
+  return write_file_atomic(state_file,
+                           json{{"commit", src.git_commit}, {"files", touched}}.dump(2));
 }
 
 }  // namespace
 
-Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& spec, const fs::path& project_root,
-                                       const fs::path& spec_dir, const fs::path& cache) {
+Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& spec,
+                                       const fs::path& project_root, const fs::path& spec_dir,
+                                       const fs::path& cache) {
   KernelTree kt;
   auto source = identify_source(runner, spec, spec_dir, cache);
   if (!source.ok()) return in_context("kernel " + spec.name, source.error());
@@ -162,12 +169,16 @@ Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& 
   if (!spec.patches_range.empty()) {
     fs::path repo = kt.source.location;
     if (!spec.patches_repo.empty()) {
-      repo = fs::path(spec.patches_repo).is_absolute() ? fs::path(spec.patches_repo) : spec_dir / spec.patches_repo;
+      repo = fs::path(spec.patches_repo).is_absolute() ? fs::path(spec.patches_repo)
+                                                       : spec_dir / spec.patches_repo;
     } else if (!spec.source_git) {
-      return make_error(fmt::format("kernel {}: commit range '{}' needs a repository (`repo:` or a git source)",
-                                    spec.name, spec.patches_range));
+      return make_error(
+          fmt::format("kernel {}: commit range '{}' needs a repository (`repo:` or a git source)",
+                      spec.name, spec.patches_range));
     }
-    auto series = GitRepo(runner, repo).commit_range(spec.patches_range, cache / "work" / kt.source.work_id / "ranges");
+    auto series =
+        GitRepo(runner, repo)
+            .commit_range(spec.patches_range, cache / "work" / kt.source.work_id / "ranges");
     if (!series.ok()) return in_context("kernel " + spec.name, series.error());
     kt.series = std::move(*series);
   } else if (!spec.patches.empty()) {

@@ -22,16 +22,20 @@ struct KernelTree {
 };
 
 // The tree `spec` builds from: its source (a tarball, a directory or a git ref; relative paths
-// resolve against spec_dir) and its series (a folder under <project_root>/patches, or a commit range).
-Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& spec, const std::filesystem::path& project_root,
-                                       const std::filesystem::path& spec_dir, const std::filesystem::path& cache);
+// resolve against spec_dir) and its series (a folder under <project_root>/patches, or a commit
+// range).
+Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& spec,
+                                       const std::filesystem::path& project_root,
+                                       const std::filesystem::path& spec_dir,
+                                       const std::filesystem::path& cache);
 
 // Makes <work>/tree hold `tree` (the source + its series), reusing what is there so make rebuilds
 // only the difference in a reused O= directory: a tarball's tree restores the files the previous
 // series touched (<work>/applied.json); a directory source is synced file by file from the user's
 // tree (<work>/tree.index); a git source rewrites the files that differ between commits
 // (<work>/checkout.json). The caller holds <work>.lock.
-Status checkout_kernel_tree(ProcessRunner& runner, const KernelTree& tree, const std::filesystem::path& pristine,
+Status checkout_kernel_tree(ProcessRunner& runner, const KernelTree& tree,
+                            const std::filesystem::path& pristine,
                             const std::filesystem::path& work);
 
 }  // namespace foliolab

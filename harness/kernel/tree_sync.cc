@@ -28,7 +28,8 @@ bool stat_matches(const TreeEntry& prev, const struct stat& st) {
 Result<std::string> link_target(const fs::path& p) {
   std::error_code ec;
   fs::path t = fs::read_symlink(p, ec);
-  if (ec) return make_env_error(fmt::format("cannot read symlink {}: {}", p.string(), ec.message()));
+  if (ec)
+    return make_env_error(fmt::format("cannot read symlink {}: {}", p.string(), ec.message()));
   return t.string();
 }
 
@@ -44,8 +45,8 @@ void prune_empty_parents(const fs::path& root, fs::path rel) {
 }  // namespace
 
 bool is_build_output(const std::string& rel) {
-  static const char* const kTopLevel[] = {".config", "vmlinux", "Module.symvers", "modules.order",
-                                          "System.map", ".version"};
+  static const char* const kTopLevel[] = {".config",       "vmlinux",    "Module.symvers",
+                                          "modules.order", "System.map", ".version"};
   for (const char* name : kTopLevel) {
     if (rel == name) return true;
   }
@@ -64,7 +65,8 @@ std::string describe_build_outputs(const fs::path& root, const std::vector<std::
   if (outputs.size() > 4) shown += fmt::format(" and {} more", outputs.size() - 4);
   return fmt::format(
       "kernel source {} holds in-tree build outputs ({}); foliolab builds out of tree and does not "
-      "copy them. Clean the tree with `make -C {} mrproper` (in a git checkout `git clean -fdX` also "
+      "copy them. Clean the tree with `make -C {} mrproper` (in a git checkout `git clean -fdX` "
+      "also "
       "works) and retry",
       root.string(), shown, root.string());
 }
@@ -125,7 +127,8 @@ TreeIndex load_tree_index(const fs::path& file) {
   TreeIndex index;
   std::ifstream in(file);
   for (std::string line; std::getline(in, line);) {
-    // kind \t digest \t size \t ino \t mtime \t ctime \t path (last: paths may hold anything but \n)
+    // kind \t digest \t size \t ino \t mtime \t ctime \t path (last: paths may hold anything but
+    // \n)
     std::istringstream f(line);
     std::string kind, digest;
     TreeEntry e;
@@ -147,8 +150,11 @@ Status save_tree_index(const fs::path& file, const TreeIndex& index) {
   out.reserve(index.size() * 120);
   for (const auto& [rel, e] : index) {
     if (rel.find('\n') != std::string::npos) continue;  // never reused: hashed again next time
-    out += fmt::format("{}\t{}\t{} {} {} {}\t{}\n", e.symlink ? "l" : e.exec ? "x" : "f", e.digest, e.size,
-                       e.ino, e.mtime_ns, e.ctime_ns, rel);
+    out += fmt::format("{}\t{}\t{} {} {} {}\t{}\n",
+                       e.symlink ? "l"
+                       : e.exec  ? "x"
+                                 : "f",
+                       e.digest, e.size, e.ino, e.mtime_ns, e.ctime_ns, rel);
   }
   return write_file_atomic(file, out);
 }
@@ -162,7 +168,8 @@ Result<SyncStats> sync_tree(const fs::path& from, const TreeIndex& from_index, c
     auto src = from_index.find(rel);
     if (src != from_index.end() && src->second.same_content(e)) continue;
     fs::remove(to / rel, ec);
-    if (ec) return make_env_error(fmt::format("cannot remove {}: {}", (to / rel).string(), ec.message()));
+    if (ec)
+      return make_env_error(fmt::format("cannot remove {}: {}", (to / rel).string(), ec.message()));
     if (src == from_index.end()) {
       ++stats.removed;
       stats.changed.push_back(rel);
@@ -174,9 +181,11 @@ Result<SyncStats> sync_tree(const fs::path& from, const TreeIndex& from_index, c
     const fs::path target = to / rel;
     if (dst != to_index.end() && dst->second.same_content(e)) {
       if (dst->second.exec != e.exec) {
-        fs::permissions(target, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+        fs::permissions(target,
+                        fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                         e.exec ? fs::perm_options::add : fs::perm_options::remove, ec);
-        if (ec) return make_env_error(fmt::format("cannot chmod {}: {}", target.string(), ec.message()));
+        if (ec)
+          return make_env_error(fmt::format("cannot chmod {}: {}", target.string(), ec.message()));
         ++stats.mode_changed;
         stats.changed.push_back(rel);
       }
@@ -193,7 +202,9 @@ Result<SyncStats> sync_tree(const fs::path& from, const TreeIndex& from_index, c
       // A real copy (never a link into the user's tree): fresh mtime, the source stays untouched.
       fs::copy_file(from / rel, target, ec);
     }
-    if (ec) return make_env_error(fmt::format("cannot copy {} to {}: {}", (from / rel).string(), target.string(), ec.message()));
+    if (ec)
+      return make_env_error(fmt::format("cannot copy {} to {}: {}", (from / rel).string(),
+                                        target.string(), ec.message()));
     ++stats.copied;
     stats.changed.push_back(rel);
   }

@@ -24,9 +24,7 @@ struct TreeEntry {
   // Stat data that lets a later scan reuse `digest`.
   uint64_t size = 0, ino = 0;
   int64_t mtime_ns = 0, ctime_ns = 0;
-  bool same_content(const TreeEntry& o) const {
-    return symlink == o.symlink && digest == o.digest;
-  }
+  bool same_content(const TreeEntry& o) const { return symlink == o.symlink && digest == o.digest; }
 };
 using TreeIndex = std::map<std::string, TreeEntry>;  // by path relative to the root
 
@@ -51,7 +49,8 @@ std::string tree_fingerprint(const TreeIndex& index);
 bool is_build_output(const std::string& rel);
 
 // "kernel source X holds build outputs (...): clean it with `make -C X mrproper`".
-std::string describe_build_outputs(const std::filesystem::path& root, const std::vector<std::string>& outputs);
+std::string describe_build_outputs(const std::filesystem::path& root,
+                                   const std::vector<std::string>& outputs);
 
 // Stored form (one line per entry, tab separated); a missing or unreadable file is an empty index.
 TreeIndex load_tree_index(const std::filesystem::path& file);

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "util/fs.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -27,7 +27,9 @@ class TreeSyncTest : public ::testing::Test {
     fs::create_symlink("memory.c", user() / "mm/link.c");
   }
   void TearDown() override { fs::remove_all(root_); }
-  void put(const std::string& rel, const std::string& text) { ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok()); }
+  void put(const std::string& rel, const std::string& text) {
+    ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok());
+  }
   fs::path user() const { return root_ / "user"; }
   fs::path work() const { return root_ / "work"; }
 
@@ -65,7 +67,8 @@ TEST_F(TreeSyncTest, FirstSyncCopiesEverythingButGitAndMirrorsTheTree) {
   EXPECT_FALSE(fs::exists(work() / ".git"));
   EXPECT_TRUE(fs::is_symlink(work() / "mm/link.c"));
   EXPECT_EQ(fs::read_symlink(work() / "mm/link.c"), "memory.c");
-  EXPECT_NE(fs::status(work() / "scripts/gen.sh").permissions() & fs::perms::owner_exec, fs::perms::none);
+  EXPECT_NE(fs::status(work() / "scripts/gen.sh").permissions() & fs::perms::owner_exec,
+            fs::perms::none);
   EXPECT_NE(inode(work() / "mm/memory.c"), inode(user() / "mm/memory.c"));  // a copy, not a link
   EXPECT_EQ(fingerprint(work()), fingerprint(user()));
 }
@@ -74,20 +77,22 @@ TEST_F(TreeSyncTest, EditsDeletionsAdditionsRenamesModesAndSymlinksPropagateAndN
   sync();
   const ino_t kept = inode(work() / "Makefile");
   const auto kept_mtime = fs::last_write_time(work() / "Makefile");
-  put("user/mm/huge_memory.c", "huge, edited\n");                          // edit
-  fs::remove(user() / "Makefile");                                         // delete...
-  put("user/Makefile", "VERSION = 6\n");                                   // ...and recreate identically
-  fs::rename(user() / "mm/memory.c", user() / "mm/memory2.c");             // rename
-  put("user/mm/new/added.c", "added\n");                                   // addition in a new folder
-  fs::permissions(user() / "scripts/gen.sh", fs::perms::owner_exec, fs::perm_options::remove);  // mode
+  put("user/mm/huge_memory.c", "huge, edited\n");               // edit
+  fs::remove(user() / "Makefile");                              // delete...
+  put("user/Makefile", "VERSION = 6\n");                        // ...and recreate identically
+  fs::rename(user() / "mm/memory.c", user() / "mm/memory2.c");  // rename
+  put("user/mm/new/added.c", "added\n");                        // addition in a new folder
+  fs::permissions(user() / "scripts/gen.sh", fs::perms::owner_exec,
+                  fs::perm_options::remove);  // mode
   fs::remove(user() / "mm/link.c");
-  fs::create_symlink("huge_memory.c", user() / "mm/link.c");              // retargeted symlink
+  fs::create_symlink("huge_memory.c", user() / "mm/link.c");  // retargeted symlink
   SyncStats s = sync();
   EXPECT_EQ(*read_file(work() / "mm/huge_memory.c"), "huge, edited\n");
   EXPECT_FALSE(fs::exists(work() / "mm/memory.c"));
   EXPECT_EQ(*read_file(work() / "mm/memory2.c"), "memory\n");
   EXPECT_EQ(*read_file(work() / "mm/new/added.c"), "added\n");
-  EXPECT_EQ(fs::status(work() / "scripts/gen.sh").permissions() & fs::perms::owner_exec, fs::perms::none);
+  EXPECT_EQ(fs::status(work() / "scripts/gen.sh").permissions() & fs::perms::owner_exec,
+            fs::perms::none);
   EXPECT_EQ(fs::read_symlink(work() / "mm/link.c"), "huge_memory.c");
   // Same content: not copied again, so make sees nothing new.
   EXPECT_EQ(inode(work() / "Makefile"), kept);
@@ -147,9 +152,12 @@ TEST_F(TreeSyncTest, InTreeBuildOutputsAreFoundAndDescribedWithHowToClean) {
   auto scan = scan_tree(user(), {});
   ASSERT_TRUE(scan.ok());
   EXPECT_EQ(scan->build_outputs,
-            (std::vector<std::string>{".config", "include/generated/autoconf.h", "mm/.memory.o.cmd", "mm/memory.o"}));
+            (std::vector<std::string>{".config", "include/generated/autoconf.h", "mm/.memory.o.cmd",
+                                      "mm/memory.o"}));
   const std::string msg = describe_build_outputs(user(), scan->build_outputs);
-  EXPECT_NE(msg.find("holds in-tree build outputs (.config, include/generated/autoconf.h"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("holds in-tree build outputs (.config, include/generated/autoconf.h"),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("make -C " + user().string() + " mrproper"), std::string::npos) << msg;
   EXPECT_FALSE(is_build_output("mm/memory.c"));
   EXPECT_FALSE(is_build_output("include/linux/config.h"));

@@ -12,12 +12,12 @@ enum class Arch { kX86_64, kArm64 };
 
 struct ArchInfo {
   Arch arch;
-  std::string_view name;             // as written in experiments: "x86_64", "arm64"
-  std::string_view kernel_arch;      // ARCH= for kbuild
-  std::string_view cross_prefix;     // CROSS_COMPILE= ("" for native)
-  std::string_view kernel_cc;        // the C compiler kbuild is given (CC=)
-  std::string_view image_target;     // make target of the compressed boot image
-  std::string_view image_path;       // relative to the O= dir
+  std::string_view name;          // as written in experiments: "x86_64", "arm64"
+  std::string_view kernel_arch;   // ARCH= for kbuild
+  std::string_view cross_prefix;  // CROSS_COMPILE= ("" for native)
+  std::string_view kernel_cc;     // the C compiler kbuild is given (CC=)
+  std::string_view image_target;  // make target of the compressed boot image
+  std::string_view image_path;    // relative to the O= dir
   // An image the kernel can boot from directly when its .config has `direct_boot_option`
   // (x86_64: vmlinux by its PVH entry point, no decompressor or real-mode setup); "" for none.
   std::string_view direct_boot_image;
@@ -26,9 +26,9 @@ struct ArchInfo {
   std::string_view qemu_binary;
   std::string_view qemu_machine;
   std::string_view qemu_cpu;
-  std::string_view console;          // kernel console= device
-  std::string_view guest_cc;         // C compiler for static guest binaries
-  std::string_view uname_machine;    // what the guest's uname -m says
+  std::string_view console;        // kernel console= device
+  std::string_view guest_cc;       // C compiler for static guest binaries
+  std::string_view uname_machine;  // what the guest's uname -m says
 };
 
 std::span<const ArchInfo> all_archs();

@@ -9,9 +9,12 @@ std::string SourceLoc::str() const {
 
 std::string_view accel_choice_name(AccelChoice c) {
   switch (c) {
-    case AccelChoice::kKvm: return "kvm";
-    case AccelChoice::kTcg: return "tcg";
-    case AccelChoice::kAuto: break;
+    case AccelChoice::kKvm:
+      return "kvm";
+    case AccelChoice::kTcg:
+      return "tcg";
+    case AccelChoice::kAuto:
+      break;
   }
   return "auto";
 }

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "model/arch.h"
 #include "catalog/metric_catalog.h"
+#include "model/arch.h"
 
 namespace foliolab {
 
@@ -41,7 +41,7 @@ struct KernelSpec {
   // the git source's). Exclusive with `patches` naming a folder.
   std::string patches_range;
   std::string patches_repo;
-  std::string cmdline;              // extra kernel command-line parameters
+  std::string cmdline;  // extra kernel command-line parameters
   SourceLoc loc;
   SourceLoc source_loc;                // of the `source:` value (unknown when defaulted)
   std::vector<SourceLoc> config_locs;  // parallel to `config`
@@ -88,9 +88,9 @@ struct KnobSet {
 };
 
 struct WorkloadSpec {
-  std::string name;   // executable /workloads/<name> in the guest
-  std::string label;  // display name; defaults to name
-  KeyValues params;   // passed as key=value
+  std::string name;     // executable /workloads/<name> in the guest
+  std::string label;    // display name; defaults to name
+  KeyValues params;     // passed as key=value
   MetricDecls metrics;  // `metrics:` declarations (unit, better, kind) of a custom workload
   // `metrics: {name: 'regex'}` (or `{name: {pattern: ...}}`): a custom workload with
   // `output: regex` reads each metric from the pattern's one capture group.
@@ -145,7 +145,7 @@ struct GateRule {
   // or `equal: true` (any change of the metric fails, whatever its direction).
   std::optional<double> max_regression;
   bool equal = false;
-  std::optional<Better> better;  // overrides the metric's own direction
+  std::optional<Better> better;    // overrides the metric's own direction
   bool timings_under_tcg = false;  // judge a timing metric even when it is an emulation timing
   SourceLoc loc;
 };
@@ -160,7 +160,7 @@ struct Experiment {
   std::vector<KnobSet> knob_sets;
   std::vector<WorkloadSpec> workloads;
   int repeat = 3;
-  int timeout_s = 600;               // per run (one guest boot), host wall-clock
+  int timeout_s = 600;  // per run (one guest boot), host wall-clock
   SourceLoc name_loc, repeat_loc, timeout_loc;
   bool exclusive = false;            // every run runs alone (see WorkloadSpec::exclusive)
   std::vector<SourceLoc> arch_locs;  // parallel to `archs`

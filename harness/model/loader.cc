@@ -15,9 +15,9 @@ namespace foliolab {
 namespace loader_internal {
 namespace {
 
-const Keys kTopKeys = {"name",      "description", "kernels", "archs",   "machine", "knobs",
-                       "workloads", "repeat",      "timeout", "exclude", "expect",  "gate",
-                       "exclusive"};
+const Keys kTopKeys = {"name",   "description", "kernels",  "archs",   "machine",
+                       "knobs",  "workloads",   "repeat",   "timeout", "exclude",
+                       "expect", "gate",        "exclusive"};
 
 }  // namespace
 
@@ -108,12 +108,14 @@ Status Parser::parse_name(const Field& f, std::string* out) const {
   return {};
 }
 
-Error Parser::unknown_choice(const Field& f, const std::string& name, const Keys& valid, const std::string& what) const {
+Error Parser::unknown_choice(const Field& f, const std::string& name, const Keys& valid,
+                             const std::string& what) const {
   return error(f, "unknown " + what + " '" + name + "'" + did_you_mean(name, valid) +
                       " (valid: " + join(valid, ", ") + ")");
 }
 
-Result<std::string> Parser::read_choice(const Field& f, const Keys& valid, const std::string& what) const {
+Result<std::string> Parser::read_choice(const Field& f, const Keys& valid,
+                                        const std::string& what) const {
   auto name = read_scalar(f);
   FL_TRY(name);
   if (std::find(valid.begin(), valid.end(), *name) != valid.end()) return *name;
@@ -127,7 +129,8 @@ Status Parser::check_references(const Experiment& exp) const {
       if (std::find(exp.archs.begin(), exp.archs.end(), kernel.archs[i]) != exp.archs.end()) {
         continue;
       }
-      return error(kernel.arch_locs[i], yaml_index_path(yaml_index_path("kernels", k) + ".archs", i),
+      return error(kernel.arch_locs[i],
+                   yaml_index_path(yaml_index_path("kernels", k) + ".archs", i),
                    "arch '" + std::string(arch_info(kernel.archs[i]).name) +
                        "' is not in the experiment's archs (" + arch_names(exp) + ")");
     }

@@ -1,9 +1,9 @@
 // The experiment loader: run selections (exclude), expectations (expect) and the gate.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
-#include <cstdio>
 #include "model/loader_internal.h"
 #include "util/text.h"
 
@@ -67,8 +67,8 @@ Status Parser::parse_gate_rule(const Field& f, GateRule* g) const {
     auto text = read_scalar(*max);
     FL_TRY(text);
     const bool has_pct = !text->empty() && text->back() == '%';
-    const auto pct = has_pct ? parse_double(std::string_view(*text).substr(0, text->size() - 1))
-                             : std::nullopt;
+    const auto pct =
+        has_pct ? parse_double(std::string_view(*text).substr(0, text->size() - 1)) : std::nullopt;
     if (!pct || *pct < 0 || !std::isfinite(*pct)) {
       return error(*max, "expected a percentage such as 5% or 0%, got '" + *text + "'");
     }
@@ -176,8 +176,7 @@ Status Parser::parse_expectation(const Field& f, Expectation* e) const {
     RunSelector partner;
     FL_TRY(parse_selector(*r, &partner));
     if (partner.empty()) {
-      return error(*r,
-                   "give the fields in which the reference run differs, e.g. {knobs: \"4K\"}");
+      return error(*r, "give the fields in which the reference run differs, e.g. {knobs: \"4K\"}");
     }
     e->ratio_to = std::move(partner);
   }
@@ -194,9 +193,9 @@ Status Parser::parse_comparison(const Field& item, const Fields& fields, Expecta
   for (const auto& [key, field] : fields.entries) {
     if (std::find(kCompareKeys.begin(), kCompareKeys.end(), key) == kCompareKeys.end()) continue;
     if (comparison) {
-      return key_error(field, "only one comparison per expectation ('" +
-                                  comparison->key.Scalar() + "'" +
-                                  first_at(loc(comparison->key)) + "); write two expectations");
+      return key_error(field, "only one comparison per expectation ('" + comparison->key.Scalar() +
+                                  "'" + first_at(loc(comparison->key)) +
+                                  "); write two expectations");
     }
     comparison = &field;
   }

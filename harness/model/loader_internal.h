@@ -41,8 +41,7 @@ class Parser : public YamlReader {
   Error unknown_choice(const Field& f, const std::string& name, const Keys& valid,
                        const std::string& what) const;
   // A scalar that must be one of `valid`.
-  Result<std::string> read_choice(const Field& f, const Keys& valid,
-                                  const std::string& what) const;
+  Result<std::string> read_choice(const Field& f, const Keys& valid, const std::string& what) const;
 
   // loader_kernels.cc
   Status parse_kernels(const Field& f, Experiment* exp) const;

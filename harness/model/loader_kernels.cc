@@ -55,7 +55,8 @@ Status Parser::parse_source(const Field& s, KernelSpec* k) const {
     auto ref = read_nonempty(*r);
     FL_TRY(ref);
     if (ref->starts_with("-") || ref->find("..") != std::string::npos) {
-      return error(*r, "invalid git ref '" + *ref + "': expected one revision (a branch, tag or commit)");
+      return error(
+          *r, "invalid git ref '" + *ref + "': expected one revision (a branch, tag or commit)");
     }
     k->source_ref = *ref;
   }
@@ -75,7 +76,8 @@ Status Parser::parse_range(const Field& p, KernelSpec* k) const {
   if (dots == std::string::npos || dots == 0 || dots + 2 >= range->size() ||
       range->find("..", dots + 2) != std::string::npos || range->starts_with("-") ||
       (*range)[dots + 2] == '.') {
-    return error(g, "invalid commit range '" + *range + "': expected BASE..TIP (e.g. v6.12..my-branch)");
+    return error(
+        g, "invalid commit range '" + *range + "': expected BASE..TIP (e.g. v6.12..my-branch)");
   }
   k->patches_range = *range;
   if (const Field* r = fields->find("repo")) {
@@ -109,8 +111,8 @@ Status Parser::parse_kernel(const Field& f, KernelSpec* k, SourceLoc* name_loc) 
     auto series = read_scalar(*p);
     FL_TRY(series);
     if (!series->empty() && !is_relative_path(*series)) {
-      return error(
-          *p, "invalid patch series '" + *series + "': expected a folder name under patches/");
+      return error(*p,
+                   "invalid patch series '" + *series + "': expected a folder name under patches/");
     }
     k->patches = *series;
     k->patches_loc = loc(*p);
@@ -145,8 +147,7 @@ Status Parser::parse_fragments(const Field& f, KernelSpec* k) const {
     const auto dup = std::find(k->config.begin(), k->config.end(), *name);
     if (dup != k->config.end()) {
       const size_t first = static_cast<size_t>(dup - k->config.begin());
-      return error(item,
-                   "fragment '" + *name + "' listed twice" + first_at(k->config_locs[first]));
+      return error(item, "fragment '" + *name + "' listed twice" + first_at(k->config_locs[first]));
     }
     k->config.push_back(*name);
     k->config_locs.push_back(loc(item));

@@ -68,8 +68,8 @@ Status Parser::parse_paths(const Field& f, std::string_view root, KeyValues* out
     if (key.find('/') == std::string::npos && key.find('.') != std::string::npos) {
       std::string slashed = key;
       std::replace(slashed.begin(), slashed.end(), '.', '/');
-      return key_error(field, "sysctl keys are paths under " + std::string(root) +
-                                  did_you_mean_text(slashed));
+      return key_error(
+          field, "sysctl keys are paths under " + std::string(root) + did_you_mean_text(slashed));
     }
     FL_TRY(check_path(field, key, root));
     auto value = read_nonempty(field);

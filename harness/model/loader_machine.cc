@@ -19,8 +19,8 @@ Status Parser::parse_archs(const Field& f, Experiment* exp) const {
   return parse_arch_list(f, "must list at least one arch", &exp->archs, &exp->arch_locs);
 }
 
-Status Parser::parse_arch_list(const Field& f, const char* what_if_empty,
-                               std::vector<Arch>* archs, std::vector<SourceLoc>* locs) const {
+Status Parser::parse_arch_list(const Field& f, const char* what_if_empty, std::vector<Arch>* archs,
+                               std::vector<SourceLoc>* locs) const {
   auto items = read_list(f, what_if_empty);
   FL_TRY(items);
   for (const Field& item : *items) {
@@ -64,7 +64,8 @@ Status Parser::parse_machine(const Field& f, MachineSpec* m) const {
   if (const Field* c = fields->find("connect")) {
     auto uri = read_scalar(*c);
     FL_TRY(uri);
-    if (m->backend != "libvirt") return error(*c, "a libvirt connection URI; needs backend: libvirt");
+    if (m->backend != "libvirt")
+      return error(*c, "a libvirt connection URI; needs backend: libvirt");
     m->connect = *uri;
   }
   if (const Field* c = fields->find("cpus")) {
@@ -115,8 +116,8 @@ Status Parser::parse_numa(const Field& f, bool memory_given, MachineSpec* m) con
       }
       int& slot = owner[static_cast<size_t>(*cpu)];
       if (slot >= 0) {
-        return error(cpu_field, "cpu " + std::to_string(*cpu) + " is already in node " +
-                                    std::to_string(slot));
+        return error(cpu_field,
+                     "cpu " + std::to_string(*cpu) + " is already in node " + std::to_string(slot));
       }
       slot = static_cast<int>(i);
       node.cpus.push_back(static_cast<int>(*cpu));

@@ -1,5 +1,5 @@
-#include "util/build_info.h"
 #include "model/loader.h"
+#include "util/build_info.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -212,7 +212,8 @@ TEST(LoaderTest, UnknownTopLevelKeySuggestsClosest) {
 
 TEST(LoaderTest, UnknownKeyFarFromAnyListsValidKeys) {
   EXPECT_EQ(error_of("name: q\nmachine:\n  frobnicate: 1\n"),
-            "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: accel, backend, connect, cpus, memory, "
+            "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: accel, backend, "
+            "connect, cpus, memory, "
             "numa");
 }
 
@@ -228,13 +229,15 @@ TEST(LoaderTest, MachineAccelIsAutoKvmOrTcg) {
 }
 
 TEST(LoaderTest, MachineBackendIsQemuOrLibvirtWithAConnectionUri) {
-  auto exp = parse(std::string(kMinimal) + "machine: {backend: libvirt, connect: 'qemu+tcp://127.0.0.1/system'}\n");
+  auto exp = parse(std::string(kMinimal) +
+                   "machine: {backend: libvirt, connect: 'qemu+tcp://127.0.0.1/system'}\n");
   ASSERT_TRUE(exp.ok()) << exp.error().message;
   EXPECT_EQ(exp->machine.backend, "libvirt");
   EXPECT_EQ(exp->machine.connect, "qemu+tcp://127.0.0.1/system");
   auto plain = parse(std::string(kMinimal));
   ASSERT_TRUE(plain.ok());
-  EXPECT_EQ(plain->machine.backend, "qemu");  // names are checked against the backend table (BackendTableTest)
+  EXPECT_EQ(plain->machine.backend,
+            "qemu");  // names are checked against the backend table (BackendTableTest)
   EXPECT_EQ(error_of("name: q\nmachine: {connect: 'qemu:///system'}\n"),
             "q.yaml:2:20: machine.connect: a libvirt connection URI; needs backend: libvirt");
 }
@@ -824,15 +827,19 @@ TEST(LoaderGitTest, MalformedSourceAndPatchesEntriesAreLocated) {
     auto exp = parse_experiment(with_kernel(lines), "q.yaml");
     return exp.ok() ? std::string("<parsed without error>") : exp.error().message;
   };
-  EXPECT_EQ(err("    source: {ref: main}\n"), "q.yaml:4:13: kernels[0].source: missing required key 'git'");
+  EXPECT_EQ(err("    source: {ref: main}\n"),
+            "q.yaml:4:13: kernels[0].source: missing required key 'git'");
   EXPECT_EQ(err("    source: {git: ../linux, rev: main}\n"),
             "q.yaml:4:29: kernels[0].source.rev: unknown key; did you mean 'ref'?");
   EXPECT_EQ(err("    source: {git: ../linux, ref: a..b}\n"),
-            "q.yaml:4:34: kernels[0].source.ref: invalid git ref 'a..b': expected one revision (a branch, tag or commit)");
+            "q.yaml:4:34: kernels[0].source.ref: invalid git ref 'a..b': expected one revision (a "
+            "branch, tag or commit)");
   EXPECT_EQ(err("    patches: {git: my-branch}\n"),
-            "q.yaml:4:20: kernels[0].patches.git: invalid commit range 'my-branch': expected BASE..TIP (e.g. v6.12..my-branch)");
+            "q.yaml:4:20: kernels[0].patches.git: invalid commit range 'my-branch': expected "
+            "BASE..TIP (e.g. v6.12..my-branch)");
   EXPECT_EQ(err("    patches: {git: a...b}\n"),
-            "q.yaml:4:20: kernels[0].patches.git: invalid commit range 'a...b': expected BASE..TIP (e.g. v6.12..my-branch)");
+            "q.yaml:4:20: kernels[0].patches.git: invalid commit range 'a...b': expected BASE..TIP "
+            "(e.g. v6.12..my-branch)");
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "util/text.h"
 #include "util/hash.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace {

@@ -28,7 +28,8 @@ Result<Shard> parse_shard(std::string_view text) {
   Shard s;
   if (slash == std::string_view::npos || !parse_positive(text.substr(0, slash), &s.index) ||
       !parse_positive(text.substr(slash + 1), &s.count)) {
-    return make_error(fmt::format("--shard {}: expected K/N with positive integers (e.g. 2/4)", text));
+    return make_error(
+        fmt::format("--shard {}: expected K/N with positive integers (e.g. 2/4)", text));
   }
   if (s.index > s.count) {
     return make_error(fmt::format("--shard {}: K must be between 1 and N ({})", text, s.count));
@@ -41,7 +42,8 @@ std::vector<Run> shard_runs(const std::vector<Run>& plan, const Shard& shard) {
   for (const Run& r : plan) ids.push_back(r.id);
   std::sort(ids.begin(), ids.end());
   // Block k (0-based) holds sorted positions [k*M/N, (k+1)*M/N).
-  const size_t m = ids.size(), n = static_cast<size_t>(shard.count), k = static_cast<size_t>(shard.index - 1);
+  const size_t m = ids.size(), n = static_cast<size_t>(shard.count),
+               k = static_cast<size_t>(shard.index - 1);
   const std::set<std::string> mine(ids.begin() + static_cast<std::ptrdiff_t>(k * m / n),
                                    ids.begin() + static_cast<std::ptrdiff_t>((k + 1) * m / n));
   std::vector<Run> out;

@@ -19,8 +19,8 @@
 namespace foliolab {
 
 struct Shard {
-  int index = 1;  // K, 1-based
-  int count = 1;  // N
+  int index = 1;             // K, 1-based
+  int count = 1;             // N
   std::string text() const;  // "K/N"
   bool operator==(const Shard&) const = default;
 };

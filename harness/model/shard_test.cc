@@ -41,7 +41,8 @@ TEST(ShardParse, AcceptsKOfN) {
 }
 
 TEST(ShardParse, RejectsWhatIsNotKOfNWithTheReason) {
-  for (const char* bad : {"", "3", "0/4", "/4", "2/", "a/b", "2/4x", "-1/4", "1/0", "2 /4", "1/4/5"}) {
+  for (const char* bad :
+       {"", "3", "0/4", "/4", "2/", "a/b", "2/4x", "-1/4", "1/0", "2 /4", "1/4/5"}) {
     auto s = parse_shard(bad);
     ASSERT_FALSE(s.ok()) << bad;
     EXPECT_NE(s.error().message.find("expected K/N"), std::string::npos) << s.error().message;
@@ -88,11 +89,14 @@ TEST(ShardRuns, KeepPlanOrderAndGroupKernelBuilds) {
     const auto runs = shard_runs(plan, {k, 6});
     ASSERT_EQ(runs.size(), 4u);
     std::set<std::string> builds;
-    for (const foliolab::Run& r : runs) builds.insert(r.id.substr(0, r.id.find('.', r.id.find('.') + 1)));
+    for (const foliolab::Run& r : runs)
+      builds.insert(r.id.substr(0, r.id.find('.', r.id.find('.') + 1)));
     EXPECT_EQ(builds.size(), 1u) << "shard " << k;
     // In the plan's order.
     auto pos = [&](const foliolab::Run& r) {
-      return std::find_if(plan.begin(), plan.end(), [&](const foliolab::Run& p) { return p.id == r.id; }) - plan.begin();
+      return std::find_if(plan.begin(), plan.end(),
+                          [&](const foliolab::Run& p) { return p.id == r.id; }) -
+             plan.begin();
     };
     for (size_t i = 1; i < runs.size(); ++i) EXPECT_LT(pos(runs[i - 1]), pos(runs[i]));
   }
@@ -111,9 +115,12 @@ TEST(ShardRuns, MoreShardsThanRunsLeavesSomeEmpty) {
 }
 
 TEST(PlanHash, IsOrderFreeAndChangesWithAnyRun) {
-  EXPECT_EQ(plan_hash(std::vector<std::string>{"a", "b", "c"}), plan_hash(std::vector<std::string>{"c", "a", "b"}));
-  EXPECT_NE(plan_hash(std::vector<std::string>{"a", "b", "c"}), plan_hash(std::vector<std::string>{"a", "b"}));
-  EXPECT_NE(plan_hash(std::vector<std::string>{"a", "b"}), plan_hash(std::vector<std::string>{"a", "bb"}));
+  EXPECT_EQ(plan_hash(std::vector<std::string>{"a", "b", "c"}),
+            plan_hash(std::vector<std::string>{"c", "a", "b"}));
+  EXPECT_NE(plan_hash(std::vector<std::string>{"a", "b", "c"}),
+            plan_hash(std::vector<std::string>{"a", "b"}));
+  EXPECT_NE(plan_hash(std::vector<std::string>{"a", "b"}),
+            plan_hash(std::vector<std::string>{"a", "bb"}));
   EXPECT_EQ(plan_hash(sample_plan()).size(), 16u);
 }
 

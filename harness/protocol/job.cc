@@ -2,15 +2,16 @@
 
 #include <fmt/format.h>
 
-#include "protocol/output_adapter.h"
-#include "image/custom_workload.h"
 #include "catalog/workload_catalog.h"
+#include "image/custom_workload.h"
+#include "protocol/output_adapter.h"
 
 namespace foliolab {
 namespace {
 
-bool line_safe(const std::string& v) { return v.find_first_of(std::string("\t\n\r\0", 4)) == std::string::npos; }
-
+bool line_safe(const std::string& v) {
+  return v.find_first_of(std::string("\t\n\r\0", 4)) == std::string::npos;
+}
 
 }  // namespace
 
@@ -20,7 +21,8 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   std::string out = std::string(kJobMagic) + "\n";
   std::string bad;
   auto line = [&](const std::string& key, const std::string& a, const std::string& b = "") {
-    if (!line_safe(a) || !line_safe(b) || (!b.empty() && a.find(' ') != std::string::npos)) bad = key + " " + a;
+    if (!line_safe(a) || !line_safe(b) || (!b.empty() && a.find(' ') != std::string::npos))
+      bad = key + " " + a;
     out += b.empty() ? fmt::format("{} {}\n", key, a) : fmt::format("{} {} {}\n", key, a, b);
   };
   line("run_id", run.id);
@@ -38,7 +40,8 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
     const ParamInfo* p = info ? info->param(key) : nullptr;
     // Booleans reach programs as 1 or 0 whatever the YAML spelled (true, yes, on, ...).
     const bool is_bool = p && p->type == ParamType::kBool;
-    const std::string v = is_bool ? (parse_workload_bool(value).value_or(false) ? "1" : "0") : value;
+    const std::string v =
+        is_bool ? (parse_workload_bool(value).value_or(false) ? "1" : "0") : value;
     if (is_custom(wl) && key == "args") {
       for (const auto& tok : split_args(value)) line("argv", tok);
     } else if (key == "prctl_thp_disable") {
@@ -47,7 +50,8 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
       line("arg", key, v);
     }
   }
-  if (!bad.empty()) return make_error(fmt::format("run {}: value not allowed in a job line: {}", run.id, bad));
+  if (!bad.empty())
+    return make_error(fmt::format("run {}: value not allowed in a job line: {}", run.id, bad));
   return out;
 }
 

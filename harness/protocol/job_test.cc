@@ -49,7 +49,8 @@ TEST(Job, CustomWorkloadExecsTheShippedProgramWithRawArguments) {
   r.id = "id";
   auto job = render_job(e, r);
   ASSERT_TRUE(job.ok());
-  EXPECT_NE(job->find("workload custom\nexec /job/bin/custom\nargv -n\nargv 5\nargv --fast\n"), std::string::npos)
+  EXPECT_NE(job->find("workload custom\nexec /job/bin/custom\nargv -n\nargv 5\nargv --fast\n"),
+            std::string::npos)
       << *job;
   EXPECT_EQ(job->find("probe.c"), std::string::npos);
 }

@@ -142,8 +142,8 @@ std::optional<std::pair<std::string, std::string>> own_result(
     return {{"skip", last.empty() ? "the program skipped itself (exit status 4)" : last}};
   }
   if (b.exit_status != 0 && b.exit_status != 4 && !any_fail) {
-    return {{"fail",
-             fmt::format("exit status {}{}", b.exit_status, last.empty() ? "" : ": " + last)}};
+    return {
+        {"fail", fmt::format("exit status {}{}", b.exit_status, last.empty() ? "" : ": " + last)}};
   }
   if (!tap.tests.empty() && !tap.violation.empty() && !any_fail) {
     return {{"fail", tap.violation}};
@@ -222,8 +222,8 @@ class KselftestReader {
   void end(std::string_view rest) {
     const std::string name(rest.substr(0, rest.find(' ')));
     if (!block_ || block_->program != name) {
-      add_violation(out_, fmt::format("kselftest end line for {} without its begin line",
-                                      bounded(name, 64)));
+      add_violation(
+          out_, fmt::format("kselftest end line for {} without its begin line", bounded(name, 64)));
       return;
     }
     end_fields(rest, *block_);

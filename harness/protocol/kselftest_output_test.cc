@@ -13,7 +13,8 @@ WorkloadOutput kselftest(std::string_view text) {
 
 std::vector<std::string> statuses(const WorkloadOutput& out) {
   std::vector<std::string> s;
-  for (const auto& t : out.tests) s.push_back(t.status + " " + t.name + (t.reason.empty() ? "" : " / " + t.reason));
+  for (const auto& t : out.tests)
+    s.push_back(t.status + " " + t.name + (t.reason.empty() ? "" : " / " + t.reason));
   return s;
 }
 
@@ -67,14 +68,16 @@ TEST(KselftestOutput, KhugepagedColoredLinesAndSwapNeeds) {
       "@kselftest end khugepaged exit=2 signal=0 timeout=0 wall_ms=60000 truncated=0\n"
       "FOLIOLAB-WORKLOAD-OK\n";
   const WorkloadOutput out = kselftest(text);
-  EXPECT_EQ(statuses(out),
-            (std::vector<std::string>{
-                "pass khugepaged: Save THP and khugepaged settings",
-                "pass khugepaged: collapse_full (khugepaged:anon): Allocate huge page",
-                "fail khugepaged: collapse_full (khugepaged:anon): Collapse fully populated PTE table",
-                "skip khugepaged: collapse_swapin_single_pte (khugepaged:anon): Swapout one page / needs swap "
-                "(MADV_PAGEOUT); the guest has none",
-            }));
+  EXPECT_EQ(
+      statuses(out),
+      (std::vector<std::string>{
+          "pass khugepaged: Save THP and khugepaged settings",
+          "pass khugepaged: collapse_full (khugepaged:anon): Allocate huge page",
+          "fail khugepaged: collapse_full (khugepaged:anon): Collapse fully populated PTE table",
+          "skip khugepaged: collapse_swapin_single_pte (khugepaged:anon): Swapout one page / needs "
+          "swap "
+          "(MADV_PAGEOUT); the guest has none",
+      }));
   // With swap, the same failure stays a failure.
   std::string with_swap = text;
   with_swap.replace(with_swap.find("swap_kb=0"), 9, "swap_kb=1024");
@@ -128,15 +131,18 @@ TEST(KselftestOutput, RunAnnouncementsNameCasesAndEarlyExitsNameTheirTest) {
       "| Restore THP and khugepaged settings... \x1b[32mOK\x1b[0m\n"
       "@kselftest end khugepaged exit=1 signal=0 timeout=0 wall_ms=10 truncated=0\n"
       "FOLIOLAB-WORKLOAD-OK\n");
-  EXPECT_EQ(statuses(out),
-            (std::vector<std::string>{
-                "pass cow: Basic COW after fork() ... with base page: No leak from parent into child",
-                "skip cow: Basic COW after fork() ... with swapped out base page / MADV_PAGEOUT did not work, is "
-                "swap enabled?",
-                "pass khugepaged: collapse_compound_extreme (khugepaged:anon): Restore THP and khugepaged settings",
-                "fail khugepaged: collapse_compound_extreme (khugepaged:anon) / exit status 1: Construct "
-                "2/512...Failed to allocate huge page",
-            }));
+  EXPECT_EQ(
+      statuses(out),
+      (std::vector<std::string>{
+          "pass cow: Basic COW after fork() ... with base page: No leak from parent into child",
+          "skip cow: Basic COW after fork() ... with swapped out base page / MADV_PAGEOUT did not "
+          "work, is "
+          "swap enabled?",
+          "pass khugepaged: collapse_compound_extreme (khugepaged:anon): Restore THP and "
+          "khugepaged settings",
+          "fail khugepaged: collapse_compound_extreme (khugepaged:anon) / exit status 1: Construct "
+          "2/512...Failed to allocate huge page",
+      }));
 }
 
 TEST(KselftestOutput, BrokenFramingFailsTheRep) {
@@ -147,13 +153,16 @@ TEST(KselftestOutput, BrokenFramingFailsTheRep) {
   EXPECT_EQ(stray.violation, "kselftest end line for cow without its begin line");
   // The runner's own failure (bad arguments) is the workload's failure.
   const WorkloadOutput usage = kselftest("FOLIOLAB-WORKLOAD-FAIL tests: bad program name '../x'\n");
-  EXPECT_THAT(workload_failure(OutputFormat::kKselftest, usage, 2, 0), ::testing::HasSubstr("bad program name"));
-  EXPECT_EQ(workload_failure(OutputFormat::kKselftest, kselftest("@kselftest env swap_kb=0\n"), 0, 0),
-            "did not print FOLIOLAB-WORKLOAD-OK");
+  EXPECT_THAT(workload_failure(OutputFormat::kKselftest, usage, 2, 0),
+              ::testing::HasSubstr("bad program name"));
+  EXPECT_EQ(
+      workload_failure(OutputFormat::kKselftest, kselftest("@kselftest env swap_kb=0\n"), 0, 0),
+      "did not print FOLIOLAB-WORKLOAD-OK");
 }
 
 TEST(KselftestOutput, OnlyKselftestMmUsesIt) {
-  EXPECT_EQ(output_adapter_for(WorkloadSpec{.name = "kselftest-mm"}).format, OutputFormat::kKselftest);
+  EXPECT_EQ(output_adapter_for(WorkloadSpec{.name = "kselftest-mm"}).format,
+            OutputFormat::kKselftest);
   EXPECT_EQ(parse_output_format("kselftest"), std::nullopt);  // not a `custom` output
   EXPECT_EQ(output_format_name(OutputFormat::kKselftest), "kselftest");
 }

@@ -38,7 +38,7 @@ WorkloadOutput parse_workload_output(std::string_view text, const OutputAdapter&
 // exit-status and kselftest need exit status 0; TAP ignores the exit status (failing tests are
 // results) but fails on a bail-out or a plan mismatch; foliolab and kselftest need the marker
 // and no FAIL marker. A selftest that fails, crashes or times out is a result, not a failure.
-std::string workload_failure(OutputFormat format, const WorkloadOutput& out,
-                             int64_t exit_status, int64_t signal);
+std::string workload_failure(OutputFormat format, const WorkloadOutput& out, int64_t exit_status,
+                             int64_t signal);
 
 }  // namespace foliolab

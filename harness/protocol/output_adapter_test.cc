@@ -21,7 +21,8 @@ WorkloadOutput regex(std::string_view text, KeyValues patterns) {
 }
 
 TEST(FoliolabOutput, OneLineThenTheMarker) {
-  const WorkloadOutput out = foliolab("log line\n{\"faults\": 12, \"x\": \"s\"}\nFOLIOLAB-WORKLOAD-OK\n");
+  const WorkloadOutput out =
+      foliolab("log line\n{\"faults\": 12, \"x\": \"s\"}\nFOLIOLAB-WORKLOAD-OK\n");
   EXPECT_EQ(out.violation, "");
   EXPECT_EQ(out.metrics, (std::map<std::string, double>{{"faults", 12}}));
   EXPECT_EQ(workload_failure(OutputFormat::kFoliolab, out, 0, 0), "");
@@ -45,20 +46,20 @@ TEST(FoliolabOutput, Strict) {
 }
 
 TEST(TapOutput, Tap14WithDirectivesYamlAndSubtests) {
-  const WorkloadOutput out = tap(
-      "TAP version 14\n"
-      "1..5\n"
-      "# diagnostic\n"
-      "ok 1 - split_huge_page\n"
-      "not ok 2 - cow: anon THP\n"
-      "  ---\n"
-      "  message: 'ok 99 inside yaml'\n"
-      "  ...\n"
-      "ok 3 khugepaged # SKIP no swap\n"
-      "    # Subtest: inner\n"
-      "    ok 1 - inner test\n"
-      "not ok 4 - flaky # TODO fix later\n"
-      "ok - unnumbered\n");
+  const WorkloadOutput out =
+      tap("TAP version 14\n"
+          "1..5\n"
+          "# diagnostic\n"
+          "ok 1 - split_huge_page\n"
+          "not ok 2 - cow: anon THP\n"
+          "  ---\n"
+          "  message: 'ok 99 inside yaml'\n"
+          "  ...\n"
+          "ok 3 khugepaged # SKIP no swap\n"
+          "    # Subtest: inner\n"
+          "    ok 1 - inner test\n"
+          "not ok 4 - flaky # TODO fix later\n"
+          "ok - unnumbered\n");
   EXPECT_EQ(out.violation, "");
   ASSERT_EQ(out.tests.size(), 5u);
   EXPECT_EQ(out.tests[0], (SubtestOutcome{1, "split_huge_page", "pass", ""}));

@@ -14,8 +14,8 @@ namespace foliolab {
 namespace {
 
 // Longest possible valid header: magic, type, two 20-digit numbers, crc, separators, newline.
-constexpr size_t kMaxHeaderLen = kRecordMagic.size() + 1 + kMaxRecordType + 1 + 20 + 1 + 20 + 1 +
-                                 8 + 1;
+constexpr size_t kMaxHeaderLen =
+    kRecordMagic.size() + 1 + kMaxRecordType + 1 + 20 + 1 + 20 + 1 + 8 + 1;
 
 uint32_t crc32_of(std::string_view data) {
   uLong crc = crc32(0L, Z_NULL, 0);
@@ -125,8 +125,7 @@ struct Damage {
 
 // The header of the record at the front of `rest`, which must be the record `expected_seq`;
 // `nl` is set to the header line's length.
-std::variant<Header, Damage> read_header(std::string_view rest, uint64_t expected_seq,
-                                         size_t& nl) {
+std::variant<Header, Damage> read_header(std::string_view rest, uint64_t expected_seq, size_t& nl) {
   nl = rest.substr(0, kMaxHeaderLen).find('\n');
   if (nl == std::string_view::npos) {
     if (rest.size() < kMaxHeaderLen && is_header_prefix(rest)) {
@@ -159,8 +158,7 @@ std::optional<Damage> check_payload(std::string_view rest, const Header& h, size
                                     h.type, avail, h.len)};
   }
   if (avail == h.len) {
-    return Damage{true,
-                  fmt::format("{} record: stream ends before the trailing newline", h.type)};
+    return Damage{true, fmt::format("{} record: stream ends before the trailing newline", h.type)};
   }
   if (rest[payload_at + h.len] != '\n') {
     return Damage{false,
@@ -218,20 +216,20 @@ Result<KeyValues> parse_kv(std::string_view payload) {
     ++line_no;
     const size_t nl = payload.find('\n');
     if (nl == std::string_view::npos) {
-      return make_error(fmt::format("line {}: missing trailing newline: \"{}\"", line_no,
-                                    printable(payload)));
+      return make_error(
+          fmt::format("line {}: missing trailing newline: \"{}\"", line_no, printable(payload)));
     }
     const std::string_view line = payload.substr(0, nl);
     payload.remove_prefix(nl + 1);
     const size_t tab = line.find('\t');
     if (tab == std::string_view::npos) {
-      return make_error(fmt::format("line {}: no tab between key and value: \"{}\"", line_no,
-                                    printable(line)));
+      return make_error(
+          fmt::format("line {}: no tab between key and value: \"{}\"", line_no, printable(line)));
     }
     if (tab == 0) return make_error(fmt::format("line {}: empty key", line_no));
     if (line.find('\t', tab + 1) != std::string_view::npos) {
-      return make_error(fmt::format("line {}: more than one tab: \"{}\"", line_no,
-                                    printable(line)));
+      return make_error(
+          fmt::format("line {}: more than one tab: \"{}\"", line_no, printable(line)));
     }
     kv.emplace_back(std::string(line.substr(0, tab)), std::string(line.substr(tab + 1)));
   }

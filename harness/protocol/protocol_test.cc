@@ -89,14 +89,14 @@ TEST(Protocol, BitFlipInPayloadIsCrcDamage) {
 TEST(Protocol, GarbledHeaders) {
   const std::string good = encode_record("hello", 0, "k\tv\n");
   const std::vector<std::string> bad = {
-      "@FL2 done 1 0 00000000\n\n",       // magic
-      "@FL1 Done 1 0 00000000\n\n",       // type chars
-      "@FL1 done 01 0 00000000\n\n",      // non-canonical seq
-      "@FL1 done 1 x 00000000\n\n",       // len
-      "@FL1 done 1 0 0000000\n\n",        // short crc
-      "@FL1 done 1 0 0000000A\n\n",       // upper-case hex
-      "@FL1 done 1 0 00000000 extra\n\n", // extra field
-      "@FL1  done 1 0 00000000\n\n",      // empty field
+      "@FL2 done 1 0 00000000\n\n",        // magic
+      "@FL1 Done 1 0 00000000\n\n",        // type chars
+      "@FL1 done 01 0 00000000\n\n",       // non-canonical seq
+      "@FL1 done 1 x 00000000\n\n",        // len
+      "@FL1 done 1 0 0000000\n\n",         // short crc
+      "@FL1 done 1 0 0000000A\n\n",        // upper-case hex
+      "@FL1 done 1 0 00000000 extra\n\n",  // extra field
+      "@FL1  done 1 0 00000000\n\n",       // empty field
       "garbage\n",
       std::string(200, 'x'),
   };
@@ -161,9 +161,9 @@ TEST(Protocol, ParseKv) {
   auto no_tab = parse_kv("a\t1\nnotab\n");
   ASSERT_FALSE(no_tab.ok());
   EXPECT_NE(no_tab.error().message.find("line 2"), std::string::npos);
-  EXPECT_FALSE(parse_kv("a\t1").ok());          // no trailing newline
-  EXPECT_FALSE(parse_kv("\tvalue\n").ok());     // empty key
-  EXPECT_FALSE(parse_kv("a\tb\tc\n").ok());     // tab in value
+  EXPECT_FALSE(parse_kv("a\t1").ok());       // no trailing newline
+  EXPECT_FALSE(parse_kv("\tvalue\n").ok());  // empty key
+  EXPECT_FALSE(parse_kv("a\tb\tc\n").ok());  // tab in value
 }
 
 }  // namespace

@@ -45,8 +45,8 @@ void parse_regex_output(std::string_view text, const KeyValues& patterns, Worklo
     }
     const std::optional<std::string> capture = last_capture(text, *re, name, out);
     if (!capture) {
-      add_violation(out, fmt::format("metric {}: pattern '{}' matched no line", name,
-                                     bounded(pattern, 80)));
+      add_violation(
+          out, fmt::format("metric {}: pattern '{}' matched no line", name, bounded(pattern, 80)));
       continue;
     }
     // strtod, not parse_double: a capture may be "+3", "1e3" or "0x10", as it always could.
@@ -54,8 +54,8 @@ void parse_regex_output(std::string_view text, const KeyValues& patterns, Worklo
     char* end = nullptr;
     const double v = number.empty() ? NAN : std::strtod(number.c_str(), &end);
     if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(v)) {
-      add_violation(out, fmt::format("metric {}: captured \"{}\", not a number", name,
-                                     bounded(number, 80)));
+      add_violation(
+          out, fmt::format("metric {}: captured \"{}\", not a number", name, bounded(number, 80)));
       continue;
     }
     set_metric(out, name, v);

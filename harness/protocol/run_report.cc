@@ -26,7 +26,6 @@ bool is_counter_key(std::string_view k) {
   return k.starts_with("vmstat.") || k.starts_with("mthp.") || k.starts_with("meminfo.");
 }
 
-
 // What workload_failure() judges, back from a RepResult.
 WorkloadOutput output_of(const RepResult& rep) {
   WorkloadOutput out;
@@ -207,8 +206,8 @@ class Interpreter {
       last_workload_rep_ = -1;
       return;
     }
-    if (rep->has_workload) problem(fmt::format("{}: second workload record for rep {}", where,
-                                               rep->rep));
+    if (rep->has_workload)
+      problem(fmt::format("{}: second workload record for rep {}", where, rep->rep));
     rep->has_workload = true;
     rep->workload = str_field(kv, "name");
     rep->exit_status = int_field(kv, "exit_status", where).value_or(-1);
@@ -280,9 +279,10 @@ class Interpreter {
     }
     if (done_seen_ && r_.done_status.empty()) return "done record without a status";
     if (r_.done_status.empty()) {
-      return fmt::format("guest stopped before reporting completion (no done record after {} "
-                         "records)",
-                         r_.records);
+      return fmt::format(
+          "guest stopped before reporting completion (no done record after {} "
+          "records)",
+          r_.records);
     }
     if (r_.done_status != "ok") {
       return fmt::format("agent reported done status={} without an error record",

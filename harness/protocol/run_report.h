@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "model/experiment.h"  // KeyValues
 #include "protocol/guest_text.h"
 #include "protocol/output_adapter.h"
 #include "protocol/protocol.h"
-#include "model/experiment.h"  // KeyValues
 #include "util/result.h"
 
 namespace foliolab {
@@ -65,8 +65,8 @@ struct RepResult {
   // Read with the workload's output adapter (protocol/output_adapter.h).
   OutputFormat format = OutputFormat::kFoliolab;
   std::map<std::string, double> metrics;
-  bool ok_marker = false;                 // FOLIOLAB-WORKLOAD-OK seen
-  bool fail_marker = false;               // FOLIOLAB-WORKLOAD-FAIL seen
+  bool ok_marker = false;    // FOLIOLAB-WORKLOAD-OK seen
+  bool fail_marker = false;  // FOLIOLAB-WORKLOAD-FAIL seen
   std::string fail_reason;
   std::vector<SubtestOutcome> tests;  // TAP
   bool bailed_out = false;
@@ -90,8 +90,8 @@ struct RunReport {
   std::vector<GuestError> errors;
   std::string done_status;  // "" when no done record arrived
 
-  size_t records = 0;        // valid records seen
-  std::string damage;        // stream damage, empty if clean
+  size_t records = 0;  // valid records seen
+  std::string damage;  // stream damage, empty if clean
   size_t damage_offset = 0;
   std::vector<std::string> problems;  // host-side interpretation problems (bad numbers, ...)
 };

@@ -27,7 +27,8 @@ TEST(RunReport, GoodRun) {
   EXPECT_EQ(r.hello.mem_total_kb, 1000000);
   EXPECT_EQ(r.hello.cmdline, "console=ttyS0 panic=-1");
   ASSERT_EQ(r.knobs_initial.size(), 2u);
-  EXPECT_EQ(r.knobs_initial[0], (std::pair<std::string, std::string>{"enabled", "[madvise] never"}));
+  EXPECT_EQ(r.knobs_initial[0],
+            (std::pair<std::string, std::string>{"enabled", "[madvise] never"}));
   EXPECT_EQ(r.knobs_final[0].second, "[always]");
   ASSERT_EQ(r.knob_sets.size(), 1u);
   EXPECT_EQ(r.knob_sets[0].readback, "always");
@@ -193,8 +194,7 @@ TEST(RunReport, NonzeroExitAndSignal) {
   EXPECT_EQ(r.reason, "rep 1: workload fault exited with status 3");
 
   StreamBuilder sig;
-  sig.prologue().counters(0, "before", 1, 1).workload(0, -1, 9).out("").counters(0, "after", 1,
-                                                                                 1);
+  sig.prologue().counters(0, "before", 1, 1).workload(0, -1, 9).out("").counters(0, "after", 1, 1);
   sig.done();
   EXPECT_EQ(parse_run_report(sig.bytes()).reason, "rep 0: workload fault killed by signal 9");
 }

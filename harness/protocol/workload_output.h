@@ -13,9 +13,9 @@
 
 namespace foliolab {
 
-inline constexpr size_t kMaxTests = 10000;        // TAP lines kept per repetition
-inline constexpr size_t kMaxRegexLine = 1024;     // bytes of a line a pattern is matched against
-inline constexpr size_t kMaxOutputName = 256;     // bytes of a metric or test name kept
+inline constexpr size_t kMaxTests = 10000;     // TAP lines kept per repetition
+inline constexpr size_t kMaxRegexLine = 1024;  // bytes of a line a pattern is matched against
+inline constexpr size_t kMaxOutputName = 256;  // bytes of a metric or test name kept
 inline constexpr std::string_view kWorkloadOk = "FOLIOLAB-WORKLOAD-OK";
 inline constexpr std::string_view kWorkloadFail = "FOLIOLAB-WORKLOAD-FAIL";
 
@@ -25,7 +25,7 @@ struct WorkloadOutput {
   bool fail_marker = false;  // FOLIOLAB-WORKLOAD-FAIL <reason> (any format)
   std::string fail_reason;
   std::vector<SubtestOutcome> tests;  // TAP
-  bool bailed_out = false;         // TAP "Bail out!"
+  bool bailed_out = false;            // TAP "Bail out!"
   std::string bail_reason;
   // Why the output breaks its format's contract ("" = it does not): two metric lines, output
   // after the marker, a TAP plan that does not match, a pattern that matched nothing, ...

@@ -32,11 +32,11 @@ TEST(WorkloadOutput, ProblemsAndViolationsAreBounded) {
 // The parsers trim with util/text.h's trim, which also drops \v, \f and a leading \r (their
 // own trim dropped spaces and tabs, and a trailing \r, only).
 TEST(WorkloadOutput, ParsersTrimAllAsciiWhitespace) {
-  const WorkloadOutput marked = parse_workload_output(
-      "{\"a\":1}\nFOLIOLAB-WORKLOAD-OK\f\n", OutputAdapter{OutputFormat::kFoliolab, {}});
+  const WorkloadOutput marked = parse_workload_output("{\"a\":1}\nFOLIOLAB-WORKLOAD-OK\f\n",
+                                                      OutputAdapter{OutputFormat::kFoliolab, {}});
   EXPECT_TRUE(marked.ok_marker);
-  const WorkloadOutput redrawn = parse_workload_output(
-      "\r{\"a\":1}\n \rFOLIOLAB-WORKLOAD-OK\n", OutputAdapter{OutputFormat::kFoliolab, {}});
+  const WorkloadOutput redrawn = parse_workload_output("\r{\"a\":1}\n \rFOLIOLAB-WORKLOAD-OK\n",
+                                                       OutputAdapter{OutputFormat::kFoliolab, {}});
   EXPECT_TRUE(redrawn.ok_marker);
   EXPECT_EQ(redrawn.metrics.at("a"), 1);
   const WorkloadOutput tap =

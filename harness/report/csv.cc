@@ -9,11 +9,20 @@ namespace {
 // One row of the comparison table: a variant of a metric of a group.
 std::vector<std::string> comparison_row(const ComparisonGroup& g, const MetricRow& r, size_t v) {
   const SampleStats& s = r.stats[v];
-  std::vector<std::string> row = {
-      g.title, g.kernel, g.arch, g.workload, g.variants[v].label, r.metric, r.info.unit,
-      std::string(metric_kind_name(r.info.kind)), r.emulated ? "1" : "0",
-      std::to_string(s.n), format_full(s.median), format_full(s.mean), format_full(s.sd),
-      format_full(s.cv)};
+  std::vector<std::string> row = {g.title,
+                                  g.kernel,
+                                  g.arch,
+                                  g.workload,
+                                  g.variants[v].label,
+                                  r.metric,
+                                  r.info.unit,
+                                  std::string(metric_kind_name(r.info.kind)),
+                                  r.emulated ? "1" : "0",
+                                  std::to_string(s.n),
+                                  format_full(s.median),
+                                  format_full(s.mean),
+                                  format_full(s.sd),
+                                  format_full(s.cv)};
   if (v < r.deltas.size() && r.deltas[v]) {
     const Delta& d = *r.deltas[v];
     for (double x : {d.rel_change, d.ci_low, d.ci_high, d.mann_whitney_p, d.welch_p}) {
@@ -44,7 +53,6 @@ void render_csv(const std::vector<std::string>& header,
   for (const auto& r : rows) line(r);
 }
 
-
 void write_csv(const ComparisonModel& model, std::ostream& out) {
   std::vector<std::vector<std::string>> rows;
   for (const ComparisonGroup& g : model.groups) {
@@ -52,17 +60,17 @@ void write_csv(const ComparisonModel& model, std::ostream& out) {
       for (size_t v = 0; v < r.stats.size(); ++v) rows.push_back(comparison_row(g, r, v));
     }
   }
-  render_csv({"group", "kernel", "arch", "workload", "variant", "metric", "unit", "kind",
-              "emulated", "n", "median", "mean", "sd", "cv", "rel_change", "ci95_low",
-              "ci95_high", "mann_whitney_p", "welch_p", "verdict"},
+  render_csv({"group",      "kernel",   "arch",      "workload",       "variant", "metric", "unit",
+              "kind",       "emulated", "n",         "median",         "mean",    "sd",     "cv",
+              "rel_change", "ci95_low", "ci95_high", "mann_whitney_p", "welch_p", "verdict"},
              rows, out);
 }
 
 void write_csv(const GateReport& r, std::ostream& out) {
   std::vector<std::vector<std::string>> rows;
   for (const GateCase& c : r.cases) {
-    rows.push_back({c.rule, c.group, c.metric, std::string(gate_outcome_name(c.outcome)),
-                    gate_message(c)});
+    rows.push_back(
+        {c.rule, c.group, c.metric, std::string(gate_outcome_name(c.outcome)), gate_message(c)});
   }
   render_csv({"rule", "group", "metric", "outcome", "message"}, rows, out);
 }

@@ -7,16 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/build_info.h"
 #include "analysis/gate.h"
 #include "analysis/pairing.h"
-#include "report/junit.h"
-#include "report/render.h"
-#include "report/text.h"
 #include "analysis/session_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "report/junit.h"
+#include "report/render.h"
+#include "report/text.h"
 #include "testing/record_fixture.h"
+#include "util/build_info.h"
 
 namespace foliolab {
 namespace {
@@ -30,7 +30,8 @@ struct Sessions {
 // Quickstart records, all on host "testhost" under TCG.
 Sessions quickstart() {
   Sessions s;
-  auto exp = load_experiment((fs::path(foliolab::source_dir()) / "experiments/quickstart.yaml").string());
+  auto exp =
+      load_experiment((fs::path(foliolab::source_dir()) / "experiments/quickstart.yaml").string());
   EXPECT_TRUE(exp.ok()) << exp.error().message;
   s.exp = *exp;
   for (const foliolab::Run& run : expand(s.exp)) {
@@ -64,7 +65,8 @@ TEST(HostWarnings, DifferentHostsAreNamedInTextJsonAndGate) {
   for (RunRecord& r : s.cand) r.provenance.host.hostname = "node2";
   const ComparisonModel m = compare_sides({"a", "", s.base}, {"b", "", s.cand}, {});
   ASSERT_EQ(m.warnings.size(), 1u);
-  const std::string expected = "BASE ran on testhost, CAND on node2: timings of different hosts do not compare";
+  const std::string expected =
+      "BASE ran on testhost, CAND on node2: timings of different hosts do not compare";
   EXPECT_EQ(m.warnings[0], expected);
   EXPECT_NE(text_of(m).find("warning: " + expected), std::string::npos) << text_of(m);
   std::ostringstream js;
@@ -82,9 +84,12 @@ TEST(HostWarnings, DifferentAcceleratorsAndASideSpanningHosts) {
   s.base.front().provenance.host.hostname = "node2";
   const auto w = provenance_warnings({"a", "", s.base}, {"b", "", s.cand});
   ASSERT_EQ(w.size(), 3u);
-  EXPECT_EQ(w[0], "BASE ran on node2, testhost, CAND on testhost: timings of different hosts do not compare");
+  EXPECT_EQ(
+      w[0],
+      "BASE ran on node2, testhost, CAND on testhost: timings of different hosts do not compare");
   EXPECT_EQ(w[1], "BASE's runs span 2 hosts (node2, testhost)");
-  EXPECT_EQ(w[2], "BASE ran under tcg, CAND under kvm: timings of different accelerators do not compare");
+  EXPECT_EQ(w[2],
+            "BASE ran under tcg, CAND under kvm: timings of different accelerators do not compare");
 }
 
 TEST(HostWarnings, FailedRunsDoNotCount) {
@@ -106,9 +111,11 @@ TEST(ReportHosts, ListsTheRunsOfEachHostOnlyWhenHostsDiffer) {
   ASSERT_EQ(two.runs_by_host.size(), 2u);
   EXPECT_EQ(two.runs_by_host.at("node2"), std::vector<std::string>{s.base.back().id.run_id});
   EXPECT_EQ(two.runs_by_host.at("testhost").size(), s.base.size() - 1);
-  EXPECT_NE(session_text(two).find("runs per host:\n  node2 (1 run):\n    " + s.base.back().id.run_id + "\n  testhost (" +
-                            std::to_string(s.base.size() - 1) + " runs):\n    " + s.base.front().id.run_id),
-            std::string::npos)
+  EXPECT_NE(
+      session_text(two).find("runs per host:\n  node2 (1 run):\n    " + s.base.back().id.run_id +
+                             "\n  testhost (" + std::to_string(s.base.size() - 1) +
+                             " runs):\n    " + s.base.front().id.run_id),
+      std::string::npos)
       << session_text(two);
 }
 

@@ -209,13 +209,16 @@ document.body.dataset.marks = marks;
 void page(const std::string& title, const json& data, const std::vector<std::string>& extra,
           std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>";
-  for (char c : title) out << (c == '<' ? std::string("&lt;") : c == '&' ? std::string("&amp;") : std::string(1, c));
+  for (char c : title)
+    out << (c == '<' ? std::string("&lt;") : c == '&' ? std::string("&amp;") : std::string(1, c));
   out << "</title>\n<style>" << kStyle << "</style></head>\n<body>\n<h1 id=\"title\"></h1>\n"
       << "<div id=\"root\"></div>\n<pre id=\"extra\"></pre>\n"
-      << "<script type=\"application/json\" id=\"data\">" << script_safe(data.dump()) << "</script>\n"
+      << "<script type=\"application/json\" id=\"data\">" << script_safe(data.dump())
+      << "</script>\n"
       << "<script type=\"application/json\" id=\"extra-data\">" << script_safe(json(extra).dump())
       << "</script>\n<script>\n"
-      << "document.getElementById('title').textContent = " << script_safe(json(title).dump()) << ";\n"
+      << "document.getElementById('title').textContent = " << script_safe(json(title).dump())
+      << ";\n"
       << "document.getElementById('extra').textContent = "
          "JSON.parse(document.getElementById('extra-data').textContent).join('\\n');\n"
       << kScript << "</script>\n</body></html>\n";

@@ -63,14 +63,10 @@ json group_json(const ComparisonGroup& g) {
   json variants = json::array(), rows = json::array();
   for (const VariantInfo& v : g.variants) variants.push_back(variant_json(v));
   for (const MetricRow& r : g.rows) rows.push_back(metric_json(r));
-  return {{"title", g.title},
-          {"kernel", g.kernel},
-          {"arch", g.arch},
-          {"workload", g.workload},
-          {"knobs", g.knobs},
-          {"variants", variants},
-          {"metrics", rows},
-          {"warnings", group_warnings(g)}};
+  return {{"title", g.title}, {"kernel", g.kernel},
+          {"arch", g.arch},   {"workload", g.workload},
+          {"knobs", g.knobs}, {"variants", variants},
+          {"metrics", rows},  {"warnings", group_warnings(g)}};
 }
 
 json point_json(const HistoryPoint& p) {
@@ -91,10 +87,9 @@ json number_json(double x) { return std::isfinite(x) ? json(x) : json(); }
 json comparison_json(const ComparisonModel& model) {
   json groups = json::array();
   for (const ComparisonGroup& g : model.groups) groups.push_back(group_json(g));
-  return {{"schema", kComparisonSchema}, {"kind", model.kind},   {"title", model.title},
-          {"base", model.base},          {"candidate", model.candidate},
-          {"groups", groups},            {"notes", model.notes},
-          {"warnings", model.warnings}};
+  return {{"schema", kComparisonSchema}, {"kind", model.kind},           {"title", model.title},
+          {"base", model.base},          {"candidate", model.candidate}, {"groups", groups},
+          {"notes", model.notes},        {"warnings", model.warnings}};
 }
 
 json history_json(const HistoryModel& m) {

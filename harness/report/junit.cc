@@ -22,17 +22,16 @@ void write_junit(const GateReport& r, const std::string& suite, std::ostream& ou
                      xml_escape(r.comparison.candidate));
   out << "    </properties>\n";
   for (const GateCase& c : r.cases) {
-    out << fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\"",
-                       xml_escape(c.rule), xml_escape(c.group + " · " + c.metric));
+    out << fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\"", xml_escape(c.rule),
+                       xml_escape(c.group + " · " + c.metric));
     const std::string message = gate_message(c);
     switch (c.outcome) {
       case GateOutcome::kPass:
         out << ">\n      <system-out>" << xml_escape(message) << "</system-out>\n";
         break;
       case GateOutcome::kFail:
-        out << ">\n      <failure message=\"" << xml_escape(message)
-            << "\" type=\"regression\">" << xml_escape(c.rule + ": " + message)
-            << "</failure>\n";
+        out << ">\n      <failure message=\"" << xml_escape(message) << "\" type=\"regression\">"
+            << xml_escape(c.rule + ": " + message) << "</failure>\n";
         break;
       case GateOutcome::kSkip:
         out << ">\n      <skipped message=\"" << xml_escape(message) << "\"/>\n";

@@ -93,8 +93,9 @@ TextTable compact_table(const ComparisonGroup& g) {
   for (const MetricRow& row : g.rows) t.rows.push_back(compact_row(row, pair, &marks));
   t.notes = group_warnings(g);
   if (marks) {
-    t.notes.push_back("values are medians; ✓ improved ✗ regressed ≠ changed = no change ? "
-                      "inconclusive");
+    t.notes.push_back(
+        "values are medians; ✓ improved ✗ regressed ≠ changed = no change ? "
+        "inconclusive");
   } else {
     t.notes.push_back("values are medians");
   }
@@ -105,15 +106,14 @@ TextTable full_table(const ComparisonGroup& g) {
   TextTable t;
   t.title = group_title(g);
   t.key_columns = 3;
-  t.header = {"metric", "unit",   "variant",         "n",     "median",  "mean ± sd",
-              "CV",     "change [95% CI]", "p (MW)", "p (Welch)", "verdict"};
+  t.header = {"metric",          "unit",   "variant",   "n",      "median", "mean ± sd", "CV",
+              "change [95% CI]", "p (MW)", "p (Welch)", "verdict"};
   for (const MetricRow& row : g.rows) {
     for (size_t v = 0; v < row.stats.size(); ++v) {
       const SampleStats& s = row.stats[v];
-      std::vector<std::string> cells = {metric_label(row),        row.info.unit,
-                                        g.variants[v].label,      std::to_string(s.n),
-                                        format_compact(s.median), stats_mean_sd(s),
-                                        format_percent(s.cv)};
+      std::vector<std::string> cells = {
+          metric_label(row),        row.info.unit,    g.variants[v].label, std::to_string(s.n),
+          format_compact(s.median), stats_mean_sd(s), format_percent(s.cv)};
       if (v < row.deltas.size() && row.deltas[v]) {
         const Delta& d = *row.deltas[v];
         cells.push_back(delta_text(d));
@@ -136,8 +136,8 @@ TextTable gate_cases_table(const GateReport& r, bool all) {
   t.header = {"outcome", "metric", "runs", "detail"};
   for (const GateCase& c : r.cases) {
     if (!all && c.outcome == GateOutcome::kPass) continue;
-    t.rows.push_back({std::string(gate_outcome_name(c.outcome)), c.metric, c.group,
-                      gate_message(c)});
+    t.rows.push_back(
+        {std::string(gate_outcome_name(c.outcome)), c.metric, c.group, gate_message(c)});
   }
   return t;
 }
@@ -150,8 +150,8 @@ std::string history_ci_cell(const SampleStats& s) {
 std::string history_title(const HistoryModel& m) {
   std::string title = fmt::format("history of {}", m.metric);
   if (!m.info.unit.empty()) title += fmt::format(" ({})", m.info.unit);
-  title += fmt::format(" · {} · better: {}", metric_kind_name(m.info.kind),
-                       better_name(m.info.better));
+  title +=
+      fmt::format(" · {} · better: {}", metric_kind_name(m.info.kind), better_name(m.info.better));
   return title;
 }
 
@@ -186,8 +186,8 @@ std::string metric_label(const MetricRow& row) { return row.metric + (row.emulat
 
 std::string stats_mean_sd(const SampleStats& s) {
   if (s.n < kMinSamples) return s.n == 1 ? format_compact(s.values[0]) + " (n=1)" : "-";
-  const int decimals = std::isfinite(s.sd) && s.sd > 0 ? decimals_for(s.sd, 2)
-                                                       : decimals_for(s.mean, 4);
+  const int decimals =
+      std::isfinite(s.sd) && s.sd > 0 ? decimals_for(s.sd, 2) : decimals_for(s.mean, 4);
   return format_number(s.mean, decimals) + " ± " + format_number(s.sd, decimals);
 }
 
@@ -265,14 +265,14 @@ Document layout_history(const HistoryModel& m) {
 
 std::string gate_summary(const GateReport& r) {
   return fmt::format("gate: {} — {} passed, {} failed, {} skipped ({} → {})",
-                     r.ok() ? "PASSED" : "FAILED", r.passed, r.failed, r.skipped,
-                     r.comparison.base, r.comparison.candidate);
+                     r.ok() ? "PASSED" : "FAILED", r.passed, r.failed, r.skipped, r.comparison.base,
+                     r.comparison.candidate);
 }
 
 std::string gate_message(const GateCase& c) {
-  const std::string values = fmt::format("{} → {} ({})", format_compact(c.base_median),
-                                         format_compact(c.cand_median),
-                                         format_change(c.delta.rel_change));
+  const std::string values =
+      fmt::format("{} → {} ({})", format_compact(c.base_median), format_compact(c.cand_median),
+                  format_change(c.delta.rel_change));
   switch (c.finding) {
     case GateFinding::kEmulatedTiming:
       return "timing measured under TCG (emulated): gates use counts unless the rule sets "
@@ -290,8 +290,7 @@ std::string gate_message(const GateCase& c) {
       return fmt::format("{}: {}, allowed {}",
                          c.finding == GateFinding::kRegressed ? "regressed" : "changed", values,
                          format_change(c.limit));
-    case GateFinding::kInconclusive:
-    {
+    case GateFinding::kInconclusive: {
       const std::string note = delta_note(c.delta);
       return "inconclusive (passes): " + values + (note.empty() ? "" : "; " + note);
     }
@@ -310,10 +309,10 @@ std::vector<std::string> test_result_lines(const std::vector<RunSubtests>& runs)
   if (runs.empty()) return lines;
   lines.push_back("tests (passed tests counted; every test is in run.json reps[].tests):");
   for (const RunSubtests& run : runs) {
-    lines.push_back(fmt::format(
-        "  {}: {} passed, {} failed, {} skipped{} ({} rep{})", run.run_id, run.pass, run.fail,
-        run.skip, run.mixed ? fmt::format(", {} differ between reps", run.mixed) : "", run.reps,
-        run.reps == 1 ? "" : "s"));
+    lines.push_back(fmt::format("  {}: {} passed, {} failed, {} skipped{} ({} rep{})", run.run_id,
+                                run.pass, run.fail, run.skip,
+                                run.mixed ? fmt::format(", {} differ between reps", run.mixed) : "",
+                                run.reps, run.reps == 1 ? "" : "s"));
     for (const char* status : {"fail", "mixed", "skip"}) {
       for (const SubtestRow& row : run.rows) {
         if (row.status != status) continue;
@@ -339,11 +338,11 @@ std::vector<std::string> expectation_details(const ExpectationResult& r) {
     if (!c.value) {
       lines.push_back(run + c.why);
     } else if (c.held) {
-      lines.push_back(fmt::format("{}{} = {} {} {}", run, c.lhs, format_value(*c.value), op,
-                                  threshold));
+      lines.push_back(
+          fmt::format("{}{} = {} {} {}", run, c.lhs, format_value(*c.value), op, threshold));
     } else {
-      lines.push_back(fmt::format("{}{} = {}, not {} {}", run, c.lhs, format_value(*c.value), op,
-                                  threshold));
+      lines.push_back(
+          fmt::format("{}{} = {}, not {} {}", run, c.lhs, format_value(*c.value), op, threshold));
     }
   }
   return lines;

@@ -1,9 +1,9 @@
 // The HTML report rendered for real: Debian's chromium, headless, runs the page's JavaScript
 // and dumps the DOM; the test counts the SVG marks it drew and checks for script errors.
 // E2E-prefixed: it starts a browser (seconds, not milliseconds).
-#include "util/build_info.h"
 #include "report/html.h"
 #include "report/layout.h"
+#include "util/build_info.h"
 
 #include <gtest/gtest.h>
 
@@ -17,9 +17,9 @@
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "testing/record_fixture.h"
+#include "testing/temp_dir.h"
 #include "util/fs.h"
 #include "util/process.h"
-#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {
@@ -28,16 +28,24 @@ namespace fs = std::filesystem;
 const fs::path kRoot = foliolab::source_dir();
 
 ProcessResult chromium(const fs::path& dir, const std::vector<std::string>& extra) {
-  std::vector<std::string> argv = {"chromium", "--headless", "--no-sandbox", "--disable-gpu",
-                                   "--disable-quic", "--no-first-run",
+  std::vector<std::string> argv = {"chromium",
+                                   "--headless",
+                                   "--no-sandbox",
+                                   "--disable-gpu",
+                                   "--disable-quic",
+                                   "--no-first-run",
                                    "--disable-background-networking",
-                                   "--disable-component-update", "--disable-sync",
+                                   "--disable-component-update",
+                                   "--disable-sync",
                                    "--user-data-dir=" + (dir / "profile").string(),
-                                   "--enable-logging=stderr", "--v=0",
+                                   "--enable-logging=stderr",
+                                   "--v=0",
                                    "--virtual-time-budget=10000"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   RealProcessRunner proc;
-  return proc.run({.argv = argv, .capture = true, .capture_limit = 64 << 20,
+  return proc.run({.argv = argv,
+                   .capture = true,
+                   .capture_limit = 64 << 20,
                    .timeout = std::chrono::seconds(120)});
 }
 
@@ -59,7 +67,9 @@ TEST(E2EHtmlReport, SeedSizeSweepDrawsInChromium) {
     f.kernel = exp->kernels[run.kernel].name;
     f.arch = arch_info(run.arch).name;
     f.knobs = exp->knob_sets[run.knob_set].name;
-    const double kb = f.knobs == "4K" ? 4 : std::stod(f.knobs.substr(0, f.knobs.size() - 1)) * (f.knobs.back() == 'M' ? 1024 : 1);
+    const double kb = f.knobs == "4K" ? 4
+                                      : std::stod(f.knobs.substr(0, f.knobs.size() - 1)) *
+                                            (f.knobs.back() == 'M' ? 1024 : 1);
     const double faults = 65536 / kb + 1;
     f.metrics = {{"faults", {faults, faults}}, {"sys_s", {0.2, 0.25}}};
     if (f.knobs != "4K") {

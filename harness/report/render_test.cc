@@ -7,20 +7,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/build_info.h"
 #include "analysis/gate.h"
 #include "analysis/history.h"
 #include "analysis/pairing.h"
-#include "report/junit.h"
-#include "report/render.h"
-#include "report/text.h"
 #include "analysis/session_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "report/junit.h"
+#include "report/render.h"
+#include "report/text.h"
 #include "testing/record_fixture.h"
+#include "testing/temp_dir.h"
+#include "util/build_info.h"
 #include "util/fs.h"
 #include "util/process.h"
-#include "testing/temp_dir.h"
 
 namespace foliolab {
 namespace {
@@ -44,11 +44,11 @@ RunRecord synthetic(const Experiment& exp, const Run& run, double scale) {
                         "underused_split_fraction", "ns_per_access", "vmrss_kb"}) {
     f.metrics[m] = {1234567.891 * k, 1234000.5 * k, 1235999.25 * k};
   }
-  for (const char* c : {"vmstat.thp_fault_alloc", "vmstat.thp_underused_split_page",
-                        "vmstat.mthp_anon_fault_alloc", "vmstat.pgfault", "vmstat.thp_split_page",
-                        "meminfo.AnonHugePages", "meminfo.ShmemHugePages",
-                        "mthp.2048kB.anon_fault_alloc", "mthp.64kB.shmem_alloc",
-                        "mthp.1024kB.anon_fault_alloc_fallback"}) {
+  for (const char* c :
+       {"vmstat.thp_fault_alloc", "vmstat.thp_underused_split_page", "vmstat.mthp_anon_fault_alloc",
+        "vmstat.pgfault", "vmstat.thp_split_page", "meminfo.AnonHugePages",
+        "meminfo.ShmemHugePages", "mthp.2048kB.anon_fault_alloc", "mthp.64kB.shmem_alloc",
+        "mthp.1024kB.anon_fault_alloc_fallback"}) {
     const auto v = static_cast<int64_t>(987654321 * k);
     f.deltas[c] = {v, v + 1, v - 1};
   }
@@ -90,7 +90,8 @@ TEST(Render, TextFits100ColumnsForEveryShippedExperiment) {
     const SessionReport report = build_session_report(*exp, base);
     ASSERT_FALSE(report.model.groups.empty());
     expect_fits(session_text(report), "report " + file.filename().string());
-    const ComparisonModel m = compare_sides({"base-session", "", base}, {"cand-session", "", cand}, {});
+    const ComparisonModel m =
+        compare_sides({"base-session", "", base}, {"cand-session", "", cand}, {});
     std::ostringstream text;
     render_comparison(m, Format::kText, text);
     expect_fits(text.str(), "compare " + file.filename().string());
@@ -152,22 +153,23 @@ TEST(Render, GateFailsOn64KNeverAndWritesValidJUnit) {
       EXPECT_EQ(c.outcome, GateOutcome::kSkip);  // TCG: counts only
     }
   }
-  EXPECT_EQ(failed, (std::set<std::string>{
-                        "faults @ 6.12-mthp-vmstat · x86_64 · 64K mTHP · fault",
-                        "faults @ 6.12-mthp-vmstat · arm64 · 64K mTHP · fault",
-                        "mthp.64kB.anon_fault_alloc @ 6.12-mthp-vmstat · x86_64 · 64K mTHP · fault",
-                        "mthp.64kB.anon_fault_alloc @ 6.12-mthp-vmstat · arm64 · 64K mTHP · fault"}));
+  EXPECT_EQ(failed,
+            (std::set<std::string>{
+                "faults @ 6.12-mthp-vmstat · x86_64 · 64K mTHP · fault",
+                "faults @ 6.12-mthp-vmstat · arm64 · 64K mTHP · fault",
+                "mthp.64kB.anon_fault_alloc @ 6.12-mthp-vmstat · x86_64 · 64K mTHP · fault",
+                "mthp.64kB.anon_fault_alloc @ 6.12-mthp-vmstat · arm64 · 64K mTHP · fault"}));
 
   const fs::path dir = fresh_test_dir("foliolab-junit");
   std::ostringstream xml;
   write_junit(report, "quickstart <nightly> & co", xml);
   ASSERT_TRUE(write_file_atomic(dir / "gate.xml", xml.str()).ok());
   RealProcessRunner proc;
-  const ProcessResult r = proc.run(
-      {.argv = {"xmllint", "--noout", "--schema",
-                (kRoot / "harness/report/testdata/junit.xsd").string(), (dir / "gate.xml").string()},
-       .capture = true,
-       .timeout = std::chrono::seconds(60)});
+  const ProcessResult r = proc.run({.argv = {"xmllint", "--noout", "--schema",
+                                             (kRoot / "harness/report/testdata/junit.xsd").string(),
+                                             (dir / "gate.xml").string()},
+                                    .capture = true,
+                                    .timeout = std::chrono::seconds(60)});
   EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.output;
   EXPECT_NE(xml.str().find("<failure message=\"regressed: 1025 → 16.4k"), std::string::npos)
       << xml.str();
@@ -182,8 +184,8 @@ TEST(Render, GateFailsOn64KNeverAndWritesValidJUnit) {
   fs::remove_all(dir);
 
   // The same pair of sessions as the baseline itself: every count unchanged, the gate passes.
-  const GateReport same = evaluate_gate(
-      p.exp.gate_rules, compare_sides({"a", "", p.base}, {"b", "", p.base}, options));
+  const GateReport same =
+      evaluate_gate(p.exp.gate_rules, compare_sides({"a", "", p.base}, {"b", "", p.base}, options));
   EXPECT_TRUE(same.ok());
 }
 

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "util/text.h"
 #include "results/record_codec.h"
 #include "util/fs.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -161,8 +161,7 @@ Status insert_run(SqliteDb& db, int64_t session, const RunRecord& r) {
       if (auto st = delta->run(); !st.ok()) return st;
     }
   }
-  auto knob = db.prepare(
-      "INSERT OR REPLACE INTO knobs(run, phase, path, value) VALUES(?,?,?,?)");
+  auto knob = db.prepare("INSERT OR REPLACE INTO knobs(run, phase, path, value) VALUES(?,?,?,?)");
   if (!knob.ok()) return knob.error();
   for (const auto& [phase, kv] : {std::pair{"found", &r.knobs_found}, {"set", &r.knobs_set}}) {
     for (const auto& [path, value] : *kv) {
@@ -239,9 +238,9 @@ Result<RunQuery> parse_run_query(std::string_view text) {
                          : key == "until"    ? &q.until
                                              : nullptr;
     if (!field) {
-      return make_error(fmt::format("selection key '{}' is unknown{}", key,
-                                    did_you_mean(key, kQueryKeys)) +
-                        " (keys: experiment, kernel, arch, knobs, workload, session, since, until)");
+      return make_error(
+          fmt::format("selection key '{}' is unknown{}", key, did_you_mean(key, kQueryKeys)) +
+          " (keys: experiment, kernel, arch, knobs, workload, session, since, until)");
     }
     *field = value;
   }
@@ -270,9 +269,10 @@ Status migrate_index(SqliteDb& db, int target) {
     auto version = db.query_int("PRAGMA user_version");
     if (!version.ok()) return version.error();
     if (*version > kIndexSchema) {
-      return make_error(fmt::format("{}: index schema {} is newer than this foliolab ({}); "
-                                    "`foliolab index rebuild` recreates it",
-                                    db.file().string(), *version, kIndexSchema));
+      return make_error(
+          fmt::format("{}: index schema {} is newer than this foliolab ({}); "
+                      "`foliolab index rebuild` recreates it",
+                      db.file().string(), *version, kIndexSchema));
     }
     if (*version >= target) return {};
     if (auto st = db.exec(kMigrations[*version]); !st.ok()) return st;
@@ -305,8 +305,8 @@ Result<int64_t> ResultIndex::session_id(const fs::path& session_dir) {
   const fs::path dir = fs::weakly_canonical(session_dir, ec);
   const std::string rel = dir.lexically_relative(root_).generic_string();
   if (rel.empty() || rel.starts_with("..")) {
-    return make_error(fmt::format("session {} is not under the results root {}", dir.string(),
-                                  root_.string()));
+    return make_error(
+        fmt::format("session {} is not under the results root {}", dir.string(), root_.string()));
   }
   auto ins = db_.prepare(
       "INSERT INTO sessions(path, experiment, stamp) VALUES(?,?,?) ON CONFLICT(path) DO NOTHING");
@@ -422,7 +422,8 @@ Result<int> ResultIndex::rebuild(const fs::path& results_root,
     std::sort(files.begin(), files.end());
     for (const fs::path& file : files) {
       auto text = read_file(file);
-      auto record = text.ok() ? parse_record(*text, file.string()) : Result<RunRecord>(text.error());
+      auto record =
+          text.ok() ? parse_record(*text, file.string()) : Result<RunRecord>(text.error());
       if (!record.ok()) {
         warn(record.error().message);
         continue;

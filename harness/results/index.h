@@ -72,7 +72,8 @@ class ResultIndex {
   const std::filesystem::path& root() const { return root_; }
 
  private:
-  ResultIndex(SqliteDb db, std::filesystem::path root) : db_(std::move(db)), root_(std::move(root)) {}
+  ResultIndex(SqliteDb db, std::filesystem::path root)
+      : db_(std::move(db)), root_(std::move(root)) {}
   Result<int64_t> session_id(const std::filesystem::path& session_dir);
   SqliteDb db_;
   std::filesystem::path root_;

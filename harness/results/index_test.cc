@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "testing/record_fixture.h"
 #include "results/store.h"
-#include "util/fs.h"
+#include "testing/record_fixture.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {

@@ -35,8 +35,8 @@ bool better(const Candidate& a, const Candidate& b) {
 }
 
 std::string describe(const Candidate& c) {
-  return fmt::format("{} ({}, host {}, finished {})", c.input->store.dir().string(), c.record->status,
-                     c.record->provenance.host.hostname, c.record->finished);
+  return fmt::format("{} ({}, host {}, finished {})", c.input->store.dir().string(),
+                     c.record->status, c.record->provenance.host.hostname, c.record->finished);
 }
 
 Result<std::vector<Input>> load_inputs(const std::vector<fs::path>& sessions) {
@@ -45,7 +45,8 @@ Result<std::vector<Input>> load_inputs(const std::vector<fs::path>& sessions) {
     auto store = ResultStore::open(dir);
     if (!store.ok()) return store.error();
     auto plan = store->load_plan();
-    if (!plan.ok()) return make_error(fmt::format("cannot merge {}: {}", dir.string(), plan.error().message));
+    if (!plan.ok())
+      return make_error(fmt::format("cannot merge {}: {}", dir.string(), plan.error().message));
     auto records = store->load_all();
     if (!records.ok()) return records.error();
     inputs.push_back({std::move(*store), std::move(*plan), std::move(*records)});
@@ -55,12 +56,13 @@ Result<std::vector<Input>> load_inputs(const std::vector<fs::path>& sessions) {
     const Input& first = inputs.front();
     if (in.plan.experiment != first.plan.experiment) {
       return make_error(fmt::format("cannot merge different experiments: {} is '{}', {} is '{}'",
-                                    first.store.dir().string(), first.plan.experiment, in.store.dir().string(),
-                                    in.plan.experiment));
+                                    first.store.dir().string(), first.plan.experiment,
+                                    in.store.dir().string(), in.plan.experiment));
     }
     if (in.plan.hash != first.plan.hash) {
       return make_error(fmt::format(
-          "cannot merge different plans of '{}': {} ran plan {} ({} runs), {} ran plan {} ({} runs)",
+          "cannot merge different plans of '{}': {} ran plan {} ({} runs), {} ran plan {} ({} "
+          "runs)",
           first.plan.experiment, first.store.dir().string(), first.plan.hash, first.plan.plan_runs,
           in.store.dir().string(), in.plan.hash, in.plan.plan_runs));
     }
@@ -73,7 +75,9 @@ Status copy_run(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::create_directories(to, ec);
   if (!ec) fs::copy(from, to, fs::copy_options::recursive, ec);
-  if (ec) return make_env_error(fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
+  if (ec)
+    return make_env_error(
+        fmt::format("cannot copy {} to {}: {}", from.string(), to.string(), ec.message()));
   return {};
 }
 
@@ -81,7 +85,8 @@ Status copy_run(const fs::path& from, const fs::path& to) {
 fs::path new_session_path(const fs::path& root, const std::string& experiment) {
   std::error_code ec;
   fs::path dir = root / experiment / utc_stamp();
-  for (int i = 1; fs::exists(dir, ec); ++i) dir = root / experiment / fmt::format("{}-{}", utc_stamp(), i);
+  for (int i = 1; fs::exists(dir, ec); ++i)
+    dir = root / experiment / fmt::format("{}-{}", utc_stamp(), i);
   return dir;
 }
 
@@ -95,18 +100,21 @@ Result<std::vector<fs::path>> find_sessions(const std::vector<fs::path>& inputs)
       out.insert(fs::weakly_canonical(in, ec));
       continue;
     }
-    if (!fs::is_directory(in, ec)) return make_error(fmt::format("{}: no such directory", in.string()));
+    if (!fs::is_directory(in, ec))
+      return make_error(fmt::format("{}: no such directory", in.string()));
     size_t found = 0;
     for (const auto& exp : fs::directory_iterator(in, ec)) {
       if (!exp.is_directory(ec) || exp.path().filename().string().starts_with(".")) continue;
       for (const auto& session : fs::directory_iterator(exp.path(), ec)) {
-        if (fs::is_directory(session.path() / "runs", ec) && !session.path().filename().string().starts_with(".")) {
+        if (fs::is_directory(session.path() / "runs", ec) &&
+            !session.path().filename().string().starts_with(".")) {
           out.insert(fs::weakly_canonical(session.path(), ec));
           ++found;
         }
       }
     }
-    if (found == 0) return make_error(fmt::format("{}: no foliolab results session in it", in.string()));
+    if (found == 0)
+      return make_error(fmt::format("{}: no foliolab results session in it", in.string()));
   }
   return std::vector<fs::path>(out.begin(), out.end());
 }
@@ -160,15 +168,15 @@ std::vector<Candidate> choose(Gathered* g, MergeReport* report) {
   }
   const int known_missing = static_cast<int>(report->missing.size());
   if (static_cast<int>(chosen.size()) + known_missing < report->plan_runs) {
-    report->notes.push_back(fmt::format("{} more planned run(s) belong to shards not among the inputs",
-                                        report->plan_runs - static_cast<int>(chosen.size()) - known_missing));
+    report->notes.push_back(
+        fmt::format("{} more planned run(s) belong to shards not among the inputs",
+                    report->plan_runs - static_cast<int>(chosen.size()) - known_missing));
   }
   return chosen;
 }
 
 // Texts of the experiment file: the first input's, noting when others differ.
-std::optional<std::string> experiment_yaml(const std::vector<Input>& inputs,
-                                           MergeReport* report) {
+std::optional<std::string> experiment_yaml(const std::vector<Input>& inputs, MergeReport* report) {
   std::optional<std::string> yaml;
   for (const Input& in : inputs) {
     auto text = read_file(in.store.dir() / "experiment.yaml");
@@ -176,8 +184,9 @@ std::optional<std::string> experiment_yaml(const std::vector<Input>& inputs,
     if (!yaml) {
       yaml = *text;
     } else if (*yaml != *text) {
-      report->notes.push_back(fmt::format("{}/experiment.yaml differs from {}'s (same plan); kept the latter",
-                                          in.store.dir().string(), inputs.front().store.dir().string()));
+      report->notes.push_back(
+          fmt::format("{}/experiment.yaml differs from {}'s (same plan); kept the latter",
+                      in.store.dir().string(), inputs.front().store.dir().string()));
     }
   }
   return yaml;
@@ -186,7 +195,8 @@ std::optional<std::string> experiment_yaml(const std::vector<Input>& inputs,
 // The merged plan: every planned run, and per input how many runs it gave on which hosts.
 StoredPlan merged_plan(const MergeReport& report, const Gathered& g,
                        const std::vector<Input>& inputs, const std::vector<Candidate>& chosen) {
-  StoredPlan plan{.experiment = report.experiment, .hash = report.plan_hash, .plan_runs = report.plan_runs};
+  StoredPlan plan{
+      .experiment = report.experiment, .hash = report.plan_hash, .plan_runs = report.plan_runs};
   for (const auto& [run_id, id] : g.planned) plan.runs.push_back(id);
   for (const Input& in : inputs) {
     MergedSource src{in.store.dir().string(), in.plan.shard ? in.plan.shard->text() : "", {}, 0};
@@ -209,7 +219,9 @@ Status write_session(const fs::path& dir, const std::vector<Candidate>& chosen,
   auto out = ResultStore::open(dir);
   if (!out.ok()) return out.error();
   for (const Candidate& c : chosen) {
-    if (auto st = copy_run(c.input->store.run_dir(c.record->id.run_id), out->run_dir(c.record->id.run_id)); !st.ok()) {
+    if (auto st = copy_run(c.input->store.run_dir(c.record->id.run_id),
+                           out->run_dir(c.record->id.run_id));
+        !st.ok()) {
       return st.error();
     }
     ++report->runs_per_host[c.record->provenance.host.hostname];
@@ -224,7 +236,8 @@ Status write_session(const fs::path& dir, const std::vector<Candidate>& chosen,
 
 }  // namespace
 
-Result<MergeReport> merge_sessions(const std::vector<fs::path>& sessions, const fs::path& into_root) {
+Result<MergeReport> merge_sessions(const std::vector<fs::path>& sessions,
+                                   const fs::path& into_root) {
   if (sessions.empty()) return make_error("nothing to merge");
   auto loaded = load_inputs(sessions);
   if (!loaded.ok()) return loaded.error();
@@ -239,7 +252,8 @@ Result<MergeReport> merge_sessions(const std::vector<fs::path>& sessions, const 
 
   // Assemble in a hidden directory, then rename it into place.
   const fs::path final_dir = new_session_path(into_root, report.experiment);
-  const fs::path tmp = final_dir.parent_path() / fmt::format(".merging-{}-{}", final_dir.filename().string(), ::getpid());
+  const fs::path tmp = final_dir.parent_path() /
+                       fmt::format(".merging-{}-{}", final_dir.filename().string(), ::getpid());
   std::error_code ec;
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp / "runs", ec);
@@ -252,7 +266,9 @@ Result<MergeReport> merge_sessions(const std::vector<fs::path>& sessions, const 
   const StoredPlan plan = merged_plan(report, gathered, inputs, chosen);
   if (auto st = write_session(tmp, chosen, plan, yaml, &report); !st.ok()) return fail(st.error());
   fs::rename(tmp, final_dir, ec);
-  if (ec) return fail(make_env_error(fmt::format("cannot move {} to {}: {}", tmp.string(), final_dir.string(), ec.message())));
+  if (ec)
+    return fail(make_env_error(
+        fmt::format("cannot move {} to {}: {}", tmp.string(), final_dir.string(), ec.message())));
   report.session = final_dir;
   return report;
 }

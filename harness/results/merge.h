@@ -39,7 +39,8 @@ struct MergeReport {
 // The sessions named by `inputs`: an input that is a session directory is itself, any other is
 // a results root whose <experiment>/<stamp> sessions are all taken. Sorted, without repeats;
 // an input with no session is an error.
-Result<std::vector<std::filesystem::path>> find_sessions(const std::vector<std::filesystem::path>& inputs);
+Result<std::vector<std::filesystem::path>> find_sessions(
+    const std::vector<std::filesystem::path>& inputs);
 
 Result<MergeReport> merge_sessions(const std::vector<std::filesystem::path>& sessions,
                                    const std::filesystem::path& into_root);

@@ -7,18 +7,22 @@
 #include <nlohmann/json.hpp>
 
 #include "results/index.h"
-#include "testing/record_fixture.h"
 #include "results/store.h"
-#include "util/fs.h"
+#include "testing/record_fixture.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-RunRecord run_on(const std::string& knobs, const std::string& host, const std::string& status = "ok",
-                 const std::string& finished = "2026-11-30T05:14:40Z", const std::string& experiment = "quickstart") {
-  RunRecord r = fake_record({.experiment = experiment, .knobs = knobs, .metrics = {{"faults", {1, 2, 3}}},
+RunRecord run_on(const std::string& knobs, const std::string& host,
+                 const std::string& status = "ok",
+                 const std::string& finished = "2026-11-30T05:14:40Z",
+                 const std::string& experiment = "quickstart") {
+  RunRecord r = fake_record({.experiment = experiment,
+                             .knobs = knobs,
+                             .metrics = {{"faults", {1, 2, 3}}},
                              .status = status});
   r.provenance.host.hostname = host;
   r.finished = finished;
@@ -35,9 +39,11 @@ std::vector<std::string> ids_of(const std::vector<std::string>& knobs) {
 }
 
 // A session under <root>/<experiment>/ that ran `records` as `shard` of a plan of `plan_knobs`.
-fs::path make_session(const fs::path& root, const std::vector<RunRecord>& records, std::optional<Shard> shard,
+fs::path make_session(const fs::path& root, const std::vector<RunRecord>& records,
+                      std::optional<Shard> shard,
                       const std::vector<std::string>& plan_knobs = kKnobs) {
-  auto store = ResultStore::create(root, records.empty() ? "quickstart" : records.front().id.experiment);
+  auto store =
+      ResultStore::create(root, records.empty() ? "quickstart" : records.front().id.experiment);
   EXPECT_TRUE(store.ok());
   StoredPlan plan{.experiment = records.empty() ? "quickstart" : records.front().id.experiment,
                   .hash = plan_hash(ids_of(plan_knobs)),
@@ -68,8 +74,10 @@ class MergeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fresh_test_dir("foliolab-merge");
-    shard1_ = make_session(dir_ / "shard-1", {run_on("A", "node1"), run_on("B", "node1")}, Shard{1, 2});
-    shard2_ = make_session(dir_ / "shard-2", {run_on("C", "node2"), run_on("D", "node2")}, Shard{2, 2});
+    shard1_ =
+        make_session(dir_ / "shard-1", {run_on("A", "node1"), run_on("B", "node1")}, Shard{1, 2});
+    shard2_ =
+        make_session(dir_ / "shard-2", {run_on("C", "node2"), run_on("D", "node2")}, Shard{2, 2});
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_, shard1_, shard2_;
@@ -98,7 +106,8 @@ TEST_F(MergeTest, ShardsBecomeOneSessionThatKeepsEachRunsHost) {
   ASSERT_EQ(records->size(), 4u);
   std::map<std::string, std::string> host_of;
   for (const RunRecord& r : *records) host_of[r.id.knob_set.name] = r.provenance.host.hostname;
-  EXPECT_EQ(host_of, (std::map<std::string, std::string>{{"A", "node1"}, {"B", "node1"}, {"C", "node2"}, {"D", "node2"}}));
+  EXPECT_EQ(host_of, (std::map<std::string, std::string>{
+                         {"A", "node1"}, {"B", "node1"}, {"C", "node2"}, {"D", "node2"}}));
   const std::string c_id = run_on("C", "").id.run_id;
   EXPECT_EQ(*read_file(store->run_dir(c_id) / "console.log"), "console of " + c_id + " on node2");
   EXPECT_EQ(*read_file(store->dir() / "experiment.yaml"), "name: quickstart\n");
@@ -120,7 +129,9 @@ TEST_F(MergeTest, ShardsBecomeOneSessionThatKeepsEachRunsHost) {
   ASSERT_TRUE(n.ok()) << n.error().message;
   EXPECT_EQ(*n, 4);
   // No half-assembled directory is left beside it.
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "merged" / "quickstart"), fs::directory_iterator()), 1);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "merged" / "quickstart"),
+                          fs::directory_iterator()),
+            1);
 }
 
 TEST_F(MergeTest, InputsAreOnlyRead) {
@@ -157,11 +168,16 @@ TEST_F(MergeTest, DifferingDuplicatesAreReportedAndResolvedOkFirstThenLatest) {
   EXPECT_EQ(m->runs, 4);
   ASSERT_EQ(m->conflicts.size(), 2u);
   const std::string a_id = run_on("A", "").id.run_id, b_id = run_on("B", "").id.run_id;
-  EXPECT_EQ(m->conflicts[0].rfind(a_id + ": records differ; kept " + shard1_.string() + " (ok, host node1", 0), 0u)
+  EXPECT_EQ(m->conflicts[0].rfind(
+                a_id + ": records differ; kept " + shard1_.string() + " (ok, host node1", 0),
+            0u)
       << m->conflicts[0];
-  EXPECT_EQ(m->conflicts[1].rfind(b_id + ": records differ; kept " + retry.string() + " (ok, host node3", 0), 0u)
+  EXPECT_EQ(m->conflicts[1].rfind(
+                b_id + ": records differ; kept " + retry.string() + " (ok, host node3", 0),
+            0u)
       << m->conflicts[1];
-  EXPECT_EQ(m->runs_per_host, (std::map<std::string, int>{{"node1", 1}, {"node2", 2}, {"node3", 1}}));
+  EXPECT_EQ(m->runs_per_host,
+            (std::map<std::string, int>{{"node1", 1}, {"node2", 2}, {"node3", 1}}));
   // The same inputs in another order give the same choice.
   auto again = merge_sessions({shard2_, shard1_, retry}, dir_ / "merged");
   ASSERT_TRUE(again.ok());
@@ -169,22 +185,25 @@ TEST_F(MergeTest, DifferingDuplicatesAreReportedAndResolvedOkFirstThenLatest) {
 }
 
 TEST_F(MergeTest, RefusesDifferentExperimentsNamingBoth) {
-  const fs::path other = make_session(dir_ / "other", {run_on("A", "node1", "ok", "2026-11-30T05:14:40Z", "other-exp")},
-                                      std::nullopt, {"A"});
+  const fs::path other = make_session(
+      dir_ / "other", {run_on("A", "node1", "ok", "2026-11-30T05:14:40Z", "other-exp")},
+      std::nullopt, {"A"});
   auto m = merge_sessions({shard1_, other}, dir_ / "merged");
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.error().message, "cannot merge different experiments: " + shard1_.string() + " is 'quickstart', " +
-                                   other.string() + " is 'other-exp'");
+  EXPECT_EQ(m.error().message, "cannot merge different experiments: " + shard1_.string() +
+                                   " is 'quickstart', " + other.string() + " is 'other-exp'");
   EXPECT_FALSE(fs::exists(dir_ / "merged"));
 }
 
 TEST_F(MergeTest, RefusesDifferentPlansNamingBoth) {
-  const fs::path other = make_session(dir_ / "other", {run_on("A", "node1")}, std::nullopt, {"A", "B", "C"});
+  const fs::path other =
+      make_session(dir_ / "other", {run_on("A", "node1")}, std::nullopt, {"A", "B", "C"});
   auto m = merge_sessions({shard1_, other}, dir_ / "merged");
   ASSERT_FALSE(m.ok());
-  EXPECT_NE(m.error().message.find("cannot merge different plans of 'quickstart': " + shard1_.string() + " ran plan " +
-                                   plan_hash(ids_of(kKnobs)) + " (4 runs), " + other.string() + " ran plan " +
-                                   plan_hash(ids_of({"A", "B", "C"})) + " (3 runs)"),
+  EXPECT_NE(m.error().message.find(
+                "cannot merge different plans of 'quickstart': " + shard1_.string() + " ran plan " +
+                plan_hash(ids_of(kKnobs)) + " (4 runs), " + other.string() + " ran plan " +
+                plan_hash(ids_of({"A", "B", "C"})) + " (3 runs)"),
             std::string::npos)
       << m.error().message;
 }
@@ -221,7 +240,8 @@ TEST_F(MergeTest, FindSessionsTakesSessionsAndRootsAndRejectsTheRest) {
   fs::create_directories(dir_ / "empty");
   auto empty = find_sessions({dir_ / "empty"});
   ASSERT_FALSE(empty.ok());
-  EXPECT_EQ(empty.error().message, (dir_ / "empty").string() + ": no foliolab results session in it");
+  EXPECT_EQ(empty.error().message,
+            (dir_ / "empty").string() + ": no foliolab results session in it");
 }
 
 TEST_F(MergeTest, APlanOfAnOlderSchemaGetsTheHashOfItsRuns) {

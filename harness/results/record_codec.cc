@@ -43,7 +43,8 @@ MachineSpec machine_from_json(const json& j) {
   m.cpus = j.at("cpus").get<int>();
   m.memory_mb = j.at("memory_mb").get<uint64_t>();
   for (const json& n : j.at("numa")) {
-    m.numa.push_back(NumaNode{n.at("cpus").get<std::vector<int>>(), n.at("memory_mb").get<uint64_t>()});
+    m.numa.push_back(
+        NumaNode{n.at("cpus").get<std::vector<int>>(), n.at("memory_mb").get<uint64_t>()});
   }
   m.numa_distance = j.at("numa_distance").get<std::vector<std::vector<int>>>();
   return m;
@@ -117,10 +118,14 @@ HostInfo host_from_json(const json& h) {
 }
 
 json guest_to_json(const GuestInfo& g) {
-  return {{"agent_version", g.agent_version}, {"release", g.release},
-          {"version", g.version},             {"machine", g.machine},
-          {"cmdline", g.cmdline},             {"page_size", g.page_size},
-          {"nr_cpus", g.nr_cpus},             {"mem_total_kb", g.mem_total_kb}};
+  return {{"agent_version", g.agent_version},
+          {"release", g.release},
+          {"version", g.version},
+          {"machine", g.machine},
+          {"cmdline", g.cmdline},
+          {"page_size", g.page_size},
+          {"nr_cpus", g.nr_cpus},
+          {"mem_total_kb", g.mem_total_kb}};
 }
 
 GuestInfo guest_from_json(const json& g) {
@@ -138,26 +143,26 @@ GuestInfo guest_from_json(const json& g) {
 
 json provenance_to_json(const Provenance& p) {
   json j = {{"host", host_to_json(p.host)},
-          {"kernel",
-           {{"build_id", p.kernel_build_id},
-            {"version", p.kernel_version},
-            {"image", p.kernel_image},
-            {"source", p.kernel_source},
-            {"cache_hit", p.kernel_cache_hit},
-            {"build_seconds", p.kernel_build_seconds}}},
-          {"image", {{"id", p.image_id}, {"workloads", p.image_workloads}}},
-          {"boot",
-           {{"backend", p.backend},
-            {"accel", p.accel},
-            {"accel_requested", p.accel_requested},
-            {"accel_reason", p.accel_reason},
-            {"guests_beside", p.guests_beside},
-            {"emulator", p.emulator},
-            {"command", p.command},
-            {"emulator_exit", p.emulator_exit},
-            {"seconds", p.boot_seconds},
-            {"timings_emulated", p.timings_emulated}}},
-          {"guest", p.has_guest ? guest_to_json(p.guest) : json()}};
+            {"kernel",
+             {{"build_id", p.kernel_build_id},
+              {"version", p.kernel_version},
+              {"image", p.kernel_image},
+              {"source", p.kernel_source},
+              {"cache_hit", p.kernel_cache_hit},
+              {"build_seconds", p.kernel_build_seconds}}},
+            {"image", {{"id", p.image_id}, {"workloads", p.image_workloads}}},
+            {"boot",
+             {{"backend", p.backend},
+              {"accel", p.accel},
+              {"accel_requested", p.accel_requested},
+              {"accel_reason", p.accel_reason},
+              {"guests_beside", p.guests_beside},
+              {"emulator", p.emulator},
+              {"command", p.command},
+              {"emulator_exit", p.emulator_exit},
+              {"seconds", p.boot_seconds},
+              {"timings_emulated", p.timings_emulated}}},
+            {"guest", p.has_guest ? guest_to_json(p.guest) : json()}};
   // Only libvirt runs have it: the QEMU backend's records stay as they were.
   if (!p.hypervisor_uri.empty()) {
     j["boot"]["libvirt"] = {
@@ -258,8 +263,9 @@ RunRecord decode_v2(const json& j) {
     r.provenance.guest = guest_from_json(p.at("guest"));
   }
   const json& a = j.at("artifacts");
-  r.artifacts = Artifacts{a.at("console_log").get<std::string>(), a.at("records").get<std::string>(),
-                          a.at("emulator_log").get<std::string>(), a.at("job").get<std::string>()};
+  r.artifacts =
+      Artifacts{a.at("console_log").get<std::string>(), a.at("records").get<std::string>(),
+                a.at("emulator_log").get<std::string>(), a.at("job").get<std::string>()};
   const json& k = j.at("knobs");
   r.knobs_found = kv_from_json(k.at("found"));
   r.knobs_set = kv_from_json(k.at("set"));
@@ -314,10 +320,10 @@ RunRecord decode_v1(const json& j) {
   r.knobs_found = kv_from_json(rep.at("knobs_initial"));
   r.knobs_set = kv_from_json(rep.at("knobs_final"));
   for (const json& k : rep.at("knob_sets")) {
-    r.knob_results.push_back(KnobResult{
-        k.at("path").get<std::string>(), k.at("requested").get<std::string>(),
-        k.at("readback").get<std::string>(), k.at("status").get<std::string>(),
-        k.at("error").get<std::string>()});
+    r.knob_results.push_back(
+        KnobResult{k.at("path").get<std::string>(), k.at("requested").get<std::string>(),
+                   k.at("readback").get<std::string>(), k.at("status").get<std::string>(),
+                   k.at("error").get<std::string>()});
   }
   for (const json& e : rep.at("reps")) r.reps.push_back(rep_from_json(e));
   for (const json& e : rep.at("errors")) {
@@ -334,12 +340,8 @@ RunRecord decode_v1(const json& j) {
 json encode_record(const RunRecord& r) {
   json reps = json::array();
   for (const Repetition& rep : r.reps) {
-    json e = {{"rep", rep.rep},
-              {"wall_ns", rep.wall_ns},
-              {"exit_status", rep.exit_status},
-              {"signal", rep.signal},
-              {"metrics", rep.metrics},
-              {"deltas", rep.deltas}};
+    json e = {{"rep", rep.rep},       {"wall_ns", rep.wall_ns}, {"exit_status", rep.exit_status},
+              {"signal", rep.signal}, {"metrics", rep.metrics}, {"deltas", rep.deltas}};
     if (!rep.tests.empty()) {
       json tests = json::array();
       for (const SubtestOutcome& t : rep.tests) {

@@ -48,7 +48,8 @@ TEST(RecordCodec, LibvirtProvenanceRoundTripsAndIsAbsentForQemuRuns) {
   r.provenance.libvirt_version = "9.0.0";
   r.provenance.lost_hosts = {"qemu:///system: the connection to libvirt at qemu:///system is lost"};
   const json j = encode_record(r);
-  EXPECT_EQ(j.at("provenance").at("boot").at("libvirt").at("uri"), "qemu+tcp://127.0.0.1:16509/system");
+  EXPECT_EQ(j.at("provenance").at("boot").at("libvirt").at("uri"),
+            "qemu+tcp://127.0.0.1:16509/system");
   auto back = decode_record(j);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->provenance.hypervisor_host, "vm");
@@ -75,7 +76,8 @@ TEST(RecordCodec, DamagedOrUnknownInputIsAnErrorNamingTheFile) {
   j["reps"][0].erase("deltas");
   auto r = decode_record(j, "runs/x/run.json");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("runs/x/run.json: schema 2 record is damaged"), std::string::npos)
+  EXPECT_NE(r.error().message.find("runs/x/run.json: schema 2 record is damaged"),
+            std::string::npos)
       << r.error().message;
   j = encode_record(sample());
   j["schema"] = 3;

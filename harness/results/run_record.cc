@@ -8,9 +8,7 @@ namespace {
 constexpr std::string_view kClassNames[] = {"", "guest", "workload", "host", "harness"};
 }  // namespace
 
-std::string_view failure_class_name(FailureClass c) {
-  return kClassNames[static_cast<size_t>(c)];
-}
+std::string_view failure_class_name(FailureClass c) { return kClassNames[static_cast<size_t>(c)]; }
 
 FailureClass parse_failure_class(std::string_view name) {
   for (size_t i = 0; i < std::size(kClassNames); ++i) {

@@ -67,8 +67,8 @@ struct Provenance {
   std::string hypervisor_uri, hypervisor_host, libvirt_version;
   // A pool of hosts: hosts lost while they had this run ("URI: why"); it ran again elsewhere.
   std::vector<std::string> lost_hosts;
-  std::string accel_reason;     // why `accel` (the probe's verdict)
-  int guests_beside = 0;        // most other guests running at once during this run (`run -j`)
+  std::string accel_reason;  // why `accel` (the probe's verdict)
+  int guests_beside = 0;     // most other guests running at once during this run (`run -j`)
   double boot_seconds = 0;
   bool timings_emulated = false;  // TCG: timings are emulation timings
   bool has_guest = false;
@@ -90,7 +90,7 @@ struct Repetition {
   int64_t wall_ns = 0, exit_status = 0, signal = 0;
   std::map<std::string, double> metrics;  // workload metrics
   std::map<std::string, int64_t> deltas;  // counter deltas around the rep (vmstat., mthp., ...)
-  std::vector<SubtestOutcome> tests;         // a test-suite workload's tests (TAP), in order
+  std::vector<SubtestOutcome> tests;      // a test-suite workload's tests (TAP), in order
 };
 
 // Who is to blame for a failed run.
@@ -101,7 +101,7 @@ enum class FailureClass {
   kHost,      // the host environment: kernel or image build, QEMU could not start
   kHarness,   // foliolab itself: inconsistent state, a file it could not write
 };
-std::string_view failure_class_name(FailureClass c);  // "", "guest", "workload", ...
+std::string_view failure_class_name(FailureClass c);      // "", "guest", "workload", ...
 FailureClass parse_failure_class(std::string_view name);  // unknown names: kHarness
 
 struct RunRecord {
@@ -112,8 +112,8 @@ struct RunRecord {
   // "ok", or how it failed: build-failed, image-failed, boot-failed, timed-out, failed.
   std::string status;
   FailureClass failure = FailureClass::kNone;
-  std::string reason;  // human reason when not ok
-  std::string started, finished;  // ISO 8601 UTC
+  std::string reason;                // human reason when not ok
+  std::string started, finished;     // ISO 8601 UTC
   KeyValues knobs_found, knobs_set;  // THP knob state as found at boot and after setting
   std::vector<KnobResult> knob_results;
   std::vector<Repetition> reps;  // in rep order

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "util/text.h"
 #include "results/store.h"
 #include "util/fs.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -55,8 +55,8 @@ Result<fs::path> resolve_session(std::string_view ref, const fs::path& root,
   if (ref == "latest") {
     auto latest = ResultStore::latest(root, experiment);
     if (!latest) {
-      return make_error(fmt::format("no session of experiment '{}' under {}", experiment,
-                                    root.string()));
+      return make_error(
+          fmt::format("no session of experiment '{}' under {}", experiment, root.string()));
     }
     return *latest;
   }

@@ -13,7 +13,8 @@ SqliteStmt::~SqliteStmt() {
 }
 
 SqliteStmt::SqliteStmt(SqliteStmt&& other) noexcept
-    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)),
+    : db_(other.db_),
+      stmt_(std::exchange(other.stmt_, nullptr)),
       bind_error_(std::move(other.bind_error_)) {}
 
 SqliteStmt& SqliteStmt::operator=(SqliteStmt&& other) noexcept {
@@ -100,9 +101,9 @@ bool SqliteStmt::column_is_null(int i) const {
 Result<SqliteDb> SqliteDb::open(const std::filesystem::path& file, int busy_timeout_ms) {
   SqliteDb db;
   db.file_ = file;
-  const int rc = sqlite3_open_v2(file.c_str(), &db.db_,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                 nullptr);
+  const int rc =
+      sqlite3_open_v2(file.c_str(), &db.db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     return make_error(fmt::format("cannot open {}: {}", file.string(),
                                   db.db_ ? sqlite3_errmsg(db.db_) : sqlite3_errstr(rc)));

@@ -26,8 +26,8 @@ Result<ResultStore> ResultStore::create(const fs::path& results_root,
 Result<ResultStore> ResultStore::open(const fs::path& session_dir) {
   std::error_code ec;
   if (!fs::is_directory(session_dir / "runs", ec)) {
-    return make_error(fmt::format("{} is not a foliolab results session (no runs/)",
-                                  session_dir.string()));
+    return make_error(
+        fmt::format("{} is not a foliolab results session (no runs/)", session_dir.string()));
   }
   return ResultStore(fs::weakly_canonical(session_dir, ec));
 }
@@ -49,9 +49,7 @@ std::optional<fs::path> ResultStore::latest(const fs::path& results_root,
 
 fs::path ResultStore::run_dir(const std::string& run_id) const { return dir_ / "runs" / run_id; }
 
-bool ResultStore::has_record(const std::string& run_id) const {
-  return load_record(run_id).ok();
-}
+bool ResultStore::has_record(const std::string& run_id) const { return load_record(run_id).ok(); }
 
 Result<RunRecord> ResultStore::load_record(const std::string& run_id) const {
   const fs::path file = run_dir(run_id) / "run.json";
@@ -80,7 +78,8 @@ Status ResultStore::save_plan(const StoredPlan& plan) const {
   if (!plan.merged_from.empty()) {
     json sources = json::array();
     for (const MergedSource& m : plan.merged_from) {
-      sources.push_back({{"session", m.session}, {"shard", m.shard}, {"hosts", m.hosts}, {"runs", m.runs}});
+      sources.push_back(
+          {{"session", m.session}, {"shard", m.shard}, {"hosts", m.hosts}, {"runs", m.runs}});
     }
     j["merged_from"] = std::move(sources);
   }
@@ -112,19 +111,22 @@ Result<StoredPlan> ResultStore::load_plan() const {
       plan.plan_runs = j.at("plan_runs").get<int>();
       if (j.contains("shard")) {
         auto shard = parse_shard(j["shard"].get<std::string>());
-        if (!shard.ok()) return make_error(fmt::format("{}: {}", file.string(), shard.error().message));
+        if (!shard.ok())
+          return make_error(fmt::format("{}: {}", file.string(), shard.error().message));
         plan.shard = *shard;
       }
       for (const json& m : j.value("merged_from", json::array())) {
-        plan.merged_from.push_back({m.at("session").get<std::string>(), m.at("shard").get<std::string>(),
-                                    m.at("hosts").get<std::vector<std::string>>(), m.at("runs").get<int>()});
+        plan.merged_from.push_back(
+            {m.at("session").get<std::string>(), m.at("shard").get<std::string>(),
+             m.at("hosts").get<std::vector<std::string>>(), m.at("runs").get<int>()});
       }
       return plan;
     }
   } catch (const std::exception& e) {
     return make_error(fmt::format("{}: damaged plan: {}", file.string(), e.what()));
   }
-  plan.experiment = plan.runs.empty() ? dir_.parent_path().filename().string() : plan.runs.front().experiment;
+  plan.experiment =
+      plan.runs.empty() ? dir_.parent_path().filename().string() : plan.runs.front().experiment;
   plan.hash = plan_hash(ids);
   plan.plan_runs = static_cast<int>(ids.size());
   return plan;
@@ -146,8 +148,8 @@ Result<std::vector<RunRecord>> ResultStore::load_all() const {
   for (const auto& e : fs::directory_iterator(dir_ / "runs", ec)) {
     if (fs::exists(e.path() / "run.json", ec)) ids.push_back(e.path().filename().string());
   }
-  if (ec) return make_error(fmt::format("cannot list {}: {}", (dir_ / "runs").string(),
-                                        ec.message()));
+  if (ec)
+    return make_error(fmt::format("cannot list {}: {}", (dir_ / "runs").string(), ec.message()));
   std::sort(ids.begin(), ids.end());
   std::vector<RunRecord> out;
   for (const auto& id : ids) {

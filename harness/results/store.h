@@ -35,8 +35,8 @@ struct MergedSource {
 // belong to. For a whole-plan session the two are the same; a shard's `runs` are its slice.
 struct StoredPlan {
   std::string experiment;
-  std::string hash;     // model/shard.h plan_hash of the whole plan
-  int plan_runs = 0;    // runs in the whole plan
+  std::string hash;   // model/shard.h plan_hash of the whole plan
+  int plan_runs = 0;  // runs in the whole plan
   std::optional<Shard> shard;
   std::vector<MergedSource> merged_from;
   std::vector<RunIdentity> runs;

@@ -38,19 +38,18 @@ Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::v
   Planner planner(exp, artifacts_, backend_, opt_.needs, *status_);  // owns what `todo` points to
   auto todo = planner.plan(runs, *session);
   if (!todo.ok()) return todo.error();
-  RunExecutor executor(exp, backend_, session->store(), session->host(),
-                       {.min_free_bytes = opt_.min_free_bytes,
-                        .free_bytes = opt_.free_bytes,
-                        .needs = opt_.needs},
-                       *status_);
+  RunExecutor executor(
+      exp, backend_, session->store(), session->host(),
+      {.min_free_bytes = opt_.min_free_bytes, .free_bytes = opt_.free_bytes, .needs = opt_.needs},
+      *status_);
   const std::string host_error = execute(exp, *todo, executor, *session);
   const SessionSummary& summary = session->summary();
   const std::string dir = session->dir().string();
   if (!host_error.empty()) {
-    return make_env_error(fmt::format("host failure, matrix stopped: {}\n{} run(s) of {} kept in {}; "
-                                  "fix the host, then continue with --resume-dir {}",
-                                  host_error, summary.ok + summary.failed, summary.total, dir,
-                                  dir));
+    return make_env_error(
+        fmt::format("host failure, matrix stopped: {}\n{} run(s) of {} kept in {}; "
+                    "fix the host, then continue with --resume-dir {}",
+                    host_error, summary.ok + summary.failed, summary.total, dir, dir));
   }
   if (cancel_requested()) {
     return make_error(fmt::format("interrupted; resume with --resume-dir {}", dir));

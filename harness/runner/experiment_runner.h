@@ -27,9 +27,9 @@ struct RunnerOptions {
   std::filesystem::path project_root;
   std::filesystem::path results_root;
   std::optional<std::filesystem::path> resume_dir;  // continue this session
-  bool resume_latest = false;                        // continue the newest session
-  bool retry_failed = false;                         // with resume: rerun runs that failed
-  ResultIndex* index = nullptr;                      // also index each run here, if given
+  bool resume_latest = false;                       // continue the newest session
+  bool retry_failed = false;                        // with resume: rerun runs that failed
+  ResultIndex* index = nullptr;                     // also index each run here, if given
   // Set when the runs given to run() are one shard of a bigger plan (`run --shard K/N`): the
   // session records it, and --resume continues only a session of the same shard and plan.
   using ShardOf = PlanShard;
@@ -37,7 +37,8 @@ struct RunnerOptions {
   BackendNeeds needs;  // what the backend needs (backend/backend_table.h); default: QEMU's
   int jobs = 1;  // guests at once (`run -j`); run ids, records and report order do not depend on it
   uint64_t min_free_bytes = 64ull << 20;  // a run needs this much free space on the results disk
-  std::function<uint64_t(const std::filesystem::path&)> free_bytes;  // default: statvfs (tests: a fake)
+  std::function<uint64_t(const std::filesystem::path&)>
+      free_bytes;  // default: statvfs (tests: a fake)
   // Progress goes to `status` when given; otherwise plain lines go to `log` (called from several
   // threads when jobs > 1; the runner serializes the calls).
   RunStatus* status = nullptr;

@@ -2,24 +2,24 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <fmt/format.h>
+#include <atomic>
 
 #include <functional>
 #include <map>
 
+#include "model/loader.h"
+#include "model/matrix.h"
+#include "model/shard.h"
+#include "results/record_codec.h"
+#include "runner/run_executor.h"
+#include "runner/scheduler.h"
 #include "testing/fake_artifacts.h"
 #include "testing/fake_backend.h"
 #include "testing/fake_experiment.h"
 #include "testing/stream_builder.h"
-#include "model/loader.h"
-#include "model/matrix.h"
-#include "model/shard.h"
-#include "util/fs.h"
-#include "results/record_codec.h"
-#include "runner/run_executor.h"
-#include "runner/scheduler.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -39,7 +39,8 @@ class RunnerTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
   RunnerOptions options() { return {.project_root = root_, .results_root = root_ / "results"}; }
-  std::string status_of(const ResultStore& store, const std::string& knob_set, const std::string& kernel = "good") {
+  std::string status_of(const ResultStore& store, const std::string& knob_set,
+                        const std::string& kernel = "good") {
     for (const auto& r : runs_) {
       if (exp_.knob_sets[r.knob_set].name == knob_set && exp_.kernels[r.kernel].name == kernel) {
         auto rec = store.load_record(r.id);
@@ -62,7 +63,7 @@ TEST_F(RunnerTest, PanicHangAndBuildFailureFailOnlyTheirRunsAndTheMatrixGoesOn) 
   EXPECT_EQ(summary->total, 8);
   EXPECT_EQ(summary->ok, 2);
   EXPECT_EQ(summary->failed, 6);
-  EXPECT_EQ(backend.boots, 4);           // the broken kernel's runs never boot
+  EXPECT_EQ(backend.boots, 4);             // the broken kernel's runs never boot
   EXPECT_EQ(artifacts_.kernel_builds, 2);  // once per (kernel, arch), not per run
   auto store = ResultStore::open(summary->dir);
   ASSERT_TRUE(store.ok());
@@ -75,7 +76,8 @@ TEST_F(RunnerTest, PanicHangAndBuildFailureFailOnlyTheirRunsAndTheMatrixGoesOn) 
     auto rec = store->load_record(r.id);
     ASSERT_TRUE(rec.ok());
     if (exp_.knob_sets[r.knob_set].name == "panics" && exp_.kernels[r.kernel].name == "good") {
-      EXPECT_NE(rec->reason.find("Kernel panic - not syncing: Attempted to kill init!"), std::string::npos)
+      EXPECT_NE(rec->reason.find("Kernel panic - not syncing: Attempted to kill init!"),
+                std::string::npos)
           << rec->reason;
       EXPECT_EQ(rec->failure, FailureClass::kGuest);
       EXPECT_TRUE(fs::exists(store->run_dir(r.id) / "console.log"));  // kept for the post-mortem
@@ -134,7 +136,8 @@ TEST_F(RunnerTest, GuestReportingAnotherReleaseIsAFailure) {
   auto store = ResultStore::open(summary->dir);
   EXPECT_EQ(status_of(*store, "ok-a"), "failed");
   for (const auto& r : runs_) {
-    if (exp_.knob_sets[r.knob_set].name != "ok-a" || exp_.kernels[r.kernel].name != "good") continue;
+    if (exp_.knob_sets[r.knob_set].name != "ok-a" || exp_.kernels[r.kernel].name != "good")
+      continue;
     EXPECT_NE(store->load_record(r.id)->reason.find(
                   "guest reports release '6.1.0-28-amd64', but the built tree is version 6.12.0"),
               std::string::npos);
@@ -150,7 +153,9 @@ TEST_F(RunnerTest, EmulatorThatDiesGivesItsOwnWordsAsTheReason) {
       auto out = FakeBackend::boot(req);
       EXPECT_TRUE(write_file_atomic(out->records_file, "").ok());
       out->abnormal_exit = true;
-      out->exit = "killed by signal 6 (Aborted); qemu.log: qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69";
+      out->exit =
+          "killed by signal 6 (Aborted); qemu.log: qemu-system-x86_64: error: failed to set MSR "
+          "0x10a to 0x69";
       return out;
     }
   } backend;
@@ -160,14 +165,20 @@ TEST_F(RunnerTest, EmulatorThatDiesGivesItsOwnWordsAsTheReason) {
   auto store = ResultStore::open(summary->dir);
   for (const auto& r : runs_) {
     // The fake's panicking and hanging guests have their own reasons.
-    if (exp_.kernels[r.kernel].name != "good" || exp_.knob_sets[r.knob_set].name.rfind("ok-", 0) != 0) continue;
+    if (exp_.kernels[r.kernel].name != "good" ||
+        exp_.knob_sets[r.knob_set].name.rfind("ok-", 0) != 0)
+      continue;
     auto rec = store->load_record(r.id);
     ASSERT_TRUE(rec.ok());
     EXPECT_EQ(rec->status, "failed");
     EXPECT_EQ(rec->failure, FailureClass::kHost);
     const std::string why = rec->reason;
-    EXPECT_EQ(why.rfind("fake ended: killed by signal 6 (Aborted); qemu.log: qemu-system-x86_64: error: "
-                        "failed to set MSR 0x10a to 0x69", 0), 0u) << why;
+    EXPECT_EQ(
+        why.rfind("fake ended: killed by signal 6 (Aborted); qemu.log: qemu-system-x86_64: error: "
+                  "failed to set MSR 0x10a to 0x69",
+                  0),
+        0u)
+        << why;
   }
 }
 
@@ -191,7 +202,8 @@ TEST_F(RunnerTest, ExplicitKvmThatCannotWorkIsAnErrorBeforeAnyRun) {
   ExperimentRunner runner(artifacts_, backend, options());
   auto summary = runner.run(exp_, runs_);
   ASSERT_FALSE(summary.ok());
-  EXPECT_NE(summary.error().message.find("x86_64 (fake): accel kvm was requested"), std::string::npos)
+  EXPECT_NE(summary.error().message.find("x86_64 (fake): accel kvm was requested"),
+            std::string::npos)
       << summary.error().message;
   EXPECT_EQ(backend.boots, 0);
 }
@@ -241,13 +253,16 @@ TEST_F(RunnerTest, FullResultsDiskStopsTheMatrixAndResumeCompletesIt) {
   auto summary = runner.run(exp_, runs_);
   ASSERT_FALSE(summary.ok());
   const std::string why = summary.error().message;
-  EXPECT_NE(why.find("host failure, matrix stopped: results disk full: 1.0 MiB free"), std::string::npos) << why;
+  EXPECT_NE(why.find("host failure, matrix stopped: results disk full: 1.0 MiB free"),
+            std::string::npos)
+      << why;
   EXPECT_NE(why.find("--resume-dir"), std::string::npos) << why;
   auto dir = ResultStore::latest(root_ / "results", exp_.name);
   ASSERT_TRUE(dir);
   auto kept = ResultStore::open(*dir)->load_all();
   ASSERT_TRUE(kept.ok());
-  EXPECT_EQ(kept->size(), 6u);  // the broken kernel's 4 build failures and the 2 runs before the disk filled
+  EXPECT_EQ(kept->size(),
+            6u);  // the broken kernel's 4 build failures and the 2 runs before the disk filled
   EXPECT_EQ(backend.boots, 2);
 
   free_space = 1ull << 30;
@@ -280,7 +295,8 @@ TEST_F(RunnerTest, RecordStreamLostToAFullDiskIsAHostFailure) {
   ExperimentRunner runner(artifacts_, backend, opt);
   auto summary = runner.run(exp_, runs_);
   ASSERT_FALSE(summary.ok());
-  EXPECT_NE(summary.error().message.find("results disk full while the guest wrote its records"), std::string::npos)
+  EXPECT_NE(summary.error().message.find("results disk full while the guest wrote its records"),
+            std::string::npos)
       << summary.error().message;
   auto dir = ResultStore::latest(root_ / "results", exp_.name);
   ASSERT_TRUE(dir);
@@ -300,7 +316,8 @@ TEST_F(RunnerTest, EmulatorThatCannotStartIsAHostFailure) {
   ExperimentRunner runner(artifacts_, backend, options());
   auto summary = runner.run(exp_, runs_);
   ASSERT_FALSE(summary.ok());
-  EXPECT_NE(summary.error().message.find("host failure, matrix stopped: cannot start QEMU"), std::string::npos);
+  EXPECT_NE(summary.error().message.find("host failure, matrix stopped: cannot start QEMU"),
+            std::string::npos);
   EXPECT_EQ(backend.boots, 1);
 }
 
@@ -395,9 +412,10 @@ TEST_F(RunnerTest, AShardRunsItsSliceBuildsOnlyItsKernelsAndRecordsItsPlace) {
   other.resume_dir = summary->dir;
   auto refused = ExperimentRunner(artifacts_, backend, other).run(exp_, first);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().message, fmt::format("cannot resume {}: it ran shard 2/2 of plan {}, this is shard 1/2 "
-                                                 "of plan {}",
-                                                 summary->dir.string(), plan_hash(runs_), plan_hash(runs_)));
+  EXPECT_EQ(refused.error().message,
+            fmt::format("cannot resume {}: it ran shard 2/2 of plan {}, this is shard 1/2 "
+                        "of plan {}",
+                        summary->dir.string(), plan_hash(runs_), plan_hash(runs_)));
   // --resume (the newest session) skips sessions of other shards: shard 1 starts afresh, and
   // shard 2 resumes its own session with nothing left to do.
   other.resume_dir.reset();

@@ -53,7 +53,7 @@ TEST_F(PlannerTest, EachArtifactIsMadeOnceAndAFailedBuildIsRecordedBeforeAnyBoot
   Planner planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_);
   auto todo = planner.plan(runs_, *s);
   ASSERT_TRUE(todo.ok()) << todo.error().message;
-  ASSERT_EQ(todo->size(), 4u);  // the good kernel's runs
+  ASSERT_EQ(todo->size(), 4u);                      // the good kernel's runs
   EXPECT_EQ((*todo)[0].kernel, (*todo)[3].kernel);  // one build shared
   EXPECT_EQ((*todo)[0].accel.reason, "auto: fake host has no KVM");
   EXPECT_EQ(artifacts_.kernel_builds, 2);
@@ -98,8 +98,8 @@ TEST_F(PlannerTest, RunsKeptFromAnEarlierSessionAreCountedNotPlanned) {
 TEST_F(PlannerTest, ABackendThatBuildsNoKernelRunsTheHostsOwn) {
   auto s = session();
   ASSERT_TRUE(s.ok());
-  auto todo = Planner(exp_, artifacts_, backend_, BackendNeeds{.kernel = false}, *status_)
-                  .plan(runs_, *s);
+  auto todo =
+      Planner(exp_, artifacts_, backend_, BackendNeeds{.kernel = false}, *status_).plan(runs_, *s);
   ASSERT_TRUE(todo.ok());
   EXPECT_EQ(todo->size(), 8u);  // "broken" is never built
   EXPECT_EQ(artifacts_.kernel_builds, 0);

@@ -84,7 +84,7 @@ void record_guest_report(RunRecord& r, const RunReport& report) {
   if (report.has_hello) {
     const GuestHello& h = report.hello;
     r.provenance.has_guest = true;
-    r.provenance.guest = {h.agent_version, h.release,   h.version,   h.machine,
+    r.provenance.guest = {h.agent_version, h.release,   h.version, h.machine,
                           h.cmdline,       h.page_size, h.nr_cpus, h.mem_total_kb};
   }
   r.knobs_found = report.knobs_initial;

@@ -3,10 +3,10 @@
 #pragma once
 
 #include "backend/backend.h"
-#include "protocol/run_report.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
+#include "protocol/run_report.h"
 #include "results/run_record.h"
 
 namespace foliolab {

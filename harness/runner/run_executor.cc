@@ -2,14 +2,14 @@
 
 #include <sys/statvfs.h>
 
+#include <fmt/format.h>
 #include <chrono>
 #include <cstdint>
-#include <fmt/format.h>
 #include <regex>
 
 #include "protocol/job.h"
-#include "protocol/run_report.h"
 #include "protocol/output_adapter.h"
+#include "protocol/run_report.h"
 #include "runner/record_builder.h"
 #include "util/fs.h"
 #include "util/process.h"
@@ -54,13 +54,21 @@ std::string results_write_failure(const std::string& error, const fs::path& dir)
   const bool full = error.find("No space left") != std::string::npos ||
                     error.find("Disk quota exceeded") != std::string::npos;
   const bool io = error.find("Input/output error") != std::string::npos;
-  return fmt::format("{}: {} ({})", full ? "results disk full" : io ? "results disk I/O error" : "cannot write results",
+  return fmt::format("{}: {} ({})",
+                     full ? "results disk full"
+                     : io ? "results disk I/O error"
+                          : "cannot write results",
                      error, dir.string());
 }
 
-RunExecutor::RunExecutor(const Experiment& exp, Backend& backend, const ResultStore& store, HostInfo host,
-                         ExecutorOptions options, RunStatus& status)
-    : exp_(exp), backend_(backend), store_(store), host_(std::move(host)), opt_(std::move(options)), status_(status) {
+RunExecutor::RunExecutor(const Experiment& exp, Backend& backend, const ResultStore& store,
+                         HostInfo host, ExecutorOptions options, RunStatus& status)
+    : exp_(exp),
+      backend_(backend),
+      store_(store),
+      host_(std::move(host)),
+      opt_(std::move(options)),
+      status_(status) {
   if (!opt_.free_bytes) opt_.free_bytes = filesystem_free_bytes;
 }
 
@@ -103,9 +111,10 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
 Result<BootRequest> RunExecutor::stage(const PreparedRun& p, const fs::path& dir) const {
   const Run& run = *p.run;
   if (uint64_t free = opt_.free_bytes(store_.dir()); free < opt_.min_free_bytes) {
-    return make_error(fmt::format("results disk full: {} free on the filesystem of {}, {} needed "
-                                  "per run",
-                                  mib(free), store_.dir().string(), mib(opt_.min_free_bytes)));
+    return make_error(
+        fmt::format("results disk full: {} free on the filesystem of {}, {} needed "
+                    "per run",
+                    mib(free), store_.dir().string(), mib(opt_.min_free_bytes)));
   }
   auto job = render_job(exp_, run);
   if (!job.ok()) return make_error("harness: " + job.error().message);
@@ -125,11 +134,17 @@ Result<BootRequest> RunExecutor::stage(const PreparedRun& p, const fs::path& dir
   const std::string& ks_cmdline = exp_.knob_sets[run.knob_set].cmdline;
   if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
   const KernelArtifact& kernel = *p.kernel;
-  return BootRequest{.arch = run.arch, .accel = p.accel.accel, .machine = exp_.machine,
+  return BootRequest{.arch = run.arch,
+                     .accel = p.accel.accel,
+                     .machine = exp_.machine,
                      .kernel = kernel.boot_image.empty() ? kernel.image : kernel.boot_image,
-                     .initrd = initrd, .base_image = p.image->cpio, .job_text = *job,
-                     .job_files = p.job_files, .cmdline = kernel_cmdline(run.arch, extra),
-                     .run_dir = dir, .timeout = std::chrono::seconds(exp_.timeout_s)};
+                     .initrd = initrd,
+                     .base_image = p.image->cpio,
+                     .job_text = *job,
+                     .job_files = p.job_files,
+                     .cmdline = kernel_cmdline(run.arch, extra),
+                     .run_dir = dir,
+                     .timeout = std::chrono::seconds(exp_.timeout_s)};
 }
 
 std::pair<RunReport, FailureClass> RunExecutor::read_report(const PreparedRun& p,
@@ -173,9 +188,10 @@ RunOutcome RunExecutor::conclude(RunOutcome out, const BootOutcome& boot, const 
     // failure, not the guest's.
     if (!report.damage.empty() || report.records == 0) {
       if (uint64_t free = opt_.free_bytes(store_.dir()); free < opt_.min_free_bytes) {
-        return host_failure(fmt::format("results disk full while the guest wrote its records ({} "
-                                        "free on the filesystem of {}; {})",
-                                        mib(free), store_.dir().string(), report.reason));
+        return host_failure(
+            fmt::format("results disk full while the guest wrote its records ({} "
+                        "free on the filesystem of {}; {})",
+                        mib(free), store_.dir().string(), report.reason));
       }
     }
     auto console = read_file(boot.console_log);

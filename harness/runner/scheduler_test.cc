@@ -39,7 +39,8 @@ struct Probe {
 
 TEST(Scheduler, OneJobRunsTasksOneAfterAnotherInOrder) {
   Probe p;
-  EXPECT_EQ(Scheduler(1).run(5, {}, [&](size_t i, const TaskSlot& s) { return p.task(i, s, 1); }), 5u);
+  EXPECT_EQ(Scheduler(1).run(5, {}, [&](size_t i, const TaskSlot& s) { return p.task(i, s, 1); }),
+            5u);
   EXPECT_EQ(p.started, (std::vector<size_t>{0, 1, 2, 3, 4}));
   EXPECT_EQ(p.most.load(), 1);
   EXPECT_EQ(p.beside, (std::vector<int>{0, 0, 0, 0, 0}));
@@ -93,7 +94,8 @@ TEST(Scheduler, StopRequestPreventsFurtherLaunches) {
   std::atomic<int> ran{0};
   std::atomic<bool> stop{false};
   Scheduler(1).run(
-      10, {}, [&](size_t, const TaskSlot&) {
+      10, {},
+      [&](size_t, const TaskSlot&) {
         if (++ran == 2) stop = true;
         return true;
       },

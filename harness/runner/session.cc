@@ -98,9 +98,10 @@ Status Session::save(const RunRecord& record) const {
   FL_TRY(store_.save_record(record));
   if (index_) {
     if (auto st = index_->add_run(store_.dir(), record); !st.ok()) {
-      status_->note(fmt::format("warning: index not updated ({}); `foliolab index rebuild` "
-                                "recreates it",
-                                st.error().message));
+      status_->note(
+          fmt::format("warning: index not updated ({}); `foliolab index rebuild` "
+                      "recreates it",
+                      st.error().message));
     }
   }
   return {};
@@ -109,9 +110,9 @@ Status Session::save(const RunRecord& record) const {
 void Session::tally(const RunRecord& r) {
   if (r.ok()) {
     ++summary_.ok;
-    status_->run_finished(r.id.run_id, true, fmt::format("ok ({:.1f}s, {})",
-                                                         r.provenance.boot_seconds,
-                                                         r.provenance.accel));
+    status_->run_finished(
+        r.id.run_id, true,
+        fmt::format("ok ({:.1f}s, {})", r.provenance.boot_seconds, r.provenance.accel));
   } else {
     ++summary_.failed;
     status_->run_finished(r.id.run_id, false, fmt::format("{}: {}", r.status, r.reason));

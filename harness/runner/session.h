@@ -35,9 +35,9 @@ struct PlanShard {
 struct SessionOptions {
   std::filesystem::path results_root;
   std::optional<std::filesystem::path> resume_dir;  // continue this session
-  bool resume_latest = false;                        // continue the newest session
-  bool retry_failed = false;                         // with resume: rerun runs that failed
-  ResultIndex* index = nullptr;                      // also index each run here, if given
+  bool resume_latest = false;                       // continue the newest session
+  bool retry_failed = false;                        // with resume: rerun runs that failed
+  ResultIndex* index = nullptr;                     // also index each run here, if given
   std::optional<PlanShard> shard;
 };
 

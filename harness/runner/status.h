@@ -20,8 +20,10 @@ class RunStatus {
   virtual void run_started(const std::string& run_id) = 0;
   // `detail`: "ok (7.8s, tcg)" or the failure's status and reason.
   virtual void run_finished(const std::string& run_id, bool ok, const std::string& detail) = 0;
-  // A kernel build's make progress: what ("building 6.12 x86_64"), seconds so far, make's last line.
-  virtual void build_progress(const std::string& what, double seconds, const std::string& last_line) = 0;
+  // A kernel build's make progress: what ("building 6.12 x86_64"), seconds so far, make's last
+  // line.
+  virtual void build_progress(const std::string& what, double seconds,
+                              const std::string& last_line) = 0;
 };
 
 // Status as plain lines through `log` (library callers and tests): "  <run> ..." as a run starts,

@@ -11,10 +11,10 @@
 namespace foliolab {
 
 struct FakeRun {
-  std::string experiment = "quickstart", kernel = "6.12-mthp-vmstat", arch = "x86_64",
-              knobs = "4K", workload = "fault";
-  std::map<std::string, std::vector<double>> metrics;    // workload metric -> per rep
-  std::map<std::string, std::vector<int64_t>> deltas;    // counter -> per rep
+  std::string experiment = "quickstart", kernel = "6.12-mthp-vmstat", arch = "x86_64", knobs = "4K",
+              workload = "fault";
+  std::map<std::string, std::vector<double>> metrics;  // workload metric -> per rep
+  std::map<std::string, std::vector<int64_t>> deltas;  // counter -> per rep
   bool emulated = true;
   std::string status = "ok";
 };
@@ -41,7 +41,8 @@ inline RunRecord fake_record(const FakeRun& f) {
   r.provenance.accel = f.emulated ? "tcg" : "kvm";
   r.provenance.accel_requested = "auto";
   r.provenance.guests_beside = 1;
-  r.provenance.accel_reason = f.emulated ? "auto: /dev/kvm: No such file or directory" : "a KVM probe boot reached the guest agent in 0.4s";
+  r.provenance.accel_reason = f.emulated ? "auto: /dev/kvm: No such file or directory"
+                                         : "a KVM probe boot reached the guest agent in 0.4s";
   r.provenance.timings_emulated = f.emulated;
   r.provenance.kernel_build_id = "b1d0000000000001";
   r.provenance.backend = "qemu";

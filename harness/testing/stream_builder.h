@@ -14,9 +14,7 @@ namespace foliolab {
 // Builds a record stream the way the agent writes it.
 class StreamBuilder {
  public:
-  StreamBuilder& kv(std::string_view type, const KeyValues& kv) {
-    return raw(type, encode_kv(kv));
-  }
+  StreamBuilder& kv(std::string_view type, const KeyValues& kv) { return raw(type, encode_kv(kv)); }
   StreamBuilder& raw(std::string_view type, std::string_view payload) {
     bytes_ += encode_record(type, seq_++, payload);
     return *this;
@@ -61,8 +59,7 @@ class StreamBuilder {
   StreamBuilder& rep(int rep, double fps, std::string_view marker = "FOLIOLAB-WORKLOAD-OK") {
     counters(rep, "before", 1000, 10);
     workload(rep);
-    out(fmt::format("{{\"pages\":16384,\"faults_per_sec\":{},\"name\":\"x\"}}\n{}\n", fps,
-                    marker));
+    out(fmt::format("{{\"pages\":16384,\"faults_per_sec\":{},\"name\":\"x\"}}\n{}\n", fps, marker));
     return counters(rep, "after", 17386 + rep, 42);
   }
   StreamBuilder& error(std::string stage, std::string message) {

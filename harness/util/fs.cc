@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <chrono>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -42,7 +42,8 @@ Status write_file_atomic(const fs::path& path, std::string_view data) {
     ::unlink(tmp.c_str());
     return make_error(msg);
   }
-  int dfd = ::open(path.has_parent_path() ? path.parent_path().c_str() : ".", O_RDONLY | O_DIRECTORY);
+  int dfd =
+      ::open(path.has_parent_path() ? path.parent_path().c_str() : ".", O_RDONLY | O_DIRECTORY);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);

@@ -18,9 +18,9 @@ class Hasher {
 
   // Each field is length-prefixed so that ("ab","c") and ("a","bc") differ.
   Hasher& add(std::string_view field);
-  Hasher& add_raw(std::string_view bytes);  // no length prefix
+  Hasher& add_raw(std::string_view bytes);              // no length prefix
   Hasher& add_file(const std::filesystem::path& file);  // contents; a missing file hashes a marker
-  std::string hex();  // finishes; 64 lowercase hex digits
+  std::string hex();                                    // finishes; 64 lowercase hex digits
 
  private:
   void* ctx_;

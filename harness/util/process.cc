@@ -1,6 +1,5 @@
 #include "util/process.h"
 
-#include <utility>  // boost 1.74 asio uses std::exchange without including it
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -8,6 +7,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>  // boost 1.74 asio uses std::exchange without including it
 
 #include <array>
 #include <atomic>
@@ -62,7 +62,9 @@ class OutputSink {
     partial_.erase(0, start);
     if (partial_.size() > 65536) partial_.clear();
   }
-  void flush() { if (log_.is_open()) log_.flush(); }
+  void flush() {
+    if (log_.is_open()) log_.flush();
+  }
   std::string take() { return std::move(captured_); }
 
  private:
@@ -255,11 +257,11 @@ class Supervised {
   }
 
   void read_more() {
-    pipe_.async_read_some(asio::buffer(buf_), [this](const boost::system::error_code& ec,
-                                                     size_t n) {
-      if (n > 0) sink_.feed(std::string_view(buf_.data(), n));
-      if (!ec) read_more();
-    });
+    pipe_.async_read_some(asio::buffer(buf_),
+                          [this](const boost::system::error_code& ec, size_t n) {
+                            if (n > 0) sink_.feed(std::string_view(buf_.data(), n));
+                            if (!ec) read_more();
+                          });
   }
 
   void tick_later() {
@@ -277,8 +279,8 @@ class Supervised {
     while (Clock::now() < deadline && !(cancel_requested() && !cancelling_)) {
       ios_.restart();
       // run_for returns once only the ticker is left (the read chain ended at EOF).
-      ios_.run_for(std::min<Clock::duration>(deadline - Clock::now(),
-                                             std::chrono::milliseconds(200)));
+      ios_.run_for(
+          std::min<Clock::duration>(deadline - Clock::now(), std::chrono::milliseconds(200)));
       if (!child_.running()) {
         // Drain what is left in the pipe without blocking forever on a grandchild.
         ios_.restart();
@@ -316,9 +318,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   return result;
 }
 
-std::string find_program(const std::string& name) {
-  return bp::search_path(name).string();
-}
+std::string find_program(const std::string& name) { return bp::search_path(name).string(); }
 
 std::string tail_lines(const std::filesystem::path& file, size_t n) {
   std::ifstream in(file, std::ios::binary);
@@ -341,9 +341,10 @@ std::string format_argv(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& arg : argv) {
     if (!out.empty()) out += ' ';
-    bool plain = !arg.empty() && arg.find_first_not_of(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") ==
-        std::string::npos;
+    bool plain = !arg.empty() &&
+                 arg.find_first_not_of(
+                     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") ==
+                     std::string::npos;
     if (plain) {
       out += arg;
       continue;

@@ -14,13 +14,13 @@
 namespace foliolab {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;  // argv[0] is looked up in PATH unless it contains a '/'
-  std::filesystem::path cwd;      // empty: inherit
+  std::vector<std::string> argv;           // argv[0] is looked up in PATH unless it contains a '/'
+  std::filesystem::path cwd;               // empty: inherit
   std::map<std::string, std::string> env;  // added to / overriding the inherited environment
-  std::filesystem::path log_path;  // if set, stdout+stderr are appended here
-  bool capture = false;            // keep stdout+stderr in ProcessResult::output
-  size_t capture_limit = 1 << 20;  // bytes kept; later output is dropped (tail kept in log)
-  std::chrono::milliseconds timeout{0};  // 0: no deadline
+  std::filesystem::path log_path;          // if set, stdout+stderr are appended here
+  bool capture = false;                    // keep stdout+stderr in ProcessResult::output
+  size_t capture_limit = 1 << 20;          // bytes kept; later output is dropped (tail kept in log)
+  std::chrono::milliseconds timeout{0};    // 0: no deadline
   std::chrono::milliseconds kill_grace{3000};
   // Called with each complete output line (for progress displays).
   std::function<void(std::string_view line)> on_line;
@@ -37,7 +37,9 @@ struct ProcessResult {
   std::string output;
   std::chrono::milliseconds elapsed{0};
 
-  bool ok() const { return spawn_error.empty() && !timed_out && !cancelled && signal == 0 && exit_code == 0; }
+  bool ok() const {
+    return spawn_error.empty() && !timed_out && !cancelled && signal == 0 && exit_code == 0;
+  }
   std::string describe() const;  // "exit status 2", "killed by signal 9", "timed out after 30s"
 };
 

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <thread>
 
-#include "util/fs.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -41,7 +41,9 @@ TEST(Process, DeadlineSendsTermThenKillToAChildThatIgnoresTerm) {
   RealProcessRunner r;
   const auto t0 = std::chrono::steady_clock::now();
   auto res = r.run({.argv = {"sh", "-c", "trap '' TERM; echo up; while :; do sleep 1; done"},
-                    .capture = true, .timeout = 300ms, .kill_grace = 300ms});
+                    .capture = true,
+                    .timeout = 300ms,
+                    .kill_grace = 300ms});
   const auto took = std::chrono::steady_clock::now() - t0;
   EXPECT_TRUE(res.timed_out);
   EXPECT_EQ(res.signal, SIGKILL);
@@ -51,10 +53,13 @@ TEST(Process, DeadlineSendsTermThenKillToAChildThatIgnoresTerm) {
 
 TEST(Process, AGrandchildHoldingThePipeDoesNotHoldTheRunOpen) {
   RealProcessRunner r;
-  const fs::path pidfile = fs::temp_directory_path() / ("foliolab-grandchild-" + std::to_string(::getpid()));
+  const fs::path pidfile =
+      fs::temp_directory_path() / ("foliolab-grandchild-" + std::to_string(::getpid()));
   const auto t0 = std::chrono::steady_clock::now();
-  auto res = r.run({.argv = {"sh", "-c", "sleep 30 & echo $! > \"$0\"; echo parent done", pidfile.string()},
-                    .capture = true, .timeout = 20s});
+  auto res = r.run(
+      {.argv = {"sh", "-c", "sleep 30 & echo $! > \"$0\"; echo parent done", pidfile.string()},
+       .capture = true,
+       .timeout = 20s});
   const auto took = std::chrono::steady_clock::now() - t0;
   EXPECT_TRUE(res.ok()) << res.describe();
   EXPECT_LT(took, 5s);
@@ -68,11 +73,11 @@ TEST(Process, AGrandchildHoldingThePipeDoesNotHoldTheRunOpen) {
   fs::remove(pidfile);
 }
 
-
 // SIGKILL of foliolab cannot be caught, yet its child (PR_SET_PDEATHSIG) and the child's own
 // children (the reaper kills the process group) must die with it.
 TEST(Process, ChildAndGrandchildDieWhenTheHarnessIsKilled) {
-  const fs::path pidfile = fs::temp_directory_path() / ("foliolab-orphans-" + std::to_string(::getpid()));
+  const fs::path pidfile =
+      fs::temp_directory_path() / ("foliolab-orphans-" + std::to_string(::getpid()));
   fs::remove(pidfile);
   const pid_t harness = ::fork();
   ASSERT_GE(harness, 0);
@@ -85,7 +90,8 @@ TEST(Process, ChildAndGrandchildDieWhenTheHarnessIsKilled) {
   }
   pid_t child = 0, grandchild = 0;
   for (int i = 0; i < 3000 && child == 0; ++i) {  // until the shell wrote its pids (30 s at most)
-    if (auto text = read_file(pidfile); text.ok()) std::sscanf(text->c_str(), "%d %d", &child, &grandchild);
+    if (auto text = read_file(pidfile); text.ok())
+      std::sscanf(text->c_str(), "%d %d", &child, &grandchild);
     if (child == 0) std::this_thread::sleep_for(10ms);
   }
   ASSERT_GT(child, 0);
@@ -96,7 +102,8 @@ TEST(Process, ChildAndGrandchildDieWhenTheHarnessIsKilled) {
   int status = 0;
   ASSERT_EQ(::waitpid(harness, &status, 0), harness);
   // Death is immediate; the bound only keeps a broken build from hanging the test.
-  for (int i = 0; i < 3000 && (process_alive(child) || process_alive(grandchild)); ++i) std::this_thread::sleep_for(10ms);
+  for (int i = 0; i < 3000 && (process_alive(child) || process_alive(grandchild)); ++i)
+    std::this_thread::sleep_for(10ms);
   EXPECT_FALSE(process_alive(child)) << "the harness's child outlived it";
   EXPECT_FALSE(process_alive(grandchild)) << "the child's own child outlived the harness";
   if (process_alive(grandchild)) ::kill(grandchild, SIGKILL);
@@ -108,7 +115,8 @@ TEST(Process, LogFileGetsEverythingAndTailShowsTheEnd) {
   RealProcessRunner r;
   const fs::path log = fs::temp_directory_path() / ("foliolab-log-" + std::to_string(::getpid()));
   fs::remove(log);
-  auto res = r.run({.argv = {"sh", "-c", "for i in 1 2 3 4 5; do echo line$i; done; echo err >&2"}, .log_path = log});
+  auto res = r.run({.argv = {"sh", "-c", "for i in 1 2 3 4 5; do echo line$i; done; echo err >&2"},
+                    .log_path = log});
   EXPECT_TRUE(res.ok());
   EXPECT_EQ(tail_lines(log, 2), "line5\nerr\n");
   fs::remove(log);

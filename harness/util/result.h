@@ -33,16 +33,15 @@ inline Error make_internal_error(std::string message) {
 }
 
 // Returns the error of `expr` (a Status or Result) from the enclosing function.
-#define FL_TRY(expr)                                     \
-  do {                                                   \
-    if (auto fl_try_status_ = (expr); !fl_try_status_.ok()) \
-      return fl_try_status_.error();                     \
+#define FL_TRY(expr)                                                                       \
+  do {                                                                                     \
+    if (auto fl_try_status_ = (expr); !fl_try_status_.ok()) return fl_try_status_.error(); \
   } while (0)
 
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return v_.index() == 0; }

@@ -91,8 +91,7 @@ class YamlReader {
   Result<std::string> read_scalar(const YamlField& f, bool single_line = true) const;
   Result<std::string> read_nonempty(const YamlField& f) const;
   // A decimal integer in [min, max] ("integer out of range: <text>" outside).
-  Result<int64_t> read_int(const YamlField& f, int64_t min = INT_MIN,
-                           int64_t max = INT_MAX) const;
+  Result<int64_t> read_int(const YamlField& f, int64_t min = INT_MIN, int64_t max = INT_MAX) const;
   Result<bool> read_bool(const YamlField& f) const;
   // A finite decimal number.
   Result<double> read_number(const YamlField& f) const;

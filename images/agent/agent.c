@@ -39,222 +39,188 @@
 /* ---------------- early setup ---------------- */
 
 /* mkdir + mount; EBUSY (already mounted, e.g. devtmpfs with CONFIG_DEVTMPFS_MOUNT) is fine. */
-static void mount_fs(const char *type, const char *target, const char *data)
-{
-	if (mkdir(target, 0755) && errno != EEXIST)
-		log_msg("mkdir %s: %s", target, strerror(errno));
-	if (mount(type, target, type, MS_NOSUID, data) && errno != EBUSY)
-		log_msg("mount %s on %s: %s", type, target, strerror(errno));
+static void mount_fs(const char *type, const char *target, const char *data) {
+  if (mkdir(target, 0755) && errno != EEXIST) log_msg("mkdir %s: %s", target, strerror(errno));
+  if (mount(type, target, type, MS_NOSUID, data) && errno != EBUSY)
+    log_msg("mount %s on %s: %s", type, target, strerror(errno));
 }
 
 /* Kernel quirk: without /dev/console in the initramfs, PID 1 starts with fds 0-2 closed;
  * once devtmpfs is mounted, point them at /dev/console. Children inherit fd 2 (stderr). */
-static void setup_console(void)
-{
-	int fd = open("/dev/console", O_RDWR | O_NOCTTY);
-	if (fd < 0)
-		fd = open("/dev/null", O_RDWR); /* keep 0-2 occupied: pipes must not land there */
-	if (fd < 0)
-		return;
-	for (int i = 0; i < 3; i++)
-		if (fd != i)
-			dup2(fd, i);
-	if (fd > 2)
-		close(fd);
+static void setup_console(void) {
+  int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+  if (fd < 0) fd = open("/dev/null", O_RDWR); /* keep 0-2 occupied: pipes must not land there */
+  if (fd < 0) return;
+  for (int i = 0; i < 3; i++)
+    if (fd != i) dup2(fd, i);
+  if (fd > 2) close(fd);
 }
 
-static void setup(void)
-{
-	mount_fs("devtmpfs", "/dev", NULL);
-	if (host_results_fd() < 0) /* a host's /dev/console is the host's own */
-		setup_console();
-	mount_fs("proc", "/proc", NULL);
-	mount_fs("sysfs", "/sys", NULL);
-	/* The mm selftests (kselftest-mm) use debugfs: split_huge_pages, gup_test. sysfs has the
-	 * mount point only when the kernel has CONFIG_DEBUG_FS. */
-	if (access("/sys/kernel/debug", F_OK) == 0)
-		mount_fs("debugfs", "/sys/kernel/debug", NULL);
-	mount_fs("tmpfs", "/tmp", "mode=1777");
-	log_msg("agent %s on kernel %s", AGENT_VERSION, kernel_release());
+static void setup(void) {
+  mount_fs("devtmpfs", "/dev", NULL);
+  if (host_results_fd() < 0) /* a host's /dev/console is the host's own */
+    setup_console();
+  mount_fs("proc", "/proc", NULL);
+  mount_fs("sysfs", "/sys", NULL);
+  /* The mm selftests (kselftest-mm) use debugfs: split_huge_pages, gup_test. sysfs has the
+   * mount point only when the kernel has CONFIG_DEBUG_FS. */
+  if (access("/sys/kernel/debug", F_OK) == 0) mount_fs("debugfs", "/sys/kernel/debug", NULL);
+  mount_fs("tmpfs", "/tmp", "mode=1777");
+  log_msg("agent %s on kernel %s", AGENT_VERSION, kernel_release());
 }
 
 /* ---------------- hello ---------------- */
 
-static unsigned long long meminfo_kb(const char *field)
-{
-	struct sb f = {0};
-	unsigned long long v = 0;
-	size_t n = strlen(field);
-	if (read_file("/proc/meminfo", &f) == 0)
-		for (char *l = f.p; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-			if (!strncmp(l, field, n) && l[n] == ':')
-				v = strtoull(l + n + 1, NULL, 10);
-	sb_free(&f);
-	return v;
+static unsigned long long meminfo_kb(const char *field) {
+  struct sb f = {0};
+  unsigned long long v = 0;
+  size_t n = strlen(field);
+  if (read_file("/proc/meminfo", &f) == 0)
+    for (char *l = f.p; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+      if (!strncmp(l, field, n) && l[n] == ':') v = strtoull(l + n + 1, NULL, 10);
+  sb_free(&f);
+  return v;
 }
 
-static void emit_hello(const struct job *job)
-{
-	struct utsname u;
-	struct sb p = {0}, cmdline = {0};
-	memset(&u, 0, sizeof u);
-	uname(&u);
-	read_file("/proc/cmdline", &cmdline);
-	strip_newlines(&cmdline);
-	kv_add(&p, "agent_version", AGENT_VERSION);
-	kv_add(&p, "run_id", job->run_id ? job->run_id : "");
-	kv_add(&p, "release", u.release);
-	kv_add(&p, "version", u.version);
-	kv_add(&p, "machine", u.machine);
-	kv_addf(&p, "page_size", "%ld", sysconf(_SC_PAGESIZE));
-	kv_addf(&p, "nr_cpus", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-	kv_addf(&p, "mem_total_kb", "%llu", meminfo_kb("MemTotal"));
-	kv_add(&p, "cmdline", cmdline.p ? cmdline.p : "");
-	record_emit_sb("hello", &p);
-	sb_free(&p);
-	sb_free(&cmdline);
+static void emit_hello(const struct job *job) {
+  struct utsname u;
+  struct sb p = {0}, cmdline = {0};
+  memset(&u, 0, sizeof u);
+  uname(&u);
+  read_file("/proc/cmdline", &cmdline);
+  strip_newlines(&cmdline);
+  kv_add(&p, "agent_version", AGENT_VERSION);
+  kv_add(&p, "run_id", job->run_id ? job->run_id : "");
+  kv_add(&p, "release", u.release);
+  kv_add(&p, "version", u.version);
+  kv_add(&p, "machine", u.machine);
+  kv_addf(&p, "page_size", "%ld", sysconf(_SC_PAGESIZE));
+  kv_addf(&p, "nr_cpus", "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+  kv_addf(&p, "mem_total_kb", "%llu", meminfo_kb("MemTotal"));
+  kv_add(&p, "cmdline", cmdline.p ? cmdline.p : "");
+  record_emit_sb("hello", &p);
+  sb_free(&p);
+  sb_free(&cmdline);
 }
 
 /* ---------------- workload ---------------- */
 
 struct wl_result {
-	int status; /* waitpid status */
-	long long wall_ns;
-	struct sb out;
-	int truncated; /* more than MAX_PAYLOAD bytes on stdout */
+  int status; /* waitpid status */
+  long long wall_ns;
+  struct sb out;
+  int truncated; /* more than MAX_PAYLOAD bytes on stdout */
 };
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+static long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* Child side: stdout = pipe, stdin = /dev/null, stderr stays the console. PR_SET_THP_DISABLE
  * is kept across execve (MMF_DISABLE_THP is in MMF_INIT_MASK), so setting it here covers the
  * workload. */
-static _Noreturn void exec_child(const struct job *job, int out_fd)
-{
-	int nul = open("/dev/null", O_RDONLY);
-	if (nul >= 0 && nul != 0)
-		dup2(nul, 0), close(nul);
-	if (out_fd == 1 ? fcntl(1, F_SETFD, 0) < 0 : dup2(out_fd, 1) < 0)
-		_exit(126);
-	if (job->thp_disable && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)) {
-		log_msg("prctl(PR_SET_THP_DISABLE): %s", strerror(errno));
-		_exit(126);
-	}
-	execv(job->argv[0], job->argv);
-	log_msg("execv %s: %s", job->argv[0], strerror(errno));
-	_exit(127);
+static _Noreturn void exec_child(const struct job *job, int out_fd) {
+  int nul = open("/dev/null", O_RDONLY);
+  if (nul >= 0 && nul != 0) dup2(nul, 0), close(nul);
+  if (out_fd == 1 ? fcntl(1, F_SETFD, 0) < 0 : dup2(out_fd, 1) < 0) _exit(126);
+  if (job->thp_disable && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)) {
+    log_msg("prctl(PR_SET_THP_DISABLE): %s", strerror(errno));
+    _exit(126);
+  }
+  execv(job->argv[0], job->argv);
+  log_msg("execv %s: %s", job->argv[0], strerror(errno));
+  _exit(127);
 }
 
-static void drain(int fd, struct wl_result *r)
-{
-	char buf[65536];
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		size_t room = MAX_PAYLOAD - r->out.len;
-		if ((size_t)n > room)
-			r->truncated = 1;
-		sb_append(&r->out, buf, (size_t)n > room ? room : (size_t)n);
-	}
+static void drain(int fd, struct wl_result *r) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    size_t room = MAX_PAYLOAD - r->out.len;
+    if ((size_t)n > room) r->truncated = 1;
+    sb_append(&r->out, buf, (size_t)n > room ? room : (size_t)n);
+  }
 }
 
-static void run_workload(const struct job *job, struct wl_result *r)
-{
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC))
-		fail_run("workload", "pipe: %s", strerror(errno));
-	long long t0 = now_ns();
-	pid_t pid = fork();
-	if (pid < 0)
-		fail_run("workload", "fork: %s", strerror(errno));
-	if (pid == 0)
-		exec_child(job, pfd[1]);
-	close(pfd[1]);
-	drain(pfd[0], r);
-	close(pfd[0]);
-	while (waitpid(pid, &r->status, 0) < 0)
-		if (errno != EINTR)
-			fail_run("workload", "waitpid: %s", strerror(errno));
-	r->wall_ns = now_ns() - t0;
+static void run_workload(const struct job *job, struct wl_result *r) {
+  int pfd[2];
+  if (pipe2(pfd, O_CLOEXEC)) fail_run("workload", "pipe: %s", strerror(errno));
+  long long t0 = now_ns();
+  pid_t pid = fork();
+  if (pid < 0) fail_run("workload", "fork: %s", strerror(errno));
+  if (pid == 0) exec_child(job, pfd[1]);
+  close(pfd[1]);
+  drain(pfd[0], r);
+  close(pfd[0]);
+  while (waitpid(pid, &r->status, 0) < 0)
+    if (errno != EINTR) fail_run("workload", "waitpid: %s", strerror(errno));
+  r->wall_ns = now_ns() - t0;
 }
 
-static void emit_workload(const struct job *job, long rep, const struct wl_result *r)
-{
-	struct sb p = {0};
-	int sig = WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
-	int code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
-	kv_addf(&p, "rep", "%ld", rep);
-	kv_add(&p, "name", job->workload);
-	kv_addf(&p, "exit_status", "%d", code);
-	kv_addf(&p, "signal", "%d", sig);
-	kv_addf(&p, "wall_ns", "%lld", r->wall_ns);
-	record_emit_sb("workload", &p);
-	record_emit_sb("stdout", &r->out);
-	sb_free(&p);
-	log_msg("rep %ld: %s exit_status=%d signal=%d wall_ms=%lld", rep, job->workload, code, sig,
-		r->wall_ns / 1000000);
-	if (sig)
-		fail_run("workload", "rep %ld: %s killed by signal %d", rep, job->argv[0], sig);
-	if (code && !job->nonzero_exit_ok)
-		fail_run("workload", "rep %ld: %s exited with status %d", rep, job->argv[0], code);
-	if (r->truncated)
-		fail_run("workload", "rep %ld: %s wrote more than %zu bytes on stdout", rep,
-			 job->argv[0], MAX_PAYLOAD);
+static void emit_workload(const struct job *job, long rep, const struct wl_result *r) {
+  struct sb p = {0};
+  int sig = WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+  int code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+  kv_addf(&p, "rep", "%ld", rep);
+  kv_add(&p, "name", job->workload);
+  kv_addf(&p, "exit_status", "%d", code);
+  kv_addf(&p, "signal", "%d", sig);
+  kv_addf(&p, "wall_ns", "%lld", r->wall_ns);
+  record_emit_sb("workload", &p);
+  record_emit_sb("stdout", &r->out);
+  sb_free(&p);
+  log_msg("rep %ld: %s exit_status=%d signal=%d wall_ms=%lld", rep, job->workload, code, sig,
+          r->wall_ns / 1000000);
+  if (sig) fail_run("workload", "rep %ld: %s killed by signal %d", rep, job->argv[0], sig);
+  if (code && !job->nonzero_exit_ok)
+    fail_run("workload", "rep %ld: %s exited with status %d", rep, job->argv[0], code);
+  if (r->truncated)
+    fail_run("workload", "rep %ld: %s wrote more than %zu bytes on stdout", rep, job->argv[0],
+             MAX_PAYLOAD);
 }
 
 /* knobs(initial), one knob-set per knob/sysctl line in file order, knobs(final). */
-static void apply_steps(const struct job *job)
-{
-	knobs_dump("initial");
-	for (size_t i = 0; i < job->nsteps; i++) {
-		const struct step *st = &job->steps[i];
-		if (st->kind == STEP_KNOB)
-			knob_set(st->path, st->value);
-		else
-			sysctl_set(st->path, st->value);
-	}
-	knobs_dump("final");
+static void apply_steps(const struct job *job) {
+  knobs_dump("initial");
+  for (size_t i = 0; i < job->nsteps; i++) {
+    const struct step *st = &job->steps[i];
+    if (st->kind == STEP_KNOB)
+      knob_set(st->path, st->value);
+    else
+      sysctl_set(st->path, st->value);
+  }
+  knobs_dump("final");
 }
 
-static void run_reps(const struct job *job)
-{
-	if (!job->workload)
-		return;
-	if (access(job->argv[0], X_OK))
-		fail_run("workload", "%s: %s", job->argv[0], strerror(errno));
-	for (long rep = 0; rep < job->repeat; rep++) {
-		struct wl_result r = {0};
-		counters_snapshot(rep, "before");
-		run_workload(job, &r);
-		counters_snapshot(rep, "after");
-		emit_workload(job, rep, &r);
-		sb_free(&r.out);
-	}
+static void run_reps(const struct job *job) {
+  if (!job->workload) return;
+  if (access(job->argv[0], X_OK)) fail_run("workload", "%s: %s", job->argv[0], strerror(errno));
+  for (long rep = 0; rep < job->repeat; rep++) {
+    struct wl_result r = {0};
+    counters_snapshot(rep, "before");
+    run_workload(job, &r);
+    counters_snapshot(rep, "after");
+    emit_workload(job, rep, &r);
+    sb_free(&r.out);
+  }
 }
 
-int main(void)
-{
-	setup();
-	if (port_open(PORT_TIMEOUT_MS))
-		power_off(); /* nowhere to report; the host sees no records */
-	struct job job;
-	char err[512];
-	int jrc = job_load(&job, err, sizeof err);
-	emit_hello(&job);
-	if (jrc)
-		fail_run("job", "%s", err);
-	log_msg("job %s: %zu knob/sysctl lines, workload %s x%ld", job.run_id, job.nsteps,
-		job.workload ? job.workload : "(none)", job.repeat);
-	apply_steps(&job);
-	run_reps(&job);
-	emit_done("ok");
-	power_off();
+int main(void) {
+  setup();
+  if (port_open(PORT_TIMEOUT_MS)) power_off(); /* nowhere to report; the host sees no records */
+  struct job job;
+  char err[512];
+  int jrc = job_load(&job, err, sizeof err);
+  emit_hello(&job);
+  if (jrc) fail_run("job", "%s", err);
+  log_msg("job %s: %zu knob/sysctl lines, workload %s x%ld", job.run_id, job.nsteps,
+          job.workload ? job.workload : "(none)", job.repeat);
+  apply_steps(&job);
+  run_reps(&job);
+  emit_done("ok");
+  power_off();
 }

@@ -35,8 +35,8 @@ int host_results_fd(void); /* the descriptor, or -1 when running as a guest */
 
 /* ---- string buffer (never fails: out of memory powers the guest off) ---- */
 struct sb {
-	char *p; /* always NUL-terminated when non-NULL */
-	size_t len, cap;
+  char *p; /* always NUL-terminated when non-NULL */
+  size_t len, cap;
 };
 void sb_free(struct sb *b);
 void sb_append(struct sb *b, const void *data, size_t n);

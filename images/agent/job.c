@@ -16,263 +16,218 @@
 #define MAX_REPEAT 10000
 
 struct parse {
-	struct job *job;
-	int lineno;
-	char *err;
-	size_t errlen;
-	int seen_run_id, seen_repeat, seen_prctl, seen_exit_ok;
-	char **raw;  /* `argv` tokens, appended after the `arg` ones at the end */
-	size_t nraw;
+  struct job *job;
+  int lineno;
+  char *err;
+  size_t errlen;
+  int seen_run_id, seen_repeat, seen_prctl, seen_exit_ok;
+  char **raw; /* `argv` tokens, appended after the `arg` ones at the end */
+  size_t nraw;
 };
 
 static int perr(struct parse *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int perr(struct parse *ps, const char *fmt, ...)
-{
-	int n = snprintf(ps->err, ps->errlen, "job line %d: ", ps->lineno);
-	va_list ap;
-	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < ps->errlen)
-		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
+static int perr(struct parse *ps, const char *fmt, ...) {
+  int n = snprintf(ps->err, ps->errlen, "job line %d: ", ps->lineno);
+  va_list ap;
+  va_start(ap, fmt);
+  if (n >= 0 && (size_t)n < ps->errlen) vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+  va_end(ap);
+  return -1;
 }
 
-/* A path below the THP or sysctl tree (sysfs.h): [A-Za-z0-9_.-] components separated by '/', no empty,
+/* A path below the THP or sysctl tree (sysfs.h): [A-Za-z0-9_.-] components separated by '/', no
+ * empty,
  * "." or ".." component. Keeps the agent from writing outside those trees. */
-static int valid_relpath(const char *p)
-{
-	if (!*p)
-		return 0;
-	for (const char *c = p; *c; c++)
-		if (!(strchr("_.-/", *c) || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9')))
-			return 0;
-	const char *s = p;
-	for (;;) {
-		const char *e = strchr(s, '/');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
-		if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
-			return 0;
-		if (!e)
-			return 1;
-		s = e + 1;
-	}
+static int valid_relpath(const char *p) {
+  if (!*p) return 0;
+  for (const char *c = p; *c; c++)
+    if (!(strchr("_.-/", *c) || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+          (*c >= '0' && *c <= '9')))
+      return 0;
+  const char *s = p;
+  for (;;) {
+    const char *e = strchr(s, '/');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return 0;
+    if (!e) return 1;
+    s = e + 1;
+  }
 }
 
 /* Splits "a b c" into "a" and "b c" in place; rest is "" when there is no space. */
-static char *split_word(char *s)
-{
-	char *sp = strchr(s, ' ');
-	if (!sp)
-		return s + strlen(s);
-	*sp = '\0';
-	return sp + 1;
+static char *split_word(char *s) {
+  char *sp = strchr(s, ' ');
+  if (!sp) return s + strlen(s);
+  *sp = '\0';
+  return sp + 1;
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi || s[0] == '+' || s[0] == ' ')
-		return -1;
-	*out = v;
-	return 0;
+static int parse_long(const char *s, long lo, long hi, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || errno || v < lo || v > hi || s[0] == '+' || s[0] == ' ') return -1;
+  *out = v;
+  return 0;
 }
 
-static int add_step(struct parse *ps, enum step_kind kind, char *rest)
-{
-	struct job *j = ps->job;
-	char *value = split_word(rest);
-	const char *kw = kind == STEP_KNOB ? "knob" : "sysctl";
-	if (!valid_relpath(rest))
-		return perr(ps, "%s: bad path '%s'", kw, rest);
-	if (!*value)
-		return perr(ps, "%s %s: missing value", kw, rest);
-	if (j->nsteps == MAX_STEPS)
-		return perr(ps, "more than %d knob/sysctl lines", MAX_STEPS);
-	j->steps[j->nsteps++] = (struct step){kind, rest, value};
-	return 0;
+static int add_step(struct parse *ps, enum step_kind kind, char *rest) {
+  struct job *j = ps->job;
+  char *value = split_word(rest);
+  const char *kw = kind == STEP_KNOB ? "knob" : "sysctl";
+  if (!valid_relpath(rest)) return perr(ps, "%s: bad path '%s'", kw, rest);
+  if (!*value) return perr(ps, "%s %s: missing value", kw, rest);
+  if (j->nsteps == MAX_STEPS) return perr(ps, "more than %d knob/sysctl lines", MAX_STEPS);
+  j->steps[j->nsteps++] = (struct step){kind, rest, value};
+  return 0;
 }
 
-static int add_arg(struct parse *ps, char *rest)
-{
-	struct job *j = ps->job;
-	char *value = split_word(rest);
-	if (!*rest || strchr(rest, '='))
-		return perr(ps, "arg: bad key '%s'", rest);
-	if (j->nargs + ps->nraw == MAX_ARGS)
-		return perr(ps, "more than %d arg/argv lines", MAX_ARGS);
-	size_t n = strlen(rest) + strlen(value) + 2;
-	char *kv = xmalloc(n);
-	snprintf(kv, n, "%s=%s", rest, value);
-	j->argv[1 + j->nargs++] = kv;
-	return 0;
+static int add_arg(struct parse *ps, char *rest) {
+  struct job *j = ps->job;
+  char *value = split_word(rest);
+  if (!*rest || strchr(rest, '=')) return perr(ps, "arg: bad key '%s'", rest);
+  if (j->nargs + ps->nraw == MAX_ARGS) return perr(ps, "more than %d arg/argv lines", MAX_ARGS);
+  size_t n = strlen(rest) + strlen(value) + 2;
+  char *kv = xmalloc(n);
+  snprintf(kv, n, "%s=%s", rest, value);
+  j->argv[1 + j->nargs++] = kv;
+  return 0;
 }
 
 /* `argv <token>`: the rest of the line verbatim (spaces kept, may be empty). */
-static int add_raw(struct parse *ps, char *rest)
-{
-	if (ps->job->nargs + ps->nraw == MAX_ARGS)
-		return perr(ps, "more than %d arg/argv lines", MAX_ARGS);
-	ps->raw[ps->nraw++] = rest;
-	return 0;
+static int add_raw(struct parse *ps, char *rest) {
+  if (ps->job->nargs + ps->nraw == MAX_ARGS)
+    return perr(ps, "more than %d arg/argv lines", MAX_ARGS);
+  ps->raw[ps->nraw++] = rest;
+  return 0;
 }
 
 /* `exec <path>`: an absolute path, each component as in valid_relpath(). */
-static int parse_exec(struct parse *ps, char *rest)
-{
-	if (ps->job->exec)
-		return perr(ps, "duplicate 'exec'");
-	if (rest[0] != '/' || !valid_relpath(rest + 1))
-		return perr(ps, "exec: bad path '%s' (absolute, no empty, . or .. component)", rest);
-	ps->job->exec = rest;
-	return 0;
+static int parse_exec(struct parse *ps, char *rest) {
+  if (ps->job->exec) return perr(ps, "duplicate 'exec'");
+  if (rest[0] != '/' || !valid_relpath(rest + 1))
+    return perr(ps, "exec: bad path '%s' (absolute, no empty, . or .. component)", rest);
+  ps->job->exec = rest;
+  return 0;
 }
 
-static int set_once(struct parse *ps, int *seen, const char *kw)
-{
-	if (*seen)
-		return perr(ps, "duplicate '%s'", kw);
-	*seen = 1;
-	return 0;
+static int set_once(struct parse *ps, int *seen, const char *kw) {
+  if (*seen) return perr(ps, "duplicate '%s'", kw);
+  *seen = 1;
+  return 0;
 }
 
-static int parse_workload(struct parse *ps, char *rest)
-{
-	struct job *j = ps->job;
-	if (j->workload)
-		return perr(ps, "duplicate 'workload'");
-	if (!*rest || strchr(rest, '/') || !valid_relpath(rest))
-		return perr(ps, "workload: bad name '%s'", rest);
-	j->workload = rest;
-	return 0;
+static int parse_workload(struct parse *ps, char *rest) {
+  struct job *j = ps->job;
+  if (j->workload) return perr(ps, "duplicate 'workload'");
+  if (!*rest || strchr(rest, '/') || !valid_relpath(rest))
+    return perr(ps, "workload: bad name '%s'", rest);
+  j->workload = rest;
+  return 0;
 }
 
-static int parse_line(struct parse *ps, char *line)
-{
-	struct job *j = ps->job;
-	char *rest = split_word(line);
-	long v;
-	if (!strcmp(line, "run_id")) {
-		if (set_once(ps, &ps->seen_run_id, "run_id"))
-			return -1;
-		j->run_id = rest;
-		return 0;
-	}
-	if (!strcmp(line, "repeat")) {
-		if (set_once(ps, &ps->seen_repeat, "repeat"))
-			return -1;
-		if (parse_long(rest, 1, MAX_REPEAT, &j->repeat))
-			return perr(ps, "repeat: '%s' is not an integer in 1..%d", rest, MAX_REPEAT);
-		return 0;
-	}
-	if (!strcmp(line, "prctl_thp_disable")) {
-		if (set_once(ps, &ps->seen_prctl, "prctl_thp_disable"))
-			return -1;
-		if (parse_long(rest, 0, 1, &v))
-			return perr(ps, "prctl_thp_disable: '%s' is not 0 or 1", rest);
-		j->thp_disable = (int)v;
-		return 0;
-	}
-	if (!strcmp(line, "nonzero_exit_ok")) {
-		if (set_once(ps, &ps->seen_exit_ok, "nonzero_exit_ok"))
-			return -1;
-		if (parse_long(rest, 0, 1, &v))
-			return perr(ps, "nonzero_exit_ok: '%s' is not 0 or 1", rest);
-		j->nonzero_exit_ok = (int)v;
-		return 0;
-	}
-	if (!strcmp(line, "knob"))
-		return add_step(ps, STEP_KNOB, rest);
-	if (!strcmp(line, "sysctl"))
-		return add_step(ps, STEP_SYSCTL, rest);
-	if (!strcmp(line, "workload"))
-		return parse_workload(ps, rest);
-	if (!strcmp(line, "arg"))
-		return add_arg(ps, rest);
-	if (!strcmp(line, "argv"))
-		return add_raw(ps, rest);
-	if (!strcmp(line, "exec"))
-		return parse_exec(ps, rest);
-	return perr(ps, "unknown keyword '%s'", line);
+static int parse_line(struct parse *ps, char *line) {
+  struct job *j = ps->job;
+  char *rest = split_word(line);
+  long v;
+  if (!strcmp(line, "run_id")) {
+    if (set_once(ps, &ps->seen_run_id, "run_id")) return -1;
+    j->run_id = rest;
+    return 0;
+  }
+  if (!strcmp(line, "repeat")) {
+    if (set_once(ps, &ps->seen_repeat, "repeat")) return -1;
+    if (parse_long(rest, 1, MAX_REPEAT, &j->repeat))
+      return perr(ps, "repeat: '%s' is not an integer in 1..%d", rest, MAX_REPEAT);
+    return 0;
+  }
+  if (!strcmp(line, "prctl_thp_disable")) {
+    if (set_once(ps, &ps->seen_prctl, "prctl_thp_disable")) return -1;
+    if (parse_long(rest, 0, 1, &v)) return perr(ps, "prctl_thp_disable: '%s' is not 0 or 1", rest);
+    j->thp_disable = (int)v;
+    return 0;
+  }
+  if (!strcmp(line, "nonzero_exit_ok")) {
+    if (set_once(ps, &ps->seen_exit_ok, "nonzero_exit_ok")) return -1;
+    if (parse_long(rest, 0, 1, &v)) return perr(ps, "nonzero_exit_ok: '%s' is not 0 or 1", rest);
+    j->nonzero_exit_ok = (int)v;
+    return 0;
+  }
+  if (!strcmp(line, "knob")) return add_step(ps, STEP_KNOB, rest);
+  if (!strcmp(line, "sysctl")) return add_step(ps, STEP_SYSCTL, rest);
+  if (!strcmp(line, "workload")) return parse_workload(ps, rest);
+  if (!strcmp(line, "arg")) return add_arg(ps, rest);
+  if (!strcmp(line, "argv")) return add_raw(ps, rest);
+  if (!strcmp(line, "exec")) return parse_exec(ps, rest);
+  return perr(ps, "unknown keyword '%s'", line);
 }
 
-static int check_chars(struct parse *ps, const char *text, size_t len)
-{
-	ps->lineno = 1;
-	for (size_t i = 0; i < len; i++) {
-		if (text[i] == '\n')
-			ps->lineno++;
-		else if (text[i] == '\0' || text[i] == '\t' || text[i] == '\r')
-			return perr(ps, "forbidden byte 0x%02x", (unsigned char)text[i]);
-	}
-	return 0;
+static int check_chars(struct parse *ps, const char *text, size_t len) {
+  ps->lineno = 1;
+  for (size_t i = 0; i < len; i++) {
+    if (text[i] == '\n')
+      ps->lineno++;
+    else if (text[i] == '\0' || text[i] == '\t' || text[i] == '\r')
+      return perr(ps, "forbidden byte 0x%02x", (unsigned char)text[i]);
+  }
+  return 0;
 }
 
 /* Contract: first line is exactly JOB_MAGIC; empty lines are ignored; the last line may lack
  * its '\n'. Strings in *job point into a private copy of text that lives forever (PID 1). */
-int job_parse(const char *text, size_t len, struct job *job, char *err, size_t errlen)
-{
-	struct parse ps = {.job = job, .err = err, .errlen = errlen};
-	*job = (struct job){.run_id = "", .repeat = 1};
-	job->steps = xmalloc(MAX_STEPS * sizeof *job->steps);
-	job->argv = xmalloc((MAX_ARGS + 2) * sizeof *job->argv);
-	ps.raw = xmalloc(MAX_ARGS * sizeof *ps.raw);
-	if (check_chars(&ps, text, len))
-		return -1;
-	char *copy = xmalloc(len + 1);
-	memcpy(copy, text, len);
-	copy[len] = '\0';
-	char *save = NULL;
-	ps.lineno = 0;
-	for (char *line = copy; line; line = save) {
-		save = strchr(line, '\n');
-		if (save)
-			*save++ = '\0';
-		ps.lineno++;
-		if (ps.lineno == 1) {
-			if (strcmp(line, JOB_MAGIC))
-				return perr(&ps, "expected '%s', got '%.60s'", JOB_MAGIC, line);
-			continue;
-		}
-		if (*line && parse_line(&ps, line))
-			return -1;
-	}
-	if ((job->nargs || ps.nraw || job->exec) && !job->workload)
-		return snprintf(err, errlen, "job has 'arg', 'argv' or 'exec' lines but no 'workload'"),
-		       -1;
-	if (job->workload) {
-		if (job->exec) {
-			job->argv[0] = job->exec;
-		} else {
-			size_t n = strlen(WORKLOAD_DIR) + strlen(job->workload) + 2;
-			job->argv[0] = xmalloc(n);
-			snprintf(job->argv[0], n, "%s/%s", WORKLOAD_DIR, job->workload);
-		}
-	}
-	for (size_t i = 0; i < ps.nraw; i++)
-		job->argv[1 + job->nargs++] = ps.raw[i];
-	free(ps.raw);
-	job->argv[1 + job->nargs] = NULL;
-	return 0;
+int job_parse(const char *text, size_t len, struct job *job, char *err, size_t errlen) {
+  struct parse ps = {.job = job, .err = err, .errlen = errlen};
+  *job = (struct job){.run_id = "", .repeat = 1};
+  job->steps = xmalloc(MAX_STEPS * sizeof *job->steps);
+  job->argv = xmalloc((MAX_ARGS + 2) * sizeof *job->argv);
+  ps.raw = xmalloc(MAX_ARGS * sizeof *ps.raw);
+  if (check_chars(&ps, text, len)) return -1;
+  char *copy = xmalloc(len + 1);
+  memcpy(copy, text, len);
+  copy[len] = '\0';
+  char *save = NULL;
+  ps.lineno = 0;
+  for (char *line = copy; line; line = save) {
+    save = strchr(line, '\n');
+    if (save) *save++ = '\0';
+    ps.lineno++;
+    if (ps.lineno == 1) {
+      if (strcmp(line, JOB_MAGIC)) return perr(&ps, "expected '%s', got '%.60s'", JOB_MAGIC, line);
+      continue;
+    }
+    if (*line && parse_line(&ps, line)) return -1;
+  }
+  if ((job->nargs || ps.nraw || job->exec) && !job->workload)
+    return snprintf(err, errlen, "job has 'arg', 'argv' or 'exec' lines but no 'workload'"), -1;
+  if (job->workload) {
+    if (job->exec) {
+      job->argv[0] = job->exec;
+    } else {
+      size_t n = strlen(WORKLOAD_DIR) + strlen(job->workload) + 2;
+      job->argv[0] = xmalloc(n);
+      snprintf(job->argv[0], n, "%s/%s", WORKLOAD_DIR, job->workload);
+    }
+  }
+  for (size_t i = 0; i < ps.nraw; i++) job->argv[1 + job->nargs++] = ps.raw[i];
+  free(ps.raw);
+  job->argv[1 + job->nargs] = NULL;
+  return 0;
 }
 
-int job_load(struct job *job, char *err, size_t errlen)
-{
-	struct sb text = {0};
-	int rc = read_file(JOB_PATH, &text);
-	if (rc) {
-		*job = (struct job){.run_id = ""};
-		snprintf(err, errlen, "cannot read %s: %s", JOB_PATH, strerror(-rc));
-		return -1;
-	}
-	if (text.len >= MAX_PAYLOAD) {
-		*job = (struct job){.run_id = ""};
-		snprintf(err, errlen, "%s is larger than %zu bytes", JOB_PATH, MAX_PAYLOAD);
-		return -1;
-	}
-	rc = job_parse(text.p, text.len, job, err, errlen);
-	sb_free(&text);
-	return rc;
+int job_load(struct job *job, char *err, size_t errlen) {
+  struct sb text = {0};
+  int rc = read_file(JOB_PATH, &text);
+  if (rc) {
+    *job = (struct job){.run_id = ""};
+    snprintf(err, errlen, "cannot read %s: %s", JOB_PATH, strerror(-rc));
+    return -1;
+  }
+  if (text.len >= MAX_PAYLOAD) {
+    *job = (struct job){.run_id = ""};
+    snprintf(err, errlen, "%s is larger than %zu bytes", JOB_PATH, MAX_PAYLOAD);
+    return -1;
+  }
+  rc = job_parse(text.p, text.len, job, err, errlen);
+  sb_free(&text);
+  return rc;
 }

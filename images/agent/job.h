@@ -10,23 +10,23 @@
 
 enum step_kind { STEP_KNOB, STEP_SYSCTL };
 struct step {
-	enum step_kind kind;
-	char *path;  /* relative to the THP or sysctl tree, validated: no "..", no leading '/' */
-	char *value; /* rest of the line, may hold spaces */
+  enum step_kind kind;
+  char *path;  /* relative to the THP or sysctl tree, validated: no "..", no leading '/' */
+  char *value; /* rest of the line, may hold spaces */
 };
 struct job {
-	char *run_id;   /* "" when absent */
-	long repeat;    /* 1 when absent */
-	char *workload; /* NULL when absent: no reps are run */
-	char *exec;     /* `exec` path, or NULL: argv[0] is then WORKLOAD_DIR/<workload> */
-	char **argv;    /* argv for execv: [0] = path, then "key=value"..., then argv tokens, NULL */
-	size_t nargs;   /* arg + argv entries after argv[0] */
-	struct step *steps; /* knob and sysctl lines in file order */
-	size_t nsteps;
-	int thp_disable; /* prctl_thp_disable 1 */
-	/* nonzero_exit_ok 1: a non-zero exit status does not end the run (a TAP test program
-	 * exits 1 when a test failed; the host judges its output) */
-	int nonzero_exit_ok;
+  char *run_id;       /* "" when absent */
+  long repeat;        /* 1 when absent */
+  char *workload;     /* NULL when absent: no reps are run */
+  char *exec;         /* `exec` path, or NULL: argv[0] is then WORKLOAD_DIR/<workload> */
+  char **argv;        /* argv for execv: [0] = path, then "key=value"..., then argv tokens, NULL */
+  size_t nargs;       /* arg + argv entries after argv[0] */
+  struct step *steps; /* knob and sysctl lines in file order */
+  size_t nsteps;
+  int thp_disable; /* prctl_thp_disable 1 */
+  /* nonzero_exit_ok 1: a non-zero exit status does not end the run (a TAP test program
+   * exits 1 when a test failed; the host judges its output) */
+  int nonzero_exit_ok;
 };
 
 /* Parses text (len bytes). Returns 0, or -1 with a message in err. */

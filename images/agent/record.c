@@ -18,136 +18,118 @@ static int g_failing;
 
 /* ---------------- payload lines ---------------- */
 
-void kv_add(struct sb *b, const char *key, const char *value)
-{
-	sb_puts(b, key);
-	sb_append(b, "\t", 1);
-	size_t start = b->len;
-	sb_puts(b, value);
-	for (size_t i = start; i < b->len; i++)
-		if (b->p[i] == '\t' || b->p[i] == '\n')
-			b->p[i] = ' ';
-	sb_append(b, "\n", 1);
+void kv_add(struct sb *b, const char *key, const char *value) {
+  sb_puts(b, key);
+  sb_append(b, "\t", 1);
+  size_t start = b->len;
+  sb_puts(b, value);
+  for (size_t i = start; i < b->len; i++)
+    if (b->p[i] == '\t' || b->p[i] == '\n') b->p[i] = ' ';
+  sb_append(b, "\n", 1);
 }
 
-void kv_addf(struct sb *b, const char *key, const char *fmt, ...)
-{
-	struct sb v = {0};
-	va_list ap;
-	va_start(ap, fmt);
-	sb_vprintf(&v, fmt, ap);
-	va_end(ap);
-	kv_add(b, key, v.p ? v.p : "");
-	sb_free(&v);
+void kv_addf(struct sb *b, const char *key, const char *fmt, ...) {
+  struct sb v = {0};
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&v, fmt, ap);
+  va_end(ap);
+  kv_add(b, key, v.p ? v.p : "");
+  sb_free(&v);
 }
 
 /* ---------------- CRC-32 (IEEE 802.3, reflected poly 0xEDB88320, as zlib) ---------------- */
 
 static uint32_t crc_table[256];
 
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
+static void crc_init(void) {
+  for (uint32_t i = 0; i < 256; i++) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    crc_table[i] = c;
+  }
 }
 
 /* Same contract as zlib: crc32_ieee(0, buf, n) is the CRC of buf; chaining works. */
-uint32_t crc32_ieee(uint32_t crc, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-	if (!crc_table[1])
-		crc_init();
-	crc = ~crc;
-	while (n--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
+uint32_t crc32_ieee(uint32_t crc, const void *data, size_t n) {
+  const unsigned char *p = data;
+  if (!crc_table[1]) crc_init();
+  crc = ~crc;
+  while (n--) crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+  return ~crc;
 }
 
 /* ---------------- results port ---------------- */
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) && errno == EINTR)
+    ;
 }
 
 /* Returns the /sys/class/virtio-ports entry whose name is RESULTS_PORT_NAME, or NULL. */
-static char *find_port_dir(void)
-{
-	DIR *d = opendir("/sys/class/virtio-ports");
-	if (!d)
-		return NULL;
-	char *found = NULL;
-	struct dirent *de;
-	struct sb path = {0}, name = {0};
-	while (!found && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		path.len = 0;
-		sb_printf(&path, "/sys/class/virtio-ports/%s/name", de->d_name);
-		if (read_file(path.p, &name) == 0) {
-			strip_newlines(&name);
-			if (name.p && strcmp(name.p, RESULTS_PORT_NAME) == 0)
-				found = xstrdup(de->d_name);
-		}
-	}
-	closedir(d);
-	sb_free(&path);
-	sb_free(&name);
-	return found;
+static char *find_port_dir(void) {
+  DIR *d = opendir("/sys/class/virtio-ports");
+  if (!d) return NULL;
+  char *found = NULL;
+  struct dirent *de;
+  struct sb path = {0}, name = {0};
+  while (!found && (de = readdir(d))) {
+    if (de->d_name[0] == '.') continue;
+    path.len = 0;
+    sb_printf(&path, "/sys/class/virtio-ports/%s/name", de->d_name);
+    if (read_file(path.p, &name) == 0) {
+      strip_newlines(&name);
+      if (name.p && strcmp(name.p, RESULTS_PORT_NAME) == 0) found = xstrdup(de->d_name);
+    }
+  }
+  closedir(d);
+  sb_free(&path);
+  sb_free(&name);
+  return found;
 }
 
 /* Kernel quirk: virtio_console adds ports (and later names them) from a workqueue driven by
  * control messages, and devtmpfs creates /dev/vportNpM asynchronously, so neither needs to
  * exist yet when /init starts. Poll for both. */
-int port_open(int timeout_ms)
-{
-	if ((g_port_fd = host_results_fd()) >= 0) {
-		fcntl(g_port_fd, F_SETFD, FD_CLOEXEC); /* not for the workloads */
-		log_msg("results to inherited descriptor %d (host mode)", g_port_fd);
-		return 0;
-	}
-	char *dir = NULL;
-	for (int waited = 0; waited <= timeout_ms; waited += 20) {
-		if (!dir)
-			dir = find_port_dir();
-		if (dir) {
-			char dev[300];
-			snprintf(dev, sizeof dev, "/dev/%s", dir);
-			g_port_fd = open(dev, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-			if (g_port_fd >= 0) {
-				log_msg("results port %s (after %d ms)", dev, waited);
-				free(dir);
-				return 0;
-			}
-		}
-		sleep_ms(20);
-	}
-	log_msg("no virtio port named %s%s%s after %d ms", RESULTS_PORT_NAME,
-		dir ? " could be opened: /dev/" : "", dir ? dir : "", timeout_ms);
-	free(dir);
-	return -1;
+int port_open(int timeout_ms) {
+  if ((g_port_fd = host_results_fd()) >= 0) {
+    fcntl(g_port_fd, F_SETFD, FD_CLOEXEC); /* not for the workloads */
+    log_msg("results to inherited descriptor %d (host mode)", g_port_fd);
+    return 0;
+  }
+  char *dir = NULL;
+  for (int waited = 0; waited <= timeout_ms; waited += 20) {
+    if (!dir) dir = find_port_dir();
+    if (dir) {
+      char dev[300];
+      snprintf(dev, sizeof dev, "/dev/%s", dir);
+      g_port_fd = open(dev, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      if (g_port_fd >= 0) {
+        log_msg("results port %s (after %d ms)", dev, waited);
+        free(dir);
+        return 0;
+      }
+    }
+    sleep_ms(20);
+  }
+  log_msg("no virtio port named %s%s%s after %d ms", RESULTS_PORT_NAME,
+          dir ? " could be opened: /dev/" : "", dir ? dir : "", timeout_ms);
+  free(dir);
+  return -1;
 }
 
 /* ---------------- records ---------------- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+static int write_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
 }
 
 /* Frames one record: "@FL1 <type> <seq> <len> <crc32>\n<payload>\n". Kernel quirk: a port
@@ -155,72 +137,66 @@ static int write_all(int fd, const char *p, size_t n)
  * does not wait for the host to consume it), hence write_all() and the pause in power_off().
  * Without a port the record is only logged. A failed write powers off: nothing more can be
  * reported. */
-void record_emit(const char *type, const void *payload, size_t len)
-{
-	if (len > MAX_PAYLOAD)
-		len = MAX_PAYLOAD; /* callers enforce the limit; this only guards the framing */
-	char hdr[128];
-	int h = snprintf(hdr, sizeof hdr, "@FL1 %s %lu %zu %08x\n", type, g_seq, len,
-			 (unsigned)crc32_ieee(0, payload, len));
-	if (g_port_fd < 0) {
-		log_msg("no port, dropped record %s seq %lu", type, g_seq);
-		return;
-	}
-	char *buf = xmalloc((size_t)h + len + 1);
-	memcpy(buf, hdr, (size_t)h);
-	if (len)
-		memcpy(buf + h, payload, len);
-	buf[(size_t)h + len] = '\n';
-	int rc = write_all(g_port_fd, buf, (size_t)h + len + 1);
-	free(buf);
-	if (rc) {
-		int fd = g_port_fd;
-		g_port_fd = -1;
-		close(fd);
-		log_msg("write to results port failed: %s", strerror(errno));
-		power_off();
-	}
-	g_seq++;
+void record_emit(const char *type, const void *payload, size_t len) {
+  if (len > MAX_PAYLOAD)
+    len = MAX_PAYLOAD; /* callers enforce the limit; this only guards the framing */
+  char hdr[128];
+  int h = snprintf(hdr, sizeof hdr, "@FL1 %s %lu %zu %08x\n", type, g_seq, len,
+                   (unsigned)crc32_ieee(0, payload, len));
+  if (g_port_fd < 0) {
+    log_msg("no port, dropped record %s seq %lu", type, g_seq);
+    return;
+  }
+  char *buf = xmalloc((size_t)h + len + 1);
+  memcpy(buf, hdr, (size_t)h);
+  if (len) memcpy(buf + h, payload, len);
+  buf[(size_t)h + len] = '\n';
+  int rc = write_all(g_port_fd, buf, (size_t)h + len + 1);
+  free(buf);
+  if (rc) {
+    int fd = g_port_fd;
+    g_port_fd = -1;
+    close(fd);
+    log_msg("write to results port failed: %s", strerror(errno));
+    power_off();
+  }
+  g_seq++;
 }
 
-void record_emit_sb(const char *type, const struct sb *b)
-{
-	record_emit(type, b->p ? b->p : "", b->len);
+void record_emit_sb(const char *type, const struct sb *b) {
+  record_emit(type, b->p ? b->p : "", b->len);
 }
 
 /* ---------------- the end of a run ---------------- */
 
-static void emit_verror(const char *stage, const char *fmt, va_list ap)
-{
-	struct sb msg = {0}, p = {0};
-	sb_vprintf(&msg, fmt, ap);
-	const char *m = msg.p ? msg.p : "";
-	log_msg("error [%s]: %s", stage, m);
-	kv_add(&p, "stage", stage);
-	kv_add(&p, "message", m);
-	record_emit_sb("error", &p);
-	sb_free(&msg);
-	sb_free(&p);
+static void emit_verror(const char *stage, const char *fmt, va_list ap) {
+  struct sb msg = {0}, p = {0};
+  sb_vprintf(&msg, fmt, ap);
+  const char *m = msg.p ? msg.p : "";
+  log_msg("error [%s]: %s", stage, m);
+  kv_add(&p, "stage", stage);
+  kv_add(&p, "message", m);
+  record_emit_sb("error", &p);
+  sb_free(&msg);
+  sb_free(&p);
 }
 
-void emit_done(const char *status)
-{
-	struct sb p = {0};
-	kv_add(&p, "status", status);
-	record_emit_sb("done", &p);
-	sb_free(&p);
-	log_msg("done status=%s", status);
+void emit_done(const char *status) {
+  struct sb p = {0};
+  kv_add(&p, "status", status);
+  record_emit_sb("done", &p);
+  sb_free(&p);
+  log_msg("done status=%s", status);
 }
 
-_Noreturn void fail_run(const char *stage, const char *fmt, ...)
-{
-	if (!g_failing) { /* a failure while failing: just power off */
-		g_failing = 1;
-		va_list ap;
-		va_start(ap, fmt);
-		emit_verror(stage, fmt, ap);
-		va_end(ap);
-		emit_done("failed");
-	}
-	power_off();
+_Noreturn void fail_run(const char *stage, const char *fmt, ...) {
+  if (!g_failing) { /* a failure while failing: just power off */
+    g_failing = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    emit_verror(stage, fmt, ap);
+    va_end(ap);
+    emit_done("failed");
+  }
+  power_off();
 }

@@ -14,7 +14,7 @@
  * always parses; keys are produced by the agent and never hold them. */
 void kv_add(struct sb *b, const char *key, const char *value);
 void kv_addf(struct sb *b, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 uint32_t crc32_ieee(uint32_t crc, const void *data, size_t n); /* zlib crc32() semantics */
 
@@ -30,6 +30,6 @@ void emit_done(const char *status);
 
 /* Writes `error` and `done status=failed` (when the port is open), then powers off. */
 _Noreturn void fail_run(const char *stage, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #endif
