@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Fresh Debian 12 machine -> installed, built, and every test passed: unit tests (milliseconds)
-# first, then end-to-end tests that build the two quickstart kernels once (cached in
+# Fresh Debian 12 machine -> installed, built, format-checked and every test passed: unit tests
+# (milliseconds) first, then end-to-end tests that build the kernels once (cached in
 # ${FOLIOLAB_CACHE:-~/.cache/foliolab}) and boot real QEMU guests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh --test
+bash scripts/check-format.sh
 ctest --test-dir build --output-on-failure
