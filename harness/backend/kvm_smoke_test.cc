@@ -36,7 +36,7 @@ TEST(E2EKvmSmoke, TcgRunsTheFirmwareToItsExit) {
   auto smoke = run_kvm_smoke(proc, {.dir = dir, .qemu = qemu});
   ASSERT_TRUE(smoke.ok()) << smoke.error().message;
   EXPECT_GT(smoke->tcg_seconds, 0);
-  EXPECT_GE(smoke->deadline_seconds, 5.0);
+  EXPECT_GE(smoke->deadline_seconds, 2.0);
   EXPECT_TRUE(fs::exists(dir / "kvm-smoke.bin"));
   EXPECT_TRUE(fs::exists(smoke->kvm_log));
 }

@@ -110,8 +110,7 @@ Status check_plan_limits(const Experiment& exp, const HostFacts& host,
 std::string format_time_estimate(const Experiment& exp, const std::vector<Run>& runs) {
   const uint64_t bound = static_cast<uint64_t>(runs.size()) * static_cast<uint64_t>(exp.timeout_s);
   return fmt::format(
-      "time: at most {} ({} run{} × {} s timeout, {} repetitions each), plus "
-      "kernel builds not yet cached (about 10 min each on 2 cores)\n",
+      "time: at most {} ({} run{} × {} s timeout, {} repetitions each), plus the builds below\n",
       duration(bound), runs.size(), runs.size() == 1 ? "" : "s", exp.timeout_s, exp.repeat);
 }
 

@@ -29,12 +29,15 @@
 #include "model/shard.h"
 #include "report/html.h"
 #include "report/layout.h"
+#include "report/plan_cost.h"
 #include "report/render.h"
 #include "results/index.h"
 #include "results/store.h"
 #include "runner/experiment_runner.h"
+#include "runner/plan_cost.h"
 #include "runner/scheduler.h"
 #include "util/fs.h"
+#include "util/fs_ops.h"
 
 #ifndef FOLIOLAB_GIT_REV
 #define FOLIOLAB_GIT_REV "unknown"
@@ -88,6 +91,26 @@ std::optional<Experiment> load(const std::string& file, const Common& c,
   return std::move(*exp);
 }
 
+// What the plan will build and how long that should take (nothing is built).
+int print_plan_cost(const Experiment& exp, const std::vector<Run>& runs, const Common& common,
+                    const std::string& results_root) {
+  RealProcessRunner proc;
+  KernelBuilder kernels(proc, {.project_root = common.root,
+                               .spec_dir = fs::path(exp.file).parent_path(),
+                               .cache = common.cache});
+  ImageBuilder images(proc, common.root, common.cache);
+  const BackendEntry* backend = find_backend(exp.machine.backend);
+  // Only an index that is there: plan creates nothing.
+  auto index = path_exists(fs::path(results_root) / "index.sqlite")
+                   ? ResultIndex::open(results_root)
+                   : Result<ResultIndex>(make_error("no index"));
+  auto cost = plan_cost(exp, runs, kernels, images, !backend || backend->needs.kernel,
+                        past_kernel_builds(common.cache), index.ok() ? &*index : nullptr);
+  if (!cost.ok()) return fail(cost.error());
+  fmt::print("{}", plan_cost_text(*cost));
+  return kExitOk;
+}
+
 std::function<int()> setup_plan(CLI::App& app) {
   auto file = std::make_shared<std::string>();
   auto common = std::make_shared<Common>();
@@ -97,6 +120,8 @@ std::function<int()> setup_plan(CLI::App& app) {
   app.add_option("--arch", *archs, "only these architectures");
   app.add_option("--shard", *shard_text,
                  "only the runs of slice K of N (as `run --shard K/N` would run them)");
+  auto results = std::make_shared<std::string>(default_results_root().string());
+  app.add_option("--results", *results, "results root whose past runs time the guests");
   common->add(app);
   return [=] {
     auto exp = load(*file, *common, *archs);
@@ -110,7 +135,7 @@ std::function<int()> setup_plan(CLI::App& app) {
       fmt::print("shard {}: {} run(s)\n", shard->text(), runs.size());
     }
     fmt::print("{}{}", format_plan(*exp, runs), format_time_estimate(*exp, runs));
-    return kExitOk;
+    return print_plan_cost(*exp, runs, *common, *results);
   };
 }
 

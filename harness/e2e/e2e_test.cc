@@ -587,7 +587,8 @@ TEST(E2EHostFailures, ResultsDiskFilledMidMatrixStopsAndResumeCompletes) {
     }
     std::fclose(f);
   }
-  EXPECT_EQ(wait_exit(cli), 1) << *read_file(log);
+  // A host failure is the environment's: exit 3 (README, exit status).
+  EXPECT_EQ(wait_exit(cli), 3) << *read_file(log);
   const std::string out = *read_file(log);
   EXPECT_NE(out.find("error: host failure, matrix stopped: results disk full"), std::string::npos)
       << out;

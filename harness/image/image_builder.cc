@@ -61,26 +61,43 @@ Result<std::string> ImageBuilder::compile(Arch arch, const std::vector<fs::path>
   return read_file(out);
 }
 
-Result<ImageArtifact> ImageBuilder::build(Arch arch) {
+Result<ImageBuilder::Key> ImageBuilder::key(Arch arch) {
   const ArchInfo& ai = arch_info(arch);
-  const auto agent_sources = sorted_files(root_ / "images" / "agent", {".c"});
-  const auto agent_headers = sorted_files(root_ / "images" / "agent", {".h"});
-  const auto workload_sources = sorted_files(root_ / "workloads", {".c"});
-  const auto workload_headers = sorted_files(root_ / "workloads", {".h"});
-  if (agent_sources.empty())
+  Key k{.agent_sources = sorted_files(root_ / "images" / "agent", {".c"}),
+        .workload_sources = sorted_files(root_ / "workloads", {".c"})};
+  auto agent_headers = sorted_files(root_ / "images" / "agent", {".h"});
+  auto workload_headers = sorted_files(root_ / "workloads", {".h"});
+  if (k.agent_sources.empty())
     return make_error("no guest agent sources in " + (root_ / "images/agent").string());
   auto cc_version = compiler_version(runner_, std::string(ai.guest_cc));
   if (!cc_version.ok()) return cc_version.error();
-
   Hasher h;
   h.add(kImageRecipe).add(ai.name).add(*cc_version);
   for (const auto& f : kCflags) h.add(f);
-  for (const auto* group : {&agent_sources, &agent_headers, &workload_sources, &workload_headers}) {
+  for (const auto* group :
+       {&k.agent_sources, &agent_headers, &k.workload_sources, &workload_headers}) {
     for (const auto& f : *group) h.add(f.filename().string()).add_file(f);
   }
+  k.compiler = *cc_version;
+  k.image_id = h.hex().substr(0, 16);
+  k.dir = cache_ / "images" / fmt::format("{}-{}", ai.name, k.image_id);
+  return k;
+}
+
+Result<ImageLookup> ImageBuilder::lookup(Arch arch) {
+  auto k = key(arch);
+  if (!k.ok()) return k.error();
+  return ImageLookup{.image_id = k->image_id, .cached = path_exists(k->dir / "initramfs.cpio")};
+}
+
+Result<ImageArtifact> ImageBuilder::build(Arch arch) {
+  auto k = key(arch);
+  if (!k.ok()) return k.error();
+  const auto& agent_sources = k->agent_sources;
+  const auto& workload_sources = k->workload_sources;
+  const fs::path dir = k->dir;
   ImageArtifact art;
-  art.image_id = h.hex().substr(0, 16);
-  const fs::path dir = cache_ / "images" / fmt::format("{}-{}", ai.name, art.image_id);
+  art.image_id = k->image_id;
   art.cpio = dir / "initramfs.cpio";
   art.hold = std::make_shared<FileLock>(dir.string() + ".use.lock", LockMode::kShared);
   for (const auto& w : workload_sources) art.workloads.push_back(w.stem().string());
@@ -112,8 +129,8 @@ Result<ImageArtifact> ImageBuilder::build(Arch arch) {
   if (!cpio.ok()) return cpio.error();
   nlohmann::json manifest = {{"schema", 1},
                              {"image_id", art.image_id},
-                             {"arch", ai.name},
-                             {"compiler", *cc_version},
+                             {"arch", arch_info(arch).name},
+                             {"compiler", k->compiler},
                              {"workloads", art.workloads}};
   if (auto st = write_file_atomic(dir / "manifest.json", manifest.dump(2)); !st.ok())
     return st.error();

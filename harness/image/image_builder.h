@@ -26,13 +26,28 @@ struct ImageArtifact {
   std::shared_ptr<FileLock> hold;
 };
 
+// Whether an arch's base image is in the cache (ImageBuilder::lookup).
+struct ImageLookup {
+  std::string image_id;
+  bool cached = false;
+};
+
 class ImageBuilder {
  public:
   ImageBuilder(ProcessRunner& runner, std::filesystem::path project_root,
                std::filesystem::path cache);
   Result<ImageArtifact> build(Arch arch);
+  // What build() would find, without building or touching the cache.
+  Result<ImageLookup> lookup(Arch arch);
 
  private:
+  struct Key {
+    std::vector<std::filesystem::path> agent_sources, workload_sources;
+    std::string compiler;  // the guest compiler's version line
+    std::string image_id;
+    std::filesystem::path dir;
+  };
+  Result<Key> key(Arch arch);
   Result<std::string> compile(Arch arch, const std::vector<std::filesystem::path>& sources,
                               const std::filesystem::path& out, const std::filesystem::path& log);
   ProcessRunner& runner_;

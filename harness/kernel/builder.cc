@@ -180,6 +180,24 @@ std::optional<KernelArtifact> KernelBuilder::load_cached(const Plan& plan) const
   return art;
 }
 
+Result<KernelLookup> KernelBuilder::lookup(const KernelSpec& spec, Arch arch) {
+  auto plan = this->plan(spec, arch);
+  if (!plan.ok()) return plan.error();
+  return KernelLookup{.build_id = plan->build_id,
+                      .cached = load_kernel_artifact(plan->dir, arch).has_value()};
+}
+
+std::vector<PastKernelBuild> past_kernel_builds(const fs::path& cache) {
+  std::vector<PastKernelBuild> out;
+  auto dirs = list_dir(cache / "kernels");
+  if (!dirs.ok()) return out;
+  for (const fs::path& dir : *dirs) {
+    auto meta = load_kernel_meta(dir / "kernel.json");
+    if (meta.ok() && meta->build_seconds > 0) out.push_back({meta->arch, meta->build_seconds});
+  }
+  return out;
+}
+
 Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   auto plan = this->plan(spec, arch);
   if (!plan.ok()) return plan.error();

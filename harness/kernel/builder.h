@@ -65,10 +65,25 @@ struct KernelBuildOptions {
   std::function<void(const std::string&, double, const std::string&)> progress;
 };
 
+// Whether a (kernel, arch) is in the cache (KernelBuilder::lookup).
+struct KernelLookup {
+  std::string build_id;
+  bool cached = false;
+};
+
+// A kernel this cache holds, as its kernel.json says: what `plan` estimates new builds from.
+struct PastKernelBuild {
+  std::string arch;  // ArchInfo::name
+  double build_seconds = 0;
+};
+
 class KernelBuilder {
  public:
   KernelBuilder(ProcessRunner& runner, KernelBuildOptions options);
   Result<KernelArtifact> build(const KernelSpec& spec, Arch arch);
+  // What build() would find: the cache key and whether the kernel is cached. Builds nothing,
+  // changes nothing in the cache (a directory or git source is hashed as build() would).
+  Result<KernelLookup> lookup(const KernelSpec& spec, Arch arch);
 
   // The requests (fragments in order + inline options) that `spec` asks for on `arch`.
   Result<std::vector<ConfigRequest>> config_requests(const KernelSpec& spec, Arch arch) const;
@@ -94,6 +109,9 @@ class KernelBuilder {
 // is also a miss, its reason in `why`.
 std::optional<KernelArtifact> load_kernel_artifact(const std::filesystem::path& dir, Arch arch,
                                                    std::string* why = nullptr);
+
+// Every kernel of `cache` whose kernel.json reads, with how long its build took.
+std::vector<PastKernelBuild> past_kernel_builds(const std::filesystem::path& cache);
 
 // A build's duration as the builder's log lines say it: "7s", "12m03s".
 std::string build_time_text(double seconds);

@@ -438,4 +438,16 @@ Result<int> ResultIndex::rebuild(const fs::path& results_root,
   return runs;
 }
 
+Result<std::optional<double>> ResultIndex::last_run_seconds(const std::string& run_id) {
+  auto stmt = db_.prepare(
+      "SELECT (julianday(finished) - julianday(started)) * 86400 FROM runs "
+      "WHERE run_id = ? AND status = 'ok' ORDER BY finished DESC LIMIT 1");
+  if (!stmt.ok()) return stmt.error();
+  stmt->bind(1, std::string_view(run_id));
+  auto row = stmt->step();
+  if (!row.ok()) return row.error();
+  if (!*row || stmt->column_is_null(0)) return std::optional<double>();
+  return std::optional<double>(stmt->column_double(0));
+}
+
 }  // namespace foliolab

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,8 @@ class ResultIndex {
   // Sessions (relative paths) of an experiment, oldest first.
   Result<std::vector<std::string>> sessions(const std::string& experiment);
 
+  // How long the newest ok run with this run id took (finished - started), if there is one.
+  Result<std::optional<double>> last_run_seconds(const std::string& run_id);
   SqliteDb& db() { return db_; }
   const std::filesystem::path& root() const { return root_; }
 

@@ -55,7 +55,7 @@ Result<std::map<Arch, AccelVerdict>> Planner::settle_accel(const std::vector<con
         backend_.resolve_accel({.choice = exp_.machine.accel, .arch = run->arch, .images = images});
     const std::string_view arch = arch_info(run->arch).name;
     if (!verdict.ok()) {
-      return prefixed(fmt::format("{} ({}): ", arch, backend_.name()), verdict.error());
+      return in_context(fmt::format("{} ({})", arch, backend_.name()), verdict.error());
     }
     status_.note(
         fmt::format("accel {}: {} ({})", arch, accel_name(verdict->accel), verdict->reason));

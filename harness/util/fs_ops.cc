@@ -70,8 +70,4 @@ Result<std::vector<fs::path>> list_dir(const fs::path& dir) {
   return out;
 }
 
-Error in_context(std::string_view what, const Error& e) {
-  return Error{fmt::format("{}: {}", what, e.message), e.kind};
-}
-
 }  // namespace foliolab

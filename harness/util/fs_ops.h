@@ -23,7 +23,4 @@ bool is_dir(const std::filesystem::path& p);
 // The names directly inside `dir`, sorted.
 Result<std::vector<std::filesystem::path>> list_dir(const std::filesystem::path& dir);
 
-// `e` with "<what>: " before its message, its kind kept.
-Error in_context(std::string_view what, const Error& e);
-
 }  // namespace foliolab

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -24,9 +25,9 @@ inline Error make_error(std::string message) { return Error{std::move(message)};
 inline Error make_env_error(std::string message) {
   return Error{std::move(message), ErrorKind::kEnvironment};
 }
-// `e` with `prefix` before its message ("kernel k (arm64): ..."), of the same kind.
-inline Error prefixed(const std::string& prefix, const Error& e) {
-  return Error{prefix + e.message, e.kind};
+// `e` with "<what>: " before its message ("kernel k (arm64): ..."), its kind kept.
+inline Error in_context(std::string_view what, const Error& e) {
+  return Error{std::string(what) + ": " + e.message, e.kind};
 }
 inline Error make_internal_error(std::string message) {
   return Error{std::move(message), ErrorKind::kInternal};

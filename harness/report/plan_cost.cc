@@ -1,0 +1,59 @@
+#include "report/plan_cost.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <vector>
+
+#include "util/text.h"
+
+namespace foliolab {
+namespace {
+
+std::string duration_text(double seconds) {
+  const long s = std::lround(seconds);
+  if (s < 60) return fmt::format("{}s", s);
+  return fmt::format("{}m{:02}s", s / 60, s % 60);
+}
+
+std::string state(bool cached) { return cached ? "cached" : "to build"; }
+
+}  // namespace
+
+std::string plan_cost_text(const PlanCost& cost) {
+  std::string out;
+  if (!cost.kernels.empty()) {
+    std::vector<std::string> items;
+    for (const auto& k : cost.kernels) {
+      items.push_back(fmt::format("{} {} {} ({})", k.kernel, k.arch, state(k.cached), k.build_id));
+    }
+    out += "kernels: " + join(items, ", ") + "\n";
+  }
+  std::vector<std::string> images;
+  for (const auto& i : cost.images) images.push_back(i.arch + " " + state(i.cached));
+  if (!images.empty()) out += "images: " + join(images, ", ") + " (seconds each)\n";
+  const int n = cost.to_build();
+  if (cost.kernels.empty()) {
+    out += "builds: no kernel (this backend runs the host's own)\n";
+  } else if (n == 0) {
+    out += fmt::format("builds: none (all {} kernel{} cached)\n", cost.kernels.size(),
+                       cost.kernels.size() == 1 ? "" : "s");
+  } else {
+    out += fmt::format(
+        "builds: {} kernel{}, about {} ({})\n", n, n == 1 ? "" : "s",
+        duration_text(cost.builds.seconds),
+        cost.builds.from_builds
+            ? fmt::format("from the median of this host's {} past build{}", cost.builds.from_builds,
+                          cost.builds.from_builds == 1 ? "" : "s")
+            : std::string("generic, 2 cores: this host's cache holds no past build"));
+  }
+  const GuestEstimate& g = cost.guests;
+  if (g.known > 0) {
+    out += fmt::format("guests: about {} for {} of the {} runs, one after another (this host's "
+                       "last ok run of each; -j N guests at once take less)\n",
+                       duration_text(g.seconds), g.known, g.runs);
+  }
+  return out;
+}
+
+}  // namespace foliolab

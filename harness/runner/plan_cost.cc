@@ -1,0 +1,77 @@
+#include "runner/plan_cost.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+namespace foliolab {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+int PlanCost::to_build() const {
+  return static_cast<int>(
+      std::count_if(kernels.begin(), kernels.end(), [](const auto& k) { return !k.cached; }));
+}
+
+BuildEstimate estimate_builds(const std::vector<PlannedKernel>& kernels,
+                              const std::vector<PastKernelBuild>& past) {
+  BuildEstimate out;
+  for (const PlannedKernel& k : kernels) {
+    if (k.cached) continue;
+    std::vector<double> same, any;
+    for (const auto& p : past) {
+      any.push_back(p.build_seconds);
+      if (p.arch == k.arch) same.push_back(p.build_seconds);
+    }
+    const std::vector<double>& basis = same.empty() ? any : same;
+    out.seconds += basis.empty() ? kGenericKernelBuildSeconds : median(basis);
+    out.from_builds = std::max(out.from_builds, static_cast<int>(basis.size()));
+  }
+  return out;
+}
+
+GuestEstimate estimate_guests(const std::vector<Run>& runs, ResultIndex* index) {
+  GuestEstimate out{.runs = static_cast<int>(runs.size())};
+  if (!index) return out;
+  for (const Run& run : runs) {
+    auto seconds = index->last_run_seconds(run.id);
+    if (!seconds.ok() || !*seconds) continue;
+    out.seconds += **seconds;
+    ++out.known;
+  }
+  return out;
+}
+
+Result<PlanCost> plan_cost(const Experiment& exp, const std::vector<Run>& runs,
+                           KernelBuilder& kernels, ImageBuilder& images, bool needs_kernel,
+                           const std::vector<PastKernelBuild>& past, ResultIndex* index) {
+  PlanCost cost;
+  std::set<std::pair<size_t, Arch>> kernels_seen;
+  std::set<Arch> archs_seen;
+  for (const Run& run : runs) {
+    const std::string arch(arch_info(run.arch).name);
+    if (needs_kernel && kernels_seen.insert({run.kernel, run.arch}).second) {
+      const KernelSpec& spec = exp.kernels[run.kernel];
+      auto found = kernels.lookup(spec, run.arch);
+      if (!found.ok()) return found.error();
+      cost.kernels.push_back({spec.name, arch, found->build_id, found->cached});
+    }
+    if (archs_seen.insert(run.arch).second) {
+      auto found = images.lookup(run.arch);
+      if (!found.ok()) return found.error();
+      cost.images.push_back({arch, found->image_id, found->cached});
+    }
+  }
+  cost.builds = estimate_builds(cost.kernels, past);
+  cost.guests = estimate_guests(runs, index);
+  return cost;
+}
+
+}  // namespace foliolab

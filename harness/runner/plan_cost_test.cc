@@ -1,0 +1,55 @@
+#include "runner/plan_cost.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "report/plan_cost.h"
+
+namespace foliolab {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(PlanCost, CachedKernelsCostNothing) {
+  PlanCost cost{.kernels = {{"k", "x86_64", "1300c8170a8f29e2", true},
+                            {"k", "arm64", "237247518efd22e7", true}},
+                .images = {{"x86_64", "a", true}, {"arm64", "b", false}}};
+  cost.builds = estimate_builds(cost.kernels, {{"x86_64", 300}});
+  cost.guests = {.seconds = 21.4, .known = 4, .runs = 4};
+  EXPECT_EQ(cost.builds.seconds, 0);
+  EXPECT_EQ(plan_cost_text(cost),
+            "kernels: k x86_64 cached (1300c8170a8f29e2), k arm64 cached (237247518efd22e7)\n"
+            "images: x86_64 cached, arm64 to build (seconds each)\n"
+            "builds: none (all 2 kernels cached)\n"
+            "guests: about 21s for 4 of the 4 runs, one after another (this host's last ok run of "
+            "each; -j N guests at once take less)\n");
+}
+
+// A kernel to build takes the median of this host's builds of its arch, else of any arch.
+TEST(PlanCost, EstimatesFromThisHostsPastBuilds) {
+  const std::vector<PastKernelBuild> past = {
+      {"x86_64", 200}, {"x86_64", 240}, {"x86_64", 500}, {"arm64", 170}};
+  std::vector<PlannedKernel> x86 = {{"k2", "x86_64", "id", false}};
+  EXPECT_EQ(estimate_builds(x86, past).seconds, 240);
+  EXPECT_EQ(estimate_builds(x86, past).from_builds, 3);
+  std::vector<PlannedKernel> both = {{"k2", "x86_64", "a", false}, {"k2", "arm64", "b", false}};
+  EXPECT_EQ(estimate_builds(both, past).seconds, 240 + 170);
+  std::vector<PlannedKernel> arm_only_past = {{"k2", "arm64", "b", false}};
+  EXPECT_EQ(estimate_builds(arm_only_past, {{"x86_64", 200}, {"x86_64", 300}}).seconds, 250);
+  PlanCost cost{.kernels = both, .builds = estimate_builds(both, past)};
+  EXPECT_THAT(plan_cost_text(cost),
+              HasSubstr("builds: 2 kernels, about 6m50s (from the median of this host's 3 past "
+                        "builds)\n"));
+}
+
+TEST(PlanCost, AHostWithoutPastBuildsGetsTheGenericFigure) {
+  std::vector<PlannedKernel> one = {{"k", "x86_64", "a", false}};
+  PlanCost cost{.kernels = one, .builds = estimate_builds(one, {})};
+  EXPECT_EQ(cost.builds.seconds, kGenericKernelBuildSeconds);
+  EXPECT_THAT(plan_cost_text(cost),
+              HasSubstr("builds: 1 kernel, about 10m00s (generic, 2 cores: this host's cache "
+                        "holds no past build)\n"));
+}
+
+}  // namespace
+}  // namespace foliolab
