@@ -36,12 +36,9 @@
 #include "runner/experiment_runner.h"
 #include "runner/plan_cost.h"
 #include "runner/scheduler.h"
+#include "util/build_info.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
-
-#ifndef FOLIOLAB_GIT_REV
-#define FOLIOLAB_GIT_REV "unknown"
-#endif
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -567,7 +564,7 @@ std::function<int()> setup_image(CLI::App& app) {
 
 }  // namespace
 
-std::string version_string() { return std::string("foliolab ") + FOLIOLAB_GIT_REV; }
+std::string version_string() { return std::string("foliolab ") + git_revision(); }
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {

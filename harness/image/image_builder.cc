@@ -17,8 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kImageRecipe = "foliolab-image-1";
-const std::vector<std::string> kCflags = {"-static", "-O2",     "-g0",     "-std=gnu11",
-                                          "-Wall",   "-Wextra", "-Werror", "-pthread"};
+const std::vector<std::string> kGuestCflags = {"-static", "-O2",     "-g0",     "-std=gnu11",
+                                               "-Wall",   "-Wextra", "-Werror", "-pthread"};
 
 std::vector<fs::path> sorted_files(const fs::path& dir, const std::vector<std::string>& exts) {
   std::vector<fs::path> out;
@@ -49,7 +49,7 @@ ImageBuilder::ImageBuilder(ProcessRunner& runner, fs::path project_root, fs::pat
 Result<std::string> ImageBuilder::compile(Arch arch, const std::vector<fs::path>& sources,
                                           const fs::path& out, const fs::path& log) {
   std::vector<std::string> argv = {std::string(arch_info(arch).guest_cc)};
-  argv.insert(argv.end(), kCflags.begin(), kCflags.end());
+  argv.insert(argv.end(), kGuestCflags.begin(), kGuestCflags.end());
   argv.push_back("-I" + (root_ / "workloads").string());
   for (const auto& s : sources) argv.push_back(s.string());
   argv.insert(argv.end(), {"-o", out.string()});
@@ -73,7 +73,7 @@ Result<ImageBuilder::Key> ImageBuilder::key(Arch arch) {
   if (!cc_version.ok()) return cc_version.error();
   Hasher h;
   h.add(kImageRecipe).add(ai.name).add(*cc_version);
-  for (const auto& f : kCflags) h.add(f);
+  for (const auto& f : kGuestCflags) h.add(f);
   for (const auto* group :
        {&k.agent_sources, &agent_headers, &k.workload_sources, &workload_headers}) {
     for (const auto& f : *group) h.add(f.filename().string()).add_file(f);

@@ -20,7 +20,7 @@ namespace {
 
 // Bump when the way the programs are built changes what they are.
 constexpr const char* kRecipe = "foliolab-kselftest-1";
-const std::vector<std::string> kCflags = {"-static", "-Wall", "-O2", "-U_FORTIFY_SOURCE"};
+const std::vector<std::string> kKselftestCflags = {"-static", "-Wall", "-O2", "-U_FORTIFY_SOURCE"};
 const std::vector<std::string> kLibs = {"-lrt", "-lpthread", "-lm"};
 constexpr const char* kMmDir = "tools/testing/selftests/mm";
 
@@ -42,7 +42,7 @@ std::vector<std::string> kselftest_compile_argv(const std::string& cc, const fs:
                                                 const fs::path& out) {
   const fs::path mm = tree / kMmDir;
   std::vector<std::string> argv = {cc};
-  argv.insert(argv.end(), kCflags.begin(), kCflags.end());
+  argv.insert(argv.end(), kKselftestCflags.begin(), kKselftestCflags.end());
   argv.insert(argv.end(),
               {"-I", gen.string(), "-I", tree.string(), "-isystem", (uapi / "include").string(),
                "-isystem", (tree / "tools/include/uapi").string()});
@@ -108,7 +108,7 @@ Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch ar
   if (!cc_version.ok()) return cc_version.error();
   Hasher h;
   h.add(kRecipe).add(tree->tree_key).add(ai.name).add(*cc_version);
-  for (const auto& f : kCflags) h.add(f);
+  for (const auto& f : kKselftestCflags) h.add(f);
   for (const auto& f : kLibs) h.add(f);
   for (const auto& p : kselftest_programs()) {
     h.add(p.name);

@@ -11,12 +11,12 @@ namespace foliolab {
 namespace {
 
 constexpr size_t kMaxMetrics = 1024;
-constexpr size_t kMaxProblems = 100;
+constexpr size_t kMaxOutputProblems = 100;
 
 }  // namespace
 
 void add_problem(WorkloadOutput& out, std::string what) {
-  if (out.problems.size() < kMaxProblems) out.problems.push_back(std::move(what));
+  if (out.problems.size() < kMaxOutputProblems) out.problems.push_back(std::move(what));
 }
 
 void add_violation(WorkloadOutput& out, std::string what) {

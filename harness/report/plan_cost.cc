@@ -49,9 +49,10 @@ std::string plan_cost_text(const PlanCost& cost) {
   }
   const GuestEstimate& g = cost.guests;
   if (g.known > 0) {
-    out += fmt::format("guests: about {} for {} of the {} runs, one after another (this host's "
-                       "last ok run of each; -j N guests at once take less)\n",
-                       duration_text(g.seconds), g.known, g.runs);
+    out += fmt::format(
+        "guests: about {} for {} of the {} runs, one after another (this host's "
+        "last ok run of each; -j N guests at once take less)\n",
+        duration_text(g.seconds), g.known, g.runs);
   }
   return out;
 }

@@ -9,8 +9,8 @@
 
 #include "image/image_builder.h"
 #include "kernel/builder.h"
-#include "results/index.h"
 #include "model/experiment.h"
+#include "results/index.h"
 #include "util/result.h"
 
 namespace foliolab {

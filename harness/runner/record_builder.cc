@@ -6,11 +6,8 @@
 #include <regex>
 #include <thread>
 
+#include "util/build_info.h"
 #include "util/fs.h"
-
-#ifndef FOLIOLAB_GIT_REV
-#define FOLIOLAB_GIT_REV "unknown"
-#endif
 
 namespace foliolab {
 namespace fs = std::filesystem;
@@ -44,7 +41,7 @@ HostInfo host_provenance() {
   }
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) == 0) h.hostname = host;
-  h.foliolab_revision = FOLIOLAB_GIT_REV;
+  h.foliolab_revision = git_revision();
   return h;
 }
 

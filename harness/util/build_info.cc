@@ -4,4 +4,6 @@ namespace foliolab {
 
 const char* source_dir() { return FOLIOLAB_SOURCE_DIR; }
 
+const char* git_revision() { return FOLIOLAB_GIT_REV; }
+
 }  // namespace foliolab
