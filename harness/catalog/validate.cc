@@ -58,9 +58,9 @@ class Checker {
   std::string problems_;
 };
 
-void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Checker* check) {
-  const KernelSpec& k = exp.kernels[index];
-  const std::string path = "kernels[" + std::to_string(index) + "]";
+// kernels[i].config: every fragment exists.
+void check_fragments(const KernelSpec& k, const std::string& path, const fs::path& root,
+                     Checker* check) {
   std::error_code ec;
   const fs::path config_dir = root / "kernel-config";
   for (size_t i = 0; i < k.config.size(); ++i) {
@@ -71,6 +71,12 @@ void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Che
                 "config fragment '" + k.config[i] + "' not found (no " + file.string() + ")" +
                     hint(k.config[i], list_names(config_dir, ".config")));
   }
+}
+
+// kernels[i].patches: a series folder with a series file, or a commit range with a repository.
+void check_patches(const Experiment& exp, const KernelSpec& k, const std::string& path,
+                   const fs::path& root, Checker* check) {
+  std::error_code ec;
   if (!k.patches.empty()) {
     const fs::path dir = root / "patches" / k.patches;
     const SourceLoc at = k.patches_loc.line ? k.patches_loc : k.loc;
@@ -98,6 +104,12 @@ void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Che
       }
     }
   }
+}
+
+// kernels[i].source: a git repository, a directory or a tarball that is there.
+void check_source(const Experiment& exp, const KernelSpec& k, const std::string& path,
+                  Checker* check) {
+  std::error_code ec;
   if (k.source_git) {
     const fs::path repo = resolve_source(exp, k);
     const SourceLoc at = k.source_loc.line ? k.source_loc : k.loc;
@@ -119,6 +131,14 @@ void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Che
                       " is neither a directory nor a .tar/.tar.gz/.tgz/.tar.xz/.tar.bz2 file");
     }
   }
+}
+
+void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Checker* check) {
+  const KernelSpec& k = exp.kernels[index];
+  const std::string path = "kernels[" + std::to_string(index) + "]";
+  check_fragments(k, path, root, check);
+  check_patches(exp, k, path, root, check);
+  check_source(exp, k, path, check);
 }
 
 }  // namespace

@@ -88,8 +88,10 @@ std::string SourceInfo::describe() const {
   return label;
 }
 
-Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec,
-                                   const fs::path& base_dir, const fs::path& cache) {
+namespace {
+
+// Where `spec`'s source is, and its kind as far as its location tells.
+Result<SourceInfo> locate_source(const KernelSpec& spec, const fs::path& base_dir) {
   const std::string& spec_source = spec.source;
   SourceInfo info;
   if (spec_source == "debian" && !spec.source_git) {
@@ -112,33 +114,51 @@ Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec
     info.kind = is_dir(info.location) ? SourceKind::kDirectory : SourceKind::kTarball;
     info.label = info.location.string();
   }
-  if (spec.source_git) {
-    GitRepo repo(runner, info.location);
-    auto head = repo.commit_of(spec.source_ref.empty() ? "HEAD" : spec.source_ref);
-    if (!head.ok()) return head.error();
-    auto dirty = repo.dirty();
-    if (!dirty.ok()) return dirty.error();
-    info.git_commit = *head;
-    info.git_dirty = *dirty;
-    if (!spec.source_ref.empty()) {
-      if (*dirty) {
-        return make_error(
-            fmt::format("git repository {} has uncommitted changes, but ref '{}' was asked for: "
-                        "commit or stash them, "
-                        "or leave out `ref` to build the checkout as it is",
-                        info.location.string(), spec.source_ref));
-      }
-      // Content-addressed: git's tree id of the commit. All refs share one working tree.
-      auto tree = repo.tree_of(*head);
-      if (!tree.ok()) return tree.error();
-      info.kind = SourceKind::kGit;
-      info.git_ref = spec.source_ref;
-      info.work_id = "git-" + slug_of(info.location) + "-" + path_key(info.location);
-      info.id = info.work_id + "-tree-" + tree->substr(0, 12);
-      info.label = fmt::format("{} at {} ({})", info.location.string(), spec.source_ref,
-                               head->substr(0, 12));
-      return info;
+  return info;
+}
+
+// A git source: its commit and dirtiness; with a ref, the whole identity (true returned).
+Result<bool> identify_git(ProcessRunner& runner, const KernelSpec& spec, SourceInfo& info) {
+  GitRepo repo(runner, info.location);
+  auto head = repo.commit_of(spec.source_ref.empty() ? "HEAD" : spec.source_ref);
+  if (!head.ok()) return head.error();
+  auto dirty = repo.dirty();
+  if (!dirty.ok()) return dirty.error();
+  info.git_commit = *head;
+  info.git_dirty = *dirty;
+  if (!spec.source_ref.empty()) {
+    if (*dirty) {
+      return make_error(
+          fmt::format("git repository {} has uncommitted changes, but ref '{}' was asked for: "
+                      "commit or stash them, "
+                      "or leave out `ref` to build the checkout as it is",
+                      info.location.string(), spec.source_ref));
     }
+    // Content-addressed: git's tree id of the commit. All refs share one working tree.
+    auto tree = repo.tree_of(*head);
+    if (!tree.ok()) return tree.error();
+    info.kind = SourceKind::kGit;
+    info.git_ref = spec.source_ref;
+    info.work_id = "git-" + slug_of(info.location) + "-" + path_key(info.location);
+    info.id = info.work_id + "-tree-" + tree->substr(0, 12);
+    info.label =
+        fmt::format("{} at {} ({})", info.location.string(), spec.source_ref, head->substr(0, 12));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<SourceInfo> identify_source(ProcessRunner& runner, const KernelSpec& spec,
+                                   const fs::path& base_dir, const fs::path& cache) {
+  auto located = locate_source(spec, base_dir);
+  if (!located.ok()) return located.error();
+  SourceInfo info = std::move(*located);
+  if (spec.source_git) {
+    auto done = identify_git(runner, spec, info);
+    if (!done.ok()) return done.error();
+    if (*done) return info;
   }
   if (info.is_directory()) {
     if (!path_exists(info.location / "Makefile") || !path_exists(info.location / "mm")) {
