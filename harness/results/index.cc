@@ -129,6 +129,30 @@ std::string where_clause(const RunQuery& q, std::vector<std::string>* params) {
   return sql;
 }
 
+// The provenance facts of a run that are known, one row each.
+Status insert_provenance(SqliteDb& db, int64_t run, const Provenance& p) {
+  auto prov = db.prepare("INSERT INTO provenance(run, key, value) VALUES(?,?,?)");
+  if (!prov.ok()) return prov.error();
+  const std::pair<const char*, std::string> facts[] = {
+      {"host", p.host.hostname},
+      {"host_cpu", p.host.cpu_model},
+      {"host_kernel", p.host.kernel},
+      {"foliolab_revision", p.host.foliolab_revision},
+      {"kernel_version", p.kernel_version},
+      {"image_id", p.image_id},
+      {"backend", p.backend},
+      {"emulator", p.emulator},
+      {"guest_release", p.guest.release},
+      {"guest_page_size", p.has_guest ? std::to_string(p.guest.page_size) : ""},
+  };
+  for (const auto& [key, value] : facts) {
+    if (value.empty()) continue;
+    prov->bind(1, run).bind(2, std::string_view(key)).bind(3, value);
+    if (auto st = prov->run(); !st.ok()) return st;
+  }
+  return {};
+}
+
 Status insert_run(SqliteDb& db, int64_t session, const RunRecord& r) {
   auto del = db.prepare("DELETE FROM runs WHERE session_id = ? AND run_id = ?");
   if (!del.ok()) return del.error();
@@ -169,26 +193,7 @@ Status insert_run(SqliteDb& db, int64_t session, const RunRecord& r) {
       if (auto st = knob->run(); !st.ok()) return st;
     }
   }
-  auto prov = db.prepare("INSERT INTO provenance(run, key, value) VALUES(?,?,?)");
-  if (!prov.ok()) return prov.error();
-  const std::pair<const char*, std::string> facts[] = {
-      {"host", p.host.hostname},
-      {"host_cpu", p.host.cpu_model},
-      {"host_kernel", p.host.kernel},
-      {"foliolab_revision", p.host.foliolab_revision},
-      {"kernel_version", p.kernel_version},
-      {"image_id", p.image_id},
-      {"backend", p.backend},
-      {"emulator", p.emulator},
-      {"guest_release", p.guest.release},
-      {"guest_page_size", p.has_guest ? std::to_string(p.guest.page_size) : ""},
-  };
-  for (const auto& [key, value] : facts) {
-    if (value.empty()) continue;
-    prov->bind(1, run).bind(2, std::string_view(key)).bind(3, value);
-    if (auto st = prov->run(); !st.ok()) return st;
-  }
-  return {};
+  return insert_provenance(db, run, p);
 }
 
 // WAL must be switched on outside a transaction; a concurrent opener may hold the lock for a
