@@ -161,7 +161,8 @@ json provenance_to_json(const Provenance& p) {
               {"command", p.command},
               {"emulator_exit", p.emulator_exit},
               {"seconds", p.boot_seconds},
-              {"timings_emulated", p.timings_emulated}}},
+              {"timings_emulated", p.timings_emulated},
+              {"timing", p.timing}}},
             {"guest", p.has_guest ? guest_to_json(p.guest) : json()}};
   // Only libvirt runs have it: the QEMU backend's records stay as they were.
   if (!p.hypervisor_uri.empty()) {
@@ -197,6 +198,7 @@ void boot_from_json(const json& b, Provenance& p) {
   p.emulator_exit = opt<std::string>(b, "emulator_exit");
   p.boot_seconds = opt<double>(b, "seconds");
   p.timings_emulated = opt<bool>(b, "timings_emulated");
+  p.timing = opt<std::string>(b, "timing", std::string("wall"));
   const json lv = opt<json>(b, "libvirt", json::object());
   p.hypervisor_uri = opt<std::string>(lv, "uri");
   p.hypervisor_host = opt<std::string>(lv, "host");

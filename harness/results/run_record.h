@@ -71,6 +71,10 @@ struct Provenance {
   int guests_beside = 0;     // most other guests running at once during this run (`run -j`)
   double boot_seconds = 0;
   bool timings_emulated = false;  // TCG: timings are emulation timings
+  // machine.timing: "wall" (host time) or "icount" (QEMU -icount: instruction-time, which does
+  // not depend on the host's speed or load). "" in records written before it existed = wall.
+  std::string timing = "wall";
+  bool icount() const { return timing == "icount"; }
   bool has_guest = false;
   GuestInfo guest;
 };
