@@ -41,6 +41,10 @@ bool all_equal(const std::vector<const SampleStats*>& stats) {
   return true;
 }
 
+bool listed(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 // Metrics of a group in display order: headline, other workload metrics, then counters.
 std::vector<std::string> metric_order(const GroupRuns& in, const std::vector<std::string>& keep) {
   std::set<std::string> names;
@@ -57,8 +61,7 @@ std::vector<std::string> metric_order(const GroupRuns& in, const std::vector<std
     if (!is_counter(n) && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
   }
   for (const std::string& n : names) {
-    const bool kept = std::find(keep.begin(), keep.end(), n) != keep.end();
-    if (is_counter(n) && (shown_counter(n) || kept)) out.push_back(n);
+    if (is_counter(n) && (shown_counter(n) || listed(keep, n))) out.push_back(n);
   }
   return out;
 }
@@ -186,25 +189,35 @@ Delta compare_samples(const MetricInfo& info, const SampleStats& a, const Sample
 
 namespace {
 
-// One metric of a group, or nothing for a metric that says nothing: a constant with no better
-// direction (an echoed parameter), or a counter that never moved (unless `keep` names it).
+bool declared(const MetricDecls& decls, const std::string& name) {
+  return std::any_of(decls.begin(), decls.end(), [&](const auto& d) { return d.first == name; });
+}
+
+// Whether a metric says nothing in this group: a workload metric with no better direction
+// that is the same in every run of a group of several variants (an echoed parameter such as
+// `pages`), or a counter that never moved from zero. Kept metrics (gate rules), declared
+// metrics (a custom workload's own) and every workload metric of a one-variant group (a
+// session with one knob set: its numbers are all there is) are always shown.
+bool says_nothing(const std::string& metric, const MetricRow& row, const GroupRuns& in,
+                  const CompareOptions& options) {
+  if (listed(options.keep, metric) || declared(options.declared, metric)) return false;
+  std::vector<const SampleStats*> all;
+  for (const SampleStats& s : row.stats) all.push_back(&s);
+  if (!all_equal(all)) return false;
+  if (!is_counter(metric)) return in.variants.size() > 1 && row.info.better == Better::kNone;
+  return !row.stats.empty() && !row.stats.front().values.empty() &&
+         row.stats.front().values.front() == 0;
+}
+
+// One metric of a group, or nothing for a metric that says nothing (says_nothing).
 std::optional<MetricRow> metric_row(const GroupRuns& in, const std::string& metric, bool emulated,
                                     const CompareOptions& options) {
-  const bool kept =
-      std::find(options.keep.begin(), options.keep.end(), metric) != options.keep.end();
   MetricRow row;
   row.metric = metric;
   row.info = metric_info(metric, options.declared);
   row.emulated = emulated && row.info.kind == MetricKind::kTiming;
   for (const VariantRuns& v : in.variants) row.stats.push_back(sample_stats(pooled(v, metric)));
-  std::vector<const SampleStats*> all;
-  for (const SampleStats& s : row.stats) all.push_back(&s);
-  if (!kept && row.info.better == Better::kNone && !is_counter(metric) && all_equal(all))
-    return std::nullopt;
-  if (!kept && is_counter(metric) && all_equal(all) && !row.stats.empty() &&
-      !row.stats.front().values.empty() && row.stats.front().values.front() == 0) {
-    return std::nullopt;
-  }
+  if (says_nothing(metric, row, in, options)) return std::nullopt;
   row.deltas.emplace_back();
   for (size_t i = 1; i < row.stats.size(); ++i) {
     row.deltas.push_back(compare_samples(row.info, row.stats[0], row.stats[i], options));

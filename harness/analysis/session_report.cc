@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -11,8 +12,16 @@ namespace foliolab {
 
 MetricDecls declared_metrics(const Experiment& exp) {
   MetricDecls out;
-  for (const WorkloadSpec& w : exp.workloads)
+  for (const WorkloadSpec& w : exp.workloads) {
     out.insert(out.end(), w.metrics.begin(), w.metrics.end());
+    // `metrics: {value: 'value: (\d+)'}`: a pattern alone declares its metric too, with what
+    // the catalog knows (or guesses from the name) about it.
+    for (const auto& [name, pattern] : w.metric_patterns) {
+      const bool described = std::any_of(w.metrics.begin(), w.metrics.end(),
+                                         [&](const auto& d) { return d.first == name; });
+      if (!described) out.emplace_back(name, metric_info(name));
+    }
+  }
   return out;
 }
 

@@ -2,7 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 #include "report/json.h"
+#include "report/layout.h"
+#include "report/number_format.h"
 
 namespace foliolab {
 using json = nlohmann::json;
@@ -52,34 +57,30 @@ function el(tag, attrs, parent) {
   if (parent) parent.appendChild(e);
   return e;
 }
-function fmt(x) {
-  if (x === null || x === undefined || !isFinite(x)) return 'n/a';
-  const a = Math.abs(x);
-  if (a >= 1e4) return x.toExponential(2);
-  return a >= 100 || Number.isInteger(x) ? x.toFixed(0) : x.toPrecision(4);
-}
 function scale(lo, hi, a, b) {
   if (!(hi > lo)) { lo -= 1; hi += 1; }
   const pad = (hi - lo) * 0.08;
   lo -= pad; hi += pad;
   return v => a + (v - lo) / (hi - lo) * (b - a);
 }
-// One row per variant: its values as dots, its 95 % CI of the mean as a bar, the median tick.
+// One row per variant: its values as dots, its 95 % CI of the mean as a bar (from zero at the
+// lowest for a metric that cannot be negative), the median tick. Numbers come written
+// (row.plot.*_text, stats[].text): the page formats none.
 function dotPlot(parent, row, variants) {
   const W = 350, rowH = 22, left = 115, H = 24 + rowH * row.stats.length;
   const box = el('div', {class: 'plot'}, parent);
   el('div', {class: 'title', text: row.metric + (row.unit ? ' (' + row.unit + ')' : '')}, box);
   if (row.emulated) el('div', {class: 'emu', text: 'emulated timing (TCG)'}, box);
-  const all = [];
-  row.stats.forEach(s => { all.push(...s.values); if (s.ci95[0] !== null) all.push(...s.ci95); });
-  const x = scale(Math.min(...all), Math.max(...all), left, W - 10);
+  const p = row.plot;
+  const x = scale(p.lo, p.hi, left, W - 10);
   const svg = el('svg:svg', {width: W, height: H, class: 'dotplot'}, box);
   plots++;
   row.stats.forEach((s, i) => {
     const y = 14 + i * rowH, c = COLORS[i % COLORS.length];
     el('svg:text', {x: 2, y: y + 4, text: variants[i].label}, svg);
-    if (s.ci95[0] !== null) {
-      el('svg:line', {x1: x(s.ci95[0]), x2: x(s.ci95[1]), y1: y, y2: y, stroke: c,
+    const ci = p.ci[i];
+    if (ci) {
+      el('svg:line', {x1: x(ci[0]), x2: x(ci[1]), y1: y, y2: y, stroke: c,
                       'stroke-width': 3, opacity: 0.35, class: 'ci'}, svg);
     }
     if (s.median !== null) {
@@ -92,8 +93,12 @@ function dotPlot(parent, row, variants) {
     });
   });
   const axis = H - 4;
-  el('svg:text', {x: left, y: axis, text: fmt(Math.min(...all))}, svg);
-  el('svg:text', {x: W - 60, y: axis, text: fmt(Math.max(...all))}, svg);
+  if (p.lo_text === p.hi_text) {  // one value throughout: one label, under it
+    el('svg:text', {x: x(p.lo), y: axis, text: p.lo_text, 'text-anchor': 'middle'}, svg);
+  } else {
+    el('svg:text', {x: left, y: axis, text: p.lo_text}, svg);
+    el('svg:text', {x: W - 10, y: axis, text: p.hi_text, 'text-anchor': 'end'}, svg);
+  }
 }
 // Per-size mTHP allocation counts (mean per repetition), a bar per variant and size.
 function sizeBars(parent, group) {
@@ -106,7 +111,10 @@ function sizeBars(parent, group) {
   const W = 60 + rows.length * (nv * bw + gap), H = 170;
   const svg = el('svg:svg', {width: W, height: H, class: 'sizebars'}, parent);
   plots++;
-  const max = Math.max(1, ...rows.flatMap(r => r.stats.map(s => s.mean || 0)));
+  let max = 1, maxText = '1';
+  rows.forEach(r => r.stats.forEach(s => {
+    if ((s.mean || 0) > max) { max = s.mean; maxText = s.mean_text; }
+  }));
   rows.forEach((r, j) => {
     const x0 = 50 + j * (nv * bw + gap);
     r.stats.forEach((s, i) => {
@@ -118,7 +126,7 @@ function sizeBars(parent, group) {
     el('svg:text', {x: x0, y: H - 22, text: r.metric.split('.')[1]}, svg);
     el('svg:text', {x: x0, y: H - 10, text: r.metric.split('.')[2].replace('_alloc', '')}, svg);
   });
-  el('svg:text', {x: 2, y: 12, text: fmt(max)}, svg);
+  el('svg:text', {x: 2, y: 12, text: maxText}, svg);
   const legend = el('div', {}, parent);
   group.variants.forEach((v, i) => {
     el('span', {text: '■ ' + v.label + '  ', style: 'color:' + COLORS[i % COLORS.length]}, legend);
@@ -144,20 +152,22 @@ function drawComparison(data, root) {
     sizeBars(sec, g);
     if (counters.length) {
       el('h3', {text: 'counter deltas per repetition (mean ± sd)'}, sec);
-      table(sec, ['counter'].concat(g.variants.map(v => v.label)).concat(['verdict']),
-            counters.map(r => [r.metric].concat(r.stats.map(s => fmt(s.mean) + ' ± ' + fmt(s.sd)))
-                              .concat([r.vs_first.slice(1).map(d => d ? d.verdict : '').join(', ')])));
+      const verdicts = g.variants.length > 1 ? ['verdict'] : [];  // none for one variant
+      table(sec, ['counter'].concat(g.variants.map(v => v.label)).concat(verdicts),
+            counters.map(r => [r.metric].concat(r.stats.map(s => s.text))
+                              .concat(verdicts.length ? [r.vs_first.slice(1).map(d => d ? d.verdict : '').join(', ')] : [])));
     }
-    el('h3', {text: 'changes against ' + g.variants[0].label}, sec);
     const changes = [];
     g.metrics.forEach(r => r.vs_first.forEach((d, i) => {
       if (!d) return;
-      const pct = v => v === null ? 'n/a' : (v * 100).toFixed(1) + ' %';
-      changes.push([r.metric, g.variants[i].label, pct(d.rel_change),
-                    pct(d.ci95[0]) + ' … ' + pct(d.ci95[1]), fmt(d.mann_whitney_p),
-                    fmt(d.welch_p), d.verdict]);
+      changes.push([r.metric, g.variants[i].label, d.text.change, d.text.ci, d.text.p_mw,
+                    d.text.p_welch, d.verdict]);
     }));
-    table(sec, ['metric', 'variant', 'change', '95 % CI', 'p (MW)', 'p (Welch)', 'verdict'], changes);
+    if (changes.length) {  // a one-variant group has nothing to compare
+      el('h3', {text: 'changes against ' + g.variants[0].label}, sec);
+      table(sec, ['metric', 'variant', 'change', '95 % CI', 'p (MW)', 'p (Welch)', 'verdict'],
+            changes);
+    }
     el('h3', {text: 'knob state (as set)'}, sec);
     const paths = [...new Set(g.variants.flatMap(v => v.knobs_set.map(k => k[0])))];
     table(sec, ['knob'].concat(g.variants.map(v => v.label)),
@@ -175,10 +185,8 @@ function drawHistory(data, root) {
     const W = 520, H = 200, left = 60;
     const plot = el('div', {class: 'plot'}, box);
     el('div', {class: 'title', text: s.label}, plot);
-    const ys = [];
-    s.points.forEach(p => { if (p.mean !== null) ys.push(p.mean); if (p.ci95[0] !== null) ys.push(...p.ci95); });
-    if (!ys.length) return;
-    const y = scale(Math.min(...ys), Math.max(...ys), H - 30, 10);
+    if (s.axis.lo === null) return;
+    const y = scale(s.axis.lo, s.axis.hi, H - 30, 10);
     const x = i => left + (s.points.length > 1 ? i / (s.points.length - 1) : 0.5) * (W - left - 20);
     const svg = el('svg:svg', {width: W, height: H, class: 'trend'}, plot);
     plots++;
@@ -187,15 +195,15 @@ function drawHistory(data, root) {
                         fill: 'none', stroke: c, opacity: 0.5}, svg);
     s.points.forEach((p, i) => {
       if (p.mean === null) return;
-      if (p.ci95[0] !== null) {
-        el('svg:line', {x1: x(i), x2: x(i), y1: y(p.ci95[0]), y2: y(p.ci95[1]), stroke: c, class: 'ci'}, svg);
+      if (p.ci_plot) {
+        el('svg:line', {x1: x(i), x2: x(i), y1: y(p.ci_plot[0]), y2: y(p.ci_plot[1]), stroke: c, class: 'ci'}, svg);
       }
       el('svg:circle', {cx: x(i), cy: y(p.mean), r: 3.5, fill: c, class: 'mark'}, svg);
       marks++;
       el('svg:text', {x: x(i) - 20, y: H - 8, text: p.stamp.slice(0, 8)}, svg);
     });
-    el('svg:text', {x: 2, y: 14, text: fmt(Math.max(...ys))}, svg);
-    el('svg:text', {x: 2, y: H - 30, text: fmt(Math.min(...ys))}, svg);
+    el('svg:text', {x: 2, y: 14, text: s.axis.hi_text}, svg);
+    el('svg:text', {x: 2, y: H - 30, text: s.axis.lo_text}, svg);
     if (s.points.some(p => p.emulated)) el('div', {class: 'emu', text: 'emulated timings (TCG)'}, plot);
   });
 }
@@ -205,6 +213,110 @@ if (DATA.series) drawHistory(DATA, root); else drawComparison(DATA, root);
 document.body.dataset.plots = plots;
 document.body.dataset.marks = marks;
 )js";
+
+// Whether a metric cannot be negative, so that a CI reaching below zero is drawn from zero:
+// timings, workload counts (faults, pages, kB) and event counters. Not the deltas of gauges
+// (meminfo.*, nr_* counters), which fall as often as they rise, not a metric guessed from its
+// name, and nothing that was seen below zero.
+bool non_negative(const std::string& metric, const MetricInfo& info,
+                  const std::vector<const SampleStats*>& stats) {
+  for (const SampleStats* s : stats) {
+    if (std::any_of(s->values.begin(), s->values.end(), [](double x) { return x < 0; })) {
+      return false;
+    }
+  }
+  if (info.kind == MetricKind::kTiming) return true;
+  if (metric.starts_with("meminfo.")) return false;
+  if (is_counter(metric)) return !metric.substr(metric.rfind('.') + 1).starts_with("nr_");
+  return info.known;
+}
+
+// The ends of a plot's axis, and their labels as the tables write numbers (16.4k, 0.0931).
+struct Extent {
+  double lo = INFINITY, hi = -INFINITY;
+  void add(double x) {
+    if (!std::isfinite(x)) return;
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  json to_json() const {
+    return {{"lo", number_json(lo)},
+            {"hi", number_json(hi)},
+            {"lo_text", format_compact(lo)},
+            {"hi_text", format_compact(hi)}};
+  }
+};
+
+// A variant's 95 % CI of the mean as drawn: from zero at the lowest when `clip`; null when
+// there is none. Widens `e` to hold it.
+json plotted_ci(const SampleStats& s, bool clip, Extent* e) {
+  if (!std::isfinite(s.ci_low) || !std::isfinite(s.ci_high)) return json();
+  const double lo = clip ? std::max(0.0, s.ci_low) : s.ci_low;
+  e->add(lo);
+  e->add(s.ci_high);
+  return json::array({lo, s.ci_high});
+}
+
+// What the dot plot of one metric draws: each variant's CI, the axis ends and their labels.
+json plot_json(const MetricRow& r) {
+  std::vector<const SampleStats*> all;
+  for (const SampleStats& s : r.stats) all.push_back(&s);
+  const bool clip = non_negative(r.metric, r.info, all);
+  Extent e;
+  json cis = json::array();
+  for (const SampleStats& s : r.stats) {
+    for (double x : s.values) e.add(x);
+    cis.push_back(plotted_ci(s, clip, &e));
+  }
+  json plot = e.to_json();
+  plot["ci"] = std::move(cis);
+  plot["nonnegative"] = clip;
+  return plot;
+}
+
+// The page's data: the JSON model, and beside it every number the page prints as
+// report/number_format writes it, so that the page formats nothing itself.
+json comparison_page_data(const ComparisonModel& model) {
+  json data = comparison_json(model);
+  for (size_t gi = 0; gi < model.groups.size(); ++gi) {
+    const ComparisonGroup& g = model.groups[gi];
+    for (size_t ri = 0; ri < g.rows.size(); ++ri) {
+      const MetricRow& r = g.rows[ri];
+      json& row = data["groups"][gi]["metrics"][ri];
+      row["plot"] = plot_json(r);
+      for (size_t v = 0; v < r.stats.size(); ++v) {
+        row["stats"][v]["text"] = stats_mean_sd(r.stats[v]);
+        row["stats"][v]["mean_text"] = format_compact(r.stats[v].mean);
+      }
+      for (size_t v = 0; v < r.deltas.size(); ++v) {
+        if (!r.deltas[v]) continue;
+        const Delta& d = *r.deltas[v];
+        row["vs_first"][v]["text"] = {{"change", format_change(d.rel_change)},
+                                      {"ci", ci_text(d)},
+                                      {"p_mw", format_p_cell(d.mann_whitney_p)},
+                                      {"p_welch", format_p_cell(d.welch_p)}};
+      }
+    }
+  }
+  return data;
+}
+
+json history_page_data(const HistoryModel& m) {
+  json data = history_json(m);
+  for (size_t si = 0; si < m.series.size(); ++si) {
+    const HistorySeries& s = m.series[si];
+    std::vector<const SampleStats*> all;
+    for (const HistoryPoint& p : s.points) all.push_back(&p.stats);
+    const bool clip = non_negative(m.metric, m.info, all);
+    Extent e;
+    for (size_t pi = 0; pi < s.points.size(); ++pi) {
+      e.add(s.points[pi].stats.mean);
+      data["series"][si]["points"][pi]["ci_plot"] = plotted_ci(s.points[pi].stats, clip, &e);
+    }
+    data["series"][si]["axis"] = e.to_json();
+  }
+  return data;
+}
 
 void page(const std::string& title, const json& data, const std::vector<std::string>& extra,
           std::ostream& out) {
@@ -228,12 +340,12 @@ void page(const std::string& title, const json& data, const std::vector<std::str
 
 void write_html(const ComparisonModel& model, const std::vector<std::string>& extra,
                 std::ostream& out) {
-  page(model.title.empty() ? "foliolab " + model.kind : model.title, comparison_json(model), extra,
-       out);
+  page(model.title.empty() ? "foliolab " + model.kind : model.title, comparison_page_data(model),
+       extra, out);
 }
 
 void write_html(const HistoryModel& model, std::ostream& out) {
-  page("foliolab history: " + model.metric, history_json(model), {}, out);
+  page("foliolab history: " + model.metric, history_page_data(model), {}, out);
 }
 
 }  // namespace foliolab

@@ -27,11 +27,6 @@ std::string_view verdict_mark(Verdict v) {
   return "?";
 }
 
-std::string ci_text(const Delta& d) {
-  if (!std::isfinite(d.ci_low)) return "n/a";
-  return fmt::format("{} … {}", format_change(d.ci_low), format_change(d.ci_high));
-}
-
 std::string n_text(const ComparisonGroup& g) {
   size_t lo = SIZE_MAX, hi = 0;
   for (const MetricRow& r : g.rows) {
@@ -58,7 +53,7 @@ std::vector<std::string> compact_header(const ComparisonGroup& g) {
     if (v > 0 && !pair) header.push_back("vs " + g.variants[0].label);
   }
   if (pair) {
-    for (const char* h : {"change", "95% CI", "p(MW)", "verdict"}) header.push_back(h);
+    for (const char* h : {"change", "verdict", "95% CI", "p(MW)"}) header.push_back(h);
   }
   return header;
 }
@@ -76,14 +71,50 @@ std::vector<std::string> compact_row(const MetricRow& row, bool pair, bool* mark
   if (pair && row.deltas.size() > 1 && row.deltas[1]) {
     const Delta& d = *row.deltas[1];
     cells.push_back(format_change(d.rel_change));
+    cells.push_back(std::string(verdict_name(d.verdict)));
     cells.push_back(ci_text(d));
     cells.push_back(format_p_cell(d.mann_whitney_p));
-    cells.push_back(std::string(verdict_name(d.verdict)));
   }
   return cells;
 }
 
+// A group of one variant (a session with one knob set) has nothing to compare: its table
+// shows the statistics of each metric, and the title names the variant.
+std::string one_variant_title(const ComparisonGroup& g) {
+  const std::string t = group_title(g);
+  const std::string& label = g.variants.front().label;
+  if (label.empty() || g.title.find(label) != std::string::npos) return t;
+  return g.title + " · " + label + t.substr(g.title.size());
+}
+
+std::string mean_ci_cell(const SampleStats& s) {
+  if (!std::isfinite(s.ci_low)) return "n/a";
+  return format_compact(s.ci_low) + " … " + format_compact(s.ci_high);
+}
+
+TextTable one_variant_table(const ComparisonGroup& g, bool full) {
+  TextTable t;
+  t.title = one_variant_title(g);
+  t.key_columns = 2;
+  t.header = {"metric", "unit", "n"};
+  if (full) t.header.push_back("median");
+  for (const char* h : {full ? "mean ± sd" : "mean", "95% CI", "CV"}) t.header.push_back(h);
+  for (const MetricRow& row : g.rows) {
+    const SampleStats& s = row.stats.front();
+    std::vector<std::string> cells = {metric_label(row), row.info.unit, std::to_string(s.n)};
+    if (full) cells.push_back(format_compact(s.median));
+    cells.push_back(full ? stats_mean_sd(s) : format_compact(s.n == 1 ? s.values[0] : s.mean));
+    cells.push_back(mean_ci_cell(s));
+    cells.push_back(format_percent(s.cv));
+    t.rows.push_back(std::move(cells));
+  }
+  t.notes = group_warnings(g);
+  t.notes.push_back("95% CI: of the mean (Student t)");
+  return t;
+}
+
 TextTable compact_table(const ComparisonGroup& g) {
+  if (g.variants.size() == 1) return one_variant_table(g, /*full=*/false);
   TextTable t;
   t.title = group_title(g);
   t.key_columns = 2;
@@ -103,6 +134,7 @@ TextTable compact_table(const ComparisonGroup& g) {
 }
 
 TextTable full_table(const ComparisonGroup& g) {
+  if (g.variants.size() == 1) return one_variant_table(g, /*full=*/true);
   TextTable t;
   t.title = group_title(g);
   t.key_columns = 3;
@@ -142,11 +174,6 @@ TextTable gate_cases_table(const GateReport& r, bool all) {
   return t;
 }
 
-std::string history_ci_cell(const SampleStats& s) {
-  if (!std::isfinite(s.ci_low)) return "n/a";
-  return format_compact(s.ci_low) + " … " + format_compact(s.ci_high);
-}
-
 std::string history_title(const HistoryModel& m) {
   std::string title = fmt::format("history of {}", m.metric);
   if (!m.info.unit.empty()) title += fmt::format(" ({})", m.info.unit);
@@ -180,6 +207,24 @@ void add_host_lines(const SessionReport& r, std::vector<std::string>* lines) {
   }
 }
 
+// One line per metric, however many of its changes have a note: the first note in its own
+// words, and how many changes have one ("sys_s: 3 of 4 changes against 4K, first 16K: n=3/3
+// ..."); a single note as it is ("sys_s: n=3/3 ...").
+std::string metric_warning(const ComparisonGroup& g, const MetricRow& row) {
+  size_t noted = 0, changes = 0, first = 0;
+  for (size_t v = 0; v < row.deltas.size(); ++v) {
+    if (!row.deltas[v]) continue;
+    ++changes;
+    if (row.deltas[v]->note == DeltaNote::kNone) continue;
+    if (noted++ == 0) first = v;
+  }
+  if (noted == 0) return "";
+  const std::string note = delta_note(*row.deltas[first]);
+  if (noted == 1) return row.metric + ": " + note;
+  return fmt::format("{}: {} of {} changes against {}, first {}: {}", row.metric, noted, changes,
+                     g.variants[0].label, g.variants[first].label, note);
+}
+
 }  // namespace
 
 std::string metric_label(const MetricRow& row) { return row.metric + (row.emulated ? "†" : ""); }
@@ -211,11 +256,14 @@ std::string delta_note(const Delta& d) {
 std::vector<std::string> group_warnings(const ComparisonGroup& g) {
   std::vector<std::string> out = g.warnings;
   for (const MetricRow& row : g.rows) {
-    for (const auto& d : row.deltas) {
-      if (d && d->note != DeltaNote::kNone) out.push_back(row.metric + ": " + delta_note(*d));
-    }
+    if (const std::string w = metric_warning(g, row); !w.empty()) out.push_back(w);
   }
   return out;
+}
+
+std::string ci_text(const Delta& d) {
+  if (!std::isfinite(d.ci_low)) return "n/a";
+  return fmt::format("{} … {}", format_change(d.ci_low), format_change(d.ci_high));
 }
 
 std::string delta_text(const Delta& d) {
@@ -254,7 +302,7 @@ Document layout_history(const HistoryModel& m) {
       emulated = emulated || p.emulated;
       t.rows.push_back({p.stamp + (p.emulated ? "†" : ""), std::to_string(p.stats.n),
                         format_compact(p.stats.median), stats_mean_sd(p.stats),
-                        history_ci_cell(p.stats), format_percent(p.stats.cv)});
+                        mean_ci_cell(p.stats), format_percent(p.stats.cv)});
     }
     if (emulated) t.notes.push_back("† TCG emulation timing");
     doc.tables.push_back(std::move(t));

@@ -42,6 +42,7 @@ std::vector<std::string> session_extra_lines(const SessionReport& report);
 std::string metric_label(const MetricRow& row);   // "sys_s†" for an emulated timing
 std::string stats_mean_sd(const SampleStats& s);  // "1,025 ± 0.5"
 std::string delta_text(const Delta& d);           // "-93.7 % [-93.8 %, -93.6 %]"
+std::string ci_text(const Delta& d);              // "-93.8 % … -93.6 %", "n/a"
 std::string delta_note(const Delta& d);           // "baseline mean is zero: no ratio"; "" for none
 // The group's warnings, then "<metric>: <delta note>" for every delta with a note.
 std::vector<std::string> group_warnings(const ComparisonGroup& g);
