@@ -68,6 +68,10 @@ SessionReport regex_session() {
     records.push_back(r);
   }
   EXPECT_EQ(records.size(), 1u);
+  // The pattern alone declares the metric.
+  const MetricDecls declared = declared_metrics(*exp);
+  EXPECT_TRUE(std::any_of(declared.begin(), declared.end(),
+                          [](const auto& d) { return d.first == "value"; }));
   return build_session_report(*exp, records);
 }
 
@@ -119,8 +123,8 @@ TEST(ReadableReport, OneVariantTableHasNMeanAndCi) {
   f.metrics = {{"faults", {16385, 16385, 16385}}, {"sys_s", {0.20, 0.22, 0.21}}};
   const RunRecord a = fake_record(f);
   ComparisonModel m;
-  m.groups.push_back(compare_group(
-      {"k · x86_64 · fault", "k", "x86_64", "fault", "4K", {{"4K", {&a}, ""}}}, {}));
+  m.groups.push_back(
+      compare_group({"k · x86_64 · fault", "k", "x86_64", "fault", "4K", {{"4K", {&a}, ""}}}, {}));
   std::ostringstream text, md;
   render_comparison(m, Format::kText, text);
   render_comparison(m, Format::kMarkdown, md);
@@ -205,10 +209,13 @@ ComparisonModel quickstart_like(const std::string& base, const std::string& cand
     records.push_back(fake_record(f));
   }
   ComparisonModel m;
-  m.groups.push_back(
-      compare_group({"6.12-mthp-vmstat · x86_64 · fault", "6.12-mthp-vmstat", "x86_64", "fault", "",
-                     {{base, {&records[0]}, ""}, {cand, {&records[1]}, ""}}},
-                    {}));
+  m.groups.push_back(compare_group({"6.12-mthp-vmstat · x86_64 · fault",
+                                    "6.12-mthp-vmstat",
+                                    "x86_64",
+                                    "fault",
+                                    "",
+                                    {{base, {&records[0]}, ""}, {cand, {&records[1]}, ""}}},
+                                   {}));
   return m;
 }
 
@@ -273,7 +280,7 @@ TEST(ReadableReport, HtmlAxesInSiAndCisClippedAtZero) {
   const json& user = html_metric(data, "user_s");
   ASSERT_TRUE(user["stats"][0]["ci95"][0].is_number());
   EXPECT_LT(user["stats"][0]["ci95"][0].get<double>(), 0);  // the model keeps the interval
-  EXPECT_EQ(user["plot"]["ci"][0][0], 0);                    // the plot clips it
+  EXPECT_EQ(user["plot"]["ci"][0][0], 0);                   // the plot clips it
   EXPECT_EQ(user["plot"]["lo"], 0);
   EXPECT_EQ(user["plot"]["lo_text"], "0");
   EXPECT_TRUE(user["plot"]["nonnegative"].get<bool>());
