@@ -309,9 +309,13 @@ Result<KernelArtifact> KernelBuilder::publish(const Plan& plan, const Job& job,
                   .ccache = job.kbuild.ccache(),
                   .build_seconds = seconds,
                   .reproduce = job.kbuild.reproduce({fmt::format("-j{}", opt_.jobs), target})};
-  if (plan.tree.series) {
-    for (const auto& p : plan.tree.series->patches) {
-      meta.patches.push_back({p.name, sha256_hex(p.text)});
+  if (const auto& series = plan.tree.series) {
+    meta.series_form = series_form_name(series->form);
+    for (const auto& p : series->patches) {
+      meta.patches.push_back({p.name, sha256_hex(p.text), p.subject});
+    }
+    if (series->cover) {
+      meta.cover_letter = {series->cover->subject, series->cover->file, series->cover->sha256};
     }
   }
   for (const auto& r : plan.requests) {
