@@ -138,6 +138,10 @@ TEST_F(SeriesFormsTest, AnMboxBuildsOnceAndTheFormatPatchFolderHitsItsCache) {
   EXPECT_TRUE(again->cache_hit);
   EXPECT_EQ(again->build_id, built->build_id);
   EXPECT_TRUE(make_.calls.empty());
+  // Records name the series as the spec does, with its own cover letter.
+  EXPECT_NE(again->source.find("patches fp (cover: [PATCH 0/2] *** SUBJECT HERE ***)"),
+            std::string::npos)
+      << again->source;
 }
 
 TEST_F(SeriesFormsTest, FormatPatchFolderKeepsTheCoverLetterOutOfThePatches) {
