@@ -9,6 +9,7 @@
 
 #include "catalog/knob_catalog.h"
 #include "catalog/workload_check.h"
+#include "kernel/series.h"
 #include "util/text.h"
 
 namespace foliolab {
@@ -73,20 +74,20 @@ void check_fragments(const KernelSpec& k, const std::string& path, const fs::pat
   }
 }
 
-// kernels[i].patches: a series folder with a series file, or a commit range with a repository.
+// kernels[i].patches: a series under patches/ (a quilt or format-patch folder, an mbox file; its
+// mails are read at plan time, see kernel/series.h), or a commit range with a repository.
 void check_patches(const Experiment& exp, const KernelSpec& k, const std::string& path,
                    const fs::path& root, Checker* check) {
   std::error_code ec;
   if (!k.patches.empty()) {
-    const fs::path dir = root / "patches" / k.patches;
+    const fs::path where = root / "patches" / k.patches;
     const SourceLoc at = k.patches_loc.line ? k.patches_loc : k.loc;
-    if (!fs::is_directory(dir, ec)) {
+    if (!fs::exists(where, ec)) {
       check->fail(at, path + ".patches",
-                  "patch series '" + k.patches + "' not found (no folder " + dir.string() + ")" +
-                      hint(k.patches, list_names(root / "patches", "")));
-    } else if (!fs::is_regular_file(dir / "series", ec)) {
-      check->fail(at, path + ".patches",
-                  "patch series folder " + dir.string() + " has no 'series' file");
+                  "patch series '" + k.patches + "' not found (no folder or mbox " +
+                      where.string() + ")" + hint(k.patches, list_names(root / "patches", "")));
+    } else if (const std::string problem = series_location_problem(where); !problem.empty()) {
+      check->fail(at, path + ".patches", problem);
     }
   }
   if (!k.patches_range.empty()) {

@@ -30,6 +30,17 @@ bool has_option(const std::string& dotconfig, std::string_view option) {
   return ("\n" + dotconfig).find(fmt::format("\n{}=y\n", option)) != std::string::npos;
 }
 
+// How records name a tree: "<source> + patches <series> (cover: <subject>)".
+std::string describe_tree(const KernelTree& tree) {
+  KernelMeta m;
+  m.source.describe = tree.source.describe();
+  if (tree.series) {
+    m.series = tree.series->name;
+    if (tree.series->cover) m.cover_letter.subject = tree.series->cover->subject;
+  }
+  return m.describe_source();
+}
+
 }  // namespace
 
 struct KernelBuilder::Plan {
@@ -175,6 +186,8 @@ std::optional<KernelArtifact> KernelBuilder::load_cached(const Plan& plan) const
     return std::nullopt;
   }
   art->kernel_name = plan.spec->name;
+  // The series as this spec names it: the same patches may have been built from another form.
+  art->source = describe_tree(plan.tree);
   art->hold = plan.hold;
   touch_last_used(art->dir);
   return art;
@@ -309,9 +322,13 @@ Result<KernelArtifact> KernelBuilder::publish(const Plan& plan, const Job& job,
                   .ccache = job.kbuild.ccache(),
                   .build_seconds = seconds,
                   .reproduce = job.kbuild.reproduce({fmt::format("-j{}", opt_.jobs), target})};
-  if (plan.tree.series) {
-    for (const auto& p : plan.tree.series->patches) {
-      meta.patches.push_back({p.name, sha256_hex(p.text)});
+  if (const auto& series = plan.tree.series) {
+    meta.series_form = series_form_name(series->form);
+    for (const auto& p : series->patches) {
+      meta.patches.push_back({p.name, sha256_hex(p.text), p.subject});
+    }
+    if (series->cover) {
+      meta.cover_letter = {series->cover->subject, series->cover->file, series->cover->sha256};
     }
   }
   for (const auto& r : plan.requests) {

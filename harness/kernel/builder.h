@@ -1,6 +1,7 @@
 // Kernel builds, cached by content. The cache key covers the source identity, every patch's
-// bytes, every fragment's bytes, inline options, arch and compiler version, so a second request
-// with nothing changed never invokes make.
+// diff as applied (not its name or mail headers: a series as a quilt folder, format-patch files
+// or an mbox is one kernel), every fragment's bytes, inline options, arch and compiler version,
+// so a second request with nothing changed never invokes make.
 //
 // Speed: all builds of one source happen in one working tree at a fixed path
 // (<cache>/work/<work id>/tree: a hard-link copy of a tarball's pristine tree, a synced copy of a
@@ -82,7 +83,8 @@ class KernelBuilder {
   KernelBuilder(ProcessRunner& runner, KernelBuildOptions options);
   Result<KernelArtifact> build(const KernelSpec& spec, Arch arch);
   // What build() would find: the cache key and whether the kernel is cached. Builds nothing,
-  // changes nothing in the cache (a directory or git source is hashed as build() would).
+  // changes no kernel in the cache (a directory or git source is hashed as build() would; a
+  // commit range or an mbox is written out under the work folder, as build() reads it).
   Result<KernelLookup> lookup(const KernelSpec& spec, Arch arch);
 
   // The requests (fragments in order + inline options) that `spec` asks for on `arch`.

@@ -46,11 +46,17 @@ KernelMeta fields_from_json(const json& j) {
   m.version = repaired_version(field<std::string>(j, "version", ""));
   if (auto s = j.find("source"); s != j.end()) m.source = source_from_json(*s);
   m.series = field<std::string>(j, "series", "");
+  m.series_form = field<std::string>(j, "series_form", "");
   if (auto p = j.find("patches"); p != j.end() && p->is_array()) {
     for (const auto& patch : *p) {
-      m.patches.push_back(
-          {field<std::string>(patch, "name", ""), field<std::string>(patch, "sha256", "")});
+      m.patches.push_back({field<std::string>(patch, "name", ""),
+                           field<std::string>(patch, "sha256", ""),
+                           field<std::string>(patch, "subject", "")});
     }
+  }
+  if (auto c = j.find("cover_letter"); c != j.end() && c->is_object()) {
+    m.cover_letter = {field<std::string>(*c, "subject", ""), field<std::string>(*c, "file", ""),
+                      field<std::string>(*c, "sha256", "")};
   }
   m.config_requests = field<std::vector<std::string>>(j, "config_requests", {});
   m.compiler = field<std::string>(j, "compiler", "");
@@ -86,7 +92,19 @@ json KernelMeta::to_json() const {
       {"build_seconds", build_seconds},
       {"reproduce", reproduce},
   };
-  for (const auto& p : patches) j["patches"].push_back({{"name", p.name}, {"sha256", p.sha256}});
+  // Keys added since schema 1 are written when they say something: a file of a quilt series
+  // reads and writes as it always did.
+  for (const auto& p : patches) {
+    json patch = {{"name", p.name}, {"sha256", p.sha256}};
+    if (!p.subject.empty()) patch["subject"] = p.subject;
+    j["patches"].push_back(std::move(patch));
+  }
+  if (!series_form.empty()) j["series_form"] = series_form;
+  if (!cover_letter.subject.empty() || !cover_letter.file.empty()) {
+    j["cover_letter"] = {{"subject", cover_letter.subject},
+                         {"file", cover_letter.file},
+                         {"sha256", cover_letter.sha256}};
+  }
   return j;
 }
 
@@ -117,6 +135,9 @@ Result<KernelMeta> KernelMeta::parse(std::string_view text) {
 std::string KernelMeta::describe_source() const {
   std::string out = source.describe.empty() ? source.location : source.describe;
   if (!series.empty()) out += (out.empty() ? "" : " + ") + std::string("patches ") + series;
+  if (!series.empty() && !cover_letter.subject.empty()) {
+    out += " (cover: " + cover_letter.subject + ")";
+  }
   return out;
 }
 

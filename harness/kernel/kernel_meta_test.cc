@@ -83,6 +83,26 @@ TEST(KernelMeta, RoundTrip) {
   EXPECT_EQ(back->describe_source(), "/l");  // no describe: the location
 }
 
+TEST(KernelMeta, AMailSeriesKeepsItsFormSubjectsAndCoverLetter) {
+  KernelMeta m{.kernel = "n",
+               .source = {.describe = "tarball linux-6.12.tar.xz"},
+               .series = "v2.mbx",
+               .series_form = "mbox",
+               .patches = {{"v2.mbx#2", "s", "mm: foo"}},
+               .cover_letter = {"[PATCH v2 0/1] mm: all of it", "v2.mbx#1", "c0"}};
+  auto back = KernelMeta::parse(m.to_json().dump());
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->to_json(), m.to_json());
+  EXPECT_EQ(back->series_form, "mbox");
+  EXPECT_EQ(back->patches[0].subject, "mm: foo");
+  EXPECT_EQ(back->cover_letter.file, "v2.mbx#1");
+  EXPECT_EQ(back->describe_source(),
+            "tarball linux-6.12.tar.xz + patches v2.mbx (cover: [PATCH v2 0/1] mm: all of it)");
+  // A quilt series (as in every file so far) has none of those keys.
+  EXPECT_EQ(KernelMeta::parse(kSchema1)->series_form, "");
+  EXPECT_EQ(KernelMeta::parse(kSchema1)->cover_letter.subject, "");
+}
+
 TEST(KernelMeta, OlderFilesAndAMissingSchemaRead) {
   // Kernels cached before the Makefile parser was fixed; files of the earliest listings.
   auto m = KernelMeta::parse(R"({"kernel": "k", "version": "6.12.117NAME = Baby Opossum Posse"})");

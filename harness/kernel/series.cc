@@ -7,12 +7,17 @@
 #include <sstream>
 
 #include "util/fs.h"
-
+#include "util/hash.h"
 #include "util/text.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
 namespace {
+
+// How messages name a patch: its name, and a mail's subject.
+std::string patch_label(const PatchFile& patch) {
+  return patch.subject.empty() ? patch.name : fmt::format("{} \"{}\"", patch.name, patch.subject);
+}
 
 // "b/mm/memory.c\t2024-..." -> "mm/memory.c"; "/dev/null" -> "".
 std::string diff_path(std::string p) {
@@ -23,7 +28,94 @@ std::string diff_path(std::string p) {
   return p;
 }
 
+bool starts_with(std::string_view line, std::string_view prefix) {
+  return line.substr(0, prefix.size()) == prefix;
+}
+
+// Where the diff of `lines` starts: a "diff " line, or a "--- " line followed by "+++ ".
+size_t diff_start(const std::vector<std::string_view>& lines) {
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (starts_with(lines[i], "diff ")) return i;
+    if (starts_with(lines[i], "--- ") && i + 1 < lines.size() && starts_with(lines[i + 1], "+++ "))
+      return i;
+  }
+  return std::string::npos;
+}
+
+// "@@ -a,b +c,d @@": the old and new line counts (1 when left out).
+bool hunk_counts(std::string_view line, int* old_lines, int* new_lines) {
+  static const std::regex kHunkHeader(R"(^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_search(line.begin(), line.end(), m, kHunkHeader)) return false;
+  *old_lines = m[1].matched ? std::stoi(m[1].str()) : 1;
+  *new_lines = m[2].matched ? std::stoi(m[2].str()) : 1;
+  return true;
+}
+
+// What follows the last hunk: kept from a "diff " line on (a file with no hunks, e.g. a mode
+// change) up to the format-patch signature ("-- "), else dropped (signature, list footer).
+std::string trailing_headers(const std::vector<std::string_view>& lines) {
+  std::string out;
+  bool keep = false;
+  for (const std::string_view line : lines) {
+    if (line == "-- ") break;
+    keep = keep || starts_with(line, "diff ");
+    if (keep) out += std::string(line) + "\n";
+  }
+  while (out.size() >= 2 && out.compare(out.size() - 2, 2, "\n\n") == 0) out.pop_back();
+  return out;
+}
+
 }  // namespace
+
+std::string_view series_form_name(SeriesForm form) {
+  switch (form) {
+    case SeriesForm::kQuilt:
+      return "quilt";
+    case SeriesForm::kFormatPatch:
+      return "format-patch";
+    case SeriesForm::kMbox:
+      return "mbox";
+  }
+  return "?";
+}
+
+std::string applied_diff(std::string_view patch_text) {
+  const std::vector<std::string_view> lines = split_lines(patch_text);
+  const size_t start = diff_start(lines);
+  if (start == std::string::npos) return std::string(patch_text);
+  std::string out;
+  std::vector<std::string_view> pending;  // lines between hunks, kept once another hunk follows
+  int old_left = 0, new_left = 0;
+  for (size_t i = start; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
+    if (old_left > 0 || new_left > 0) {
+      const char c = line.empty() ? ' ' : line[0];  // mailers may strip a context line's space
+      old_left -= (c == ' ' || c == '-') ? 1 : 0;
+      new_left -= (c == ' ' || c == '+') ? 1 : 0;
+    } else if (hunk_counts(line, &old_left, &new_left)) {
+      for (const std::string_view p : pending) out += std::string(p) + "\n";
+      pending.clear();
+    } else if (!(pending.empty() && starts_with(line, "\\"))) {  // "\ No newline at end of file"
+      pending.push_back(line);
+      continue;
+    }
+    out += std::string(line) + "\n";
+  }
+  return out + trailing_headers(pending);
+}
+
+bool holds_unified_diff(std::string_view text) {
+  return diff_start(split_lines(text)) != std::string::npos;
+}
+
+std::string series_digest(const std::optional<Series>& series) {
+  Hasher h;
+  if (series) {
+    for (const auto& p : series->patches) h.add(applied_diff(p.text));
+  }
+  return h.hex();
+}
 
 Result<Series> load_series(const fs::path& dir) {
   Series series;
@@ -136,7 +228,7 @@ Status apply_series(ProcessRunner& runner, const fs::path& tree, const Series& s
     ProcessResult r = runner.run(spec);
     if (!r.ok()) {
       std::string msg = fmt::format("patch {} ({}/{} in series {}) does not apply to {}:\n",
-                                    patch.name, i + 1, total, series.name, source_label);
+                                    patch_label(patch), i + 1, total, series.name, source_label);
       auto failures = parse_patch_output(r.output);
       for (const auto& f : failures) {
         if (f.hunk > 0) {
@@ -155,7 +247,7 @@ Status apply_series(ProcessRunner& runner, const fs::path& tree, const Series& s
     if (!r.ok()) {
       return make_error(
           fmt::format("patch {} ({}/{} in series {}) passed --dry-run but failed: {}\n{}",
-                      patch.name, i + 1, total, series.name, r.describe(), r.output));
+                      patch_label(patch), i + 1, total, series.name, r.describe(), r.output));
     }
   }
   return {};

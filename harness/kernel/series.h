@@ -1,9 +1,19 @@
-// Patch series: a folder with a `series` file naming its *.patch files in order (quilt style).
-// Applied with GNU patch in a private tree; a patch that does not apply is reported with its
-// name, the failing file and hunk, and the hunk's text.
+// Patch series as linux-mm developers hold them, each named by its place under patches/:
+// - a quilt folder: a `series` file naming its *.patch files in order;
+// - a folder of `git format-patch` files (NNNN-*.patch or vN-NNNN-*.patch, no `series` file):
+//   the numbering is the order, 0000-cover-letter.patch is the cover letter;
+// - an mbox file (*.mbx or *.mbox, what `b4 am` writes), split with `git mailsplit`: the mbox
+//   order is the order, its 0/N message (or b4's <name>.cover beside it) the cover letter.
+// Mails are read with `git mailinfo`; "[PATCH v2 3/5]" numbers, where present, must agree with
+// the order (a gap or a duplicate names the file). Every form becomes the same ordered list of
+// patch files, applied with GNU patch in a private tree; a patch that does not apply is reported
+// with its name (and subject), the failing file and hunk, and the hunk's text. The series'
+// digest covers each patch's diff as applied, not names, mail headers or the cover letter: the
+// same patches in any form are the same kernel build.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,18 +23,53 @@
 
 namespace foliolab {
 
+enum class SeriesForm { kQuilt, kFormatPatch, kMbox };
+std::string_view series_form_name(SeriesForm form);  // "quilt", "format-patch", "mbox"
+
 struct PatchFile {
-  std::string name;  // as listed in `series`
-  std::filesystem::path path;
+  std::string name;  // as listed in `series`, the format-patch file name, or "<mbox>#<message>"
+  std::filesystem::path path;  // what GNU patch reads (an mbox's messages: split off in scratch)
   std::string text;
+  std::string subject;  // a mail's subject without its "[PATCH ...]"; "" for a quilt patch
+};
+
+struct CoverLetter {
+  std::string subject;  // as sent: "[PATCH v2 0/5] mm: ..."
+  std::string file;     // its file, or "<mbox>#<message>"
+  std::string sha256;   // of the message
 };
 
 struct Series {
-  std::string name;  // folder name
+  std::string name;  // folder or file name
+  SeriesForm form = SeriesForm::kQuilt;
   std::vector<PatchFile> patches;
+  std::optional<CoverLetter> cover;
 };
 
+// A quilt folder: its `series` file lists the patches.
 Result<Series> load_series(const std::filesystem::path& dir);
+
+// Any of the three forms: a folder with a `series` file (quilt), a folder of NNNN-*.patch files
+// or an mbox file. An mbox is split under `scratch` (a folder per mbox content, reused; "" = the
+// system's temporary folder). Errors name the file (and the message of an mbox).
+Result<Series> load_patch_series(ProcessRunner& runner, const std::filesystem::path& where,
+                                 const std::filesystem::path& scratch);
+
+// What makes `where` no series, from its file names alone ("" = nothing): a folder with neither
+// a `series` file nor NNNN-*.patch files, a file that is no .mbx/.mbox. `where` exists.
+std::string series_location_problem(const std::filesystem::path& where);
+
+// The unified diff GNU patch applies from `patch_text`: its file headers and hunks (taken by
+// their line counts), without the mail headers, message, diffstat and signature around them. A
+// text holding no unified diff is returned whole.
+std::string applied_diff(std::string_view patch_text);
+
+// Whether `text` holds a unified diff (a "diff " line, or "--- " followed by "+++ ").
+bool holds_unified_diff(std::string_view text);
+
+// Hash of the applied diffs, in order: what the kernel build id takes from a series (no series
+// and an empty one hash as they always did).
+std::string series_digest(const std::optional<Series>& series);
 
 // Paths (relative to the tree root) that a unified diff creates, modifies or deletes.
 std::vector<std::string> files_touched(std::string_view patch_text);

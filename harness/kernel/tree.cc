@@ -18,14 +18,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string series_digest(const std::optional<Series>& series) {
-  Hasher h;
-  if (series) {
-    for (const auto& p : series->patches) h.add(p.name).add(p.text);
-  }
-  return h.hex();
-}
-
 // Restores the working tree to pristine + `series`. Files the previous series touched are
 // restored and get a fresh mtime so that make rebuilds them in a reused O= directory.
 Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::path& work,
@@ -182,8 +174,13 @@ Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& 
     if (!series.ok()) return in_context("kernel " + spec.name, series.error());
     kt.series = std::move(*series);
   } else if (!spec.patches.empty()) {
-    auto series = load_series(project_root / "patches" / spec.patches);
-    if (!series.ok()) return series.error();
+    // An mbox is split once per content under the work folder, beside the ranges.
+    auto series = load_patch_series(runner, project_root / "patches" / spec.patches,
+                                    cache / "work" / kt.source.work_id / "mbox");
+    if (!series.ok()) {
+      const std::string at = spec.patches_loc.line ? spec.patches_loc.str() + ": " : "";
+      return in_context(at + "kernel " + spec.name, series.error());
+    }
     kt.series = std::move(*series);
   }
   kt.tree_key = Hasher().add(kt.source.id).add(series_digest(kt.series)).hex();

@@ -18,12 +18,12 @@ namespace foliolab {
 struct KernelTree {
   SourceInfo source;
   std::optional<Series> series;
-  std::string tree_key;  // hash of the source identity and every patch's name and bytes
+  std::string tree_key;  // hash of the source identity and every patch's diff (series_digest)
 };
 
 // The tree `spec` builds from: its source (a tarball, a directory or a git ref; relative paths
-// resolve against spec_dir) and its series (a folder under <project_root>/patches, or a commit
-// range).
+// resolve against spec_dir) and its series (a quilt or format-patch folder or an mbox under
+// <project_root>/patches, or a commit range).
 Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& spec,
                                        const std::filesystem::path& project_root,
                                        const std::filesystem::path& spec_dir,

@@ -111,8 +111,8 @@ Status Parser::parse_kernel(const Field& f, KernelSpec* k, SourceLoc* name_loc) 
     auto series = read_scalar(*p);
     FL_TRY(series);
     if (!series->empty() && !is_relative_path(*series)) {
-      return error(*p,
-                   "invalid patch series '" + *series + "': expected a folder name under patches/");
+      return error(*p, "invalid patch series '" + *series +
+                           "': expected a folder or an mbox file under patches/");
     }
     k->patches = *series;
     k->patches_loc = loc(*p);

@@ -204,9 +204,14 @@ class Supervised {
     try {
       std::string cwd =
           spec_.cwd.empty() ? std::filesystem::current_path().string() : spec_.cwd.string();
-      child_ = bp::child(exe, bp::args(args), (bp::std_out & bp::std_err) > pipe_,
-                         bp::std_in < bp::null, bp::start_dir(cwd), make_env(spec_), group_,
-                         DieWithParent(::getpid()), spawn_ec);
+      auto start = [&](auto&& input) {
+        return bp::child(exe, bp::args(args), (bp::std_out & bp::std_err) > pipe_, input,
+                         bp::start_dir(cwd), make_env(spec_), group_, DieWithParent(::getpid()),
+                         spawn_ec);
+      };
+      child_ = spec_.stdin_path.empty()
+                   ? start(bp::std_in < bp::null)
+                   : start(bp::std_in < boost::filesystem::path(spec_.stdin_path.string()));
     } catch (const std::exception& e) {
       return e.what();
     }

@@ -1,6 +1,7 @@
-// Child processes: argument vectors only (never a shell string), stdin from /dev/null, their own
-// process group, output captured and/or logged, and a deadline enforced in stages (SIGTERM to the
-// whole group, then SIGKILL after a grace period) so a grandchild cannot hold the run open.
+// Child processes: argument vectors only (never a shell string), stdin from /dev/null (or a file
+// the spec names), their own process group, output captured and/or logged, and a deadline
+// enforced in stages (SIGTERM to the whole group, then SIGKILL after a grace period) so a
+// grandchild cannot hold the run open.
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@ struct ProcessSpec {
   std::filesystem::path cwd;               // empty: inherit
   std::map<std::string, std::string> env;  // added to / overriding the inherited environment
   std::filesystem::path log_path;          // if set, stdout+stderr are appended here
+  std::filesystem::path stdin_path;        // if set, the child reads this file as stdin
   bool capture = false;                    // keep stdout+stderr in ProcessResult::output
   size_t capture_limit = 1 << 20;          // bytes kept; later output is dropped (tail kept in log)
   std::chrono::milliseconds timeout{0};    // 0: no deadline

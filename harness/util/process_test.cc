@@ -30,6 +30,19 @@ TEST(Process, CapturesOutputAndExitStatusWithoutAShell) {
   EXPECT_EQ(fail.describe(), "exit status 3");
 }
 
+TEST(Process, StdinIsNullUnlessASpecNamesAFile) {
+  RealProcessRunner r;
+  auto none = r.run({.argv = {"cat"}, .capture = true});
+  EXPECT_TRUE(none.ok()) << none.describe();
+  EXPECT_EQ(none.output, "");
+  const fs::path file = fs::temp_directory_path() / ("foliolab-stdin-" + std::to_string(getpid()));
+  ASSERT_TRUE(write_file_atomic(file, "from the file\n").ok());
+  auto fed = r.run({.argv = {"cat"}, .stdin_path = file, .capture = true});
+  fs::remove(file);
+  EXPECT_TRUE(fed.ok()) << fed.describe();
+  EXPECT_EQ(fed.output, "from the file\n");
+}
+
 TEST(Process, MissingProgramIsASpawnError) {
   RealProcessRunner r;
   auto res = r.run({.argv = {"foliolab-no-such-program"}});
