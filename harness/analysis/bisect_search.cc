@@ -5,9 +5,7 @@
 
 namespace foliolab {
 
-BisectSearch::BisectSearch(size_t candidates) : observed_(candidates) {
-  assert(candidates >= 2);
-}
+BisectSearch::BisectSearch(size_t candidates) : observed_(candidates) { assert(candidates >= 2); }
 
 std::optional<size_t> BisectSearch::next() const {
   if (state_ != BisectState::kRunning) return std::nullopt;

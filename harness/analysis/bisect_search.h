@@ -61,9 +61,7 @@ class BisectSearch {
   size_t steps() const { return steps_; }
   // Upper bound of the steps still needed when each segment holds one culprit.
   size_t steps_left_bound() const;
-  const std::optional<BisectObservation>& observed(size_t index) const {
-    return observed_[index];
-  }
+  const std::optional<BisectObservation>& observed(size_t index) const { return observed_[index]; }
 
  private:
   struct Segment {

@@ -97,9 +97,8 @@ TEST(BisectSearch, EveryPairOfCulpritsWithThreeValues) {
 
 TEST(BisectSearch, ASkippedStepIsWentAround) {
   // Culprit 6 of 0..8; candidate 4 (the first midpoint) cannot be decided.
-  const Outcome o = run(9, [](size_t i) {
-    return i == 4 ? BisectObservation::skip() : step_at(6, i);
-  });
+  const Outcome o =
+      run(9, [](size_t i) { return i == 4 ? BisectObservation::skip() : step_at(6, i); });
   ASSERT_EQ(o.culprits.size(), 1u);
   EXPECT_TRUE(o.culprits[0].exact());
   EXPECT_EQ(o.culprits[0].first, 6u);
@@ -108,9 +107,8 @@ TEST(BisectSearch, ASkippedStepIsWentAround) {
 TEST(BisectSearch, SkipsNextToTheCulpritLeaveARange) {
   // Culprit 5; 4 and 5 both undecidable, 3 good and 6 bad: the first bad one is 4, 5 or 6
   // (git bisect's "there are only 'skip'ped commits left to test").
-  const Outcome o = run(9, [](size_t i) {
-    return i == 4 || i == 5 ? BisectObservation::skip() : step_at(5, i);
-  });
+  const Outcome o =
+      run(9, [](size_t i) { return i == 4 || i == 5 ? BisectObservation::skip() : step_at(5, i); });
   ASSERT_EQ(o.culprits.size(), 1u);
   EXPECT_FALSE(o.culprits[0].exact());
   EXPECT_EQ(o.culprits[0].first, 4u);

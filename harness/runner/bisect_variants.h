@@ -64,8 +64,8 @@ class VariantBisectEvaluator : public BisectEvaluator {
   VariantBisectSpec spec_;
   std::vector<Run> runs_;  // one per variant
   SessionRun run_session_;
-  double threshold_;                     // absolute: values closer than this are the same
-  std::optional<double> good_, bad_;     // the endpoints' values once observed
+  double threshold_;                  // absolute: values closer than this are the same
+  std::optional<double> good_, bad_;  // the endpoints' values once observed
 };
 
 }  // namespace foliolab

@@ -65,8 +65,8 @@ class VariantBisect : public ::testing::Test {
       return ExperimentRunner(artifacts_, backend_, opt).run(exp_, runs);
     };
   }
-  VariantBisectSpec spec(std::vector<std::string> variants = {"v1", "v2", "v3", "v4", "v5",
-                                                               "v6", "v7", "v8"}) {
+  VariantBisectSpec spec(std::vector<std::string> variants = {"v1", "v2", "v3", "v4", "v5", "v6",
+                                                              "v7", "v8"}) {
     VariantBisectSpec s{.variants = std::move(variants), .metric = "mthp.64kB.anon_fault_alloc"};
     s.where.arch = Arch::kX86_64;
     return s;
