@@ -1,0 +1,166 @@
+#include "runner/bisect_driver.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "util/fs.h"
+#include "util/fs_ops.h"
+
+namespace foliolab {
+namespace {
+
+using nlohmann::json;
+
+json step_json(const BisectStep& s) {
+  return {{"candidate", s.candidate},
+          {"class", s.cls ? json(*s.cls) : json()},
+          {"session", s.session},
+          {"evidence", s.evidence},
+          {"values", s.values}};
+}
+
+json confirmation_json(const BisectConfirmation& c) {
+  return {{"parent", c.parent},
+          {"culprit", c.culprit},
+          {"confirmed", c.confirmed},
+          {"evidence", c.evidence},
+          {"sessions", c.sessions}};
+}
+
+Result<json> parse_log(const std::filesystem::path& file, const std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return make_error(file.string() + ": not a bisection log (damaged JSON)");
+  }
+  const int schema = j.value("schema", 0);
+  if (schema != kBisectLogSchema) {
+    return make_error(fmt::format("{}: bisection log schema {} (this foliolab reads {})",
+                                  file.string(), schema, kBisectLogSchema));
+  }
+  return j;
+}
+
+}  // namespace
+
+Result<BisectLog> BisectLog::open(std::filesystem::path file) {
+  BisectLog log;
+  log.file_ = std::move(file);
+  if (!path_exists(log.file_)) return log;
+  auto text = read_file(log.file_);
+  if (!text.ok()) return text.error();
+  auto j = parse_log(log.file_, *text);
+  if (!j.ok()) return j.error();
+  try {
+    for (const json& s : (*j)["steps"]) {
+      log.steps_.push_back({s.at("candidate").get<size_t>(),
+                            s.at("class").is_null()
+                                ? std::nullopt
+                                : std::optional<std::string>(s.at("class").get<std::string>()),
+                            s.value("session", ""), s.value("evidence", ""),
+                            s.value("values", std::vector<double>{})});
+    }
+    for (const json& c : (*j)["confirmations"]) {
+      log.confirmations_.push_back({c.at("parent").get<size_t>(), c.at("culprit").get<size_t>(),
+                                    c.at("confirmed").get<bool>(), c.value("evidence", ""),
+                                    c.value("sessions", std::vector<std::string>{})});
+    }
+  } catch (const json::exception& e) {
+    return make_error(log.file_.string() + ": damaged bisection log: " + e.what());
+  }
+  return log;
+}
+
+namespace {
+
+Status save(const std::filesystem::path& file, const std::vector<BisectStep>& steps,
+            const std::vector<BisectConfirmation>& confirmations) {
+  json j{{"schema", kBisectLogSchema}, {"steps", json::array()}, {"confirmations", json::array()}};
+  for (const BisectStep& s : steps) j["steps"].push_back(step_json(s));
+  for (const BisectConfirmation& c : confirmations) {
+    j["confirmations"].push_back(confirmation_json(c));
+  }
+  return write_file_atomic(file, j.dump(1) + "\n");
+}
+
+}  // namespace
+
+Status BisectLog::append(const BisectStep& step) {
+  steps_.push_back(step);
+  return save(file_, steps_, confirmations_);
+}
+
+Status BisectLog::append(const BisectConfirmation& c) {
+  confirmations_.push_back(c);
+  return save(file_, steps_, confirmations_);
+}
+
+bool BisectOutcome::confirmed() const {
+  return state == BisectState::kDone &&
+         std::any_of(confirmations.begin(), confirmations.end(),
+                     [](const BisectConfirmation& c) { return c.confirmed; });
+}
+
+namespace {
+
+// The search's observations so far: the log's, replayed in order, then new ones.
+Status search(BisectEvaluator& eval, BisectLog& log, const BisectHooks& hooks, BisectSearch& s,
+              BisectOutcome& out) {
+  for (const BisectStep& step : log.steps()) {
+    if (step.candidate >= s.candidates()) {
+      return make_error(fmt::format("bisection log names candidate {} of {}: not this bisection",
+                                    step.candidate, s.candidates()));
+    }
+    eval.restore(step);
+    s.record(step.candidate, {step.cls});
+    out.steps.push_back(step);
+    ++out.replayed;
+  }
+  while (auto i = s.next()) {
+    auto step = eval.observe(*i);
+    if (!step.ok()) return in_context(eval.describe(*i), step.error());
+    step->candidate = *i;
+    FL_TRY(log.append(*step));
+    s.record(*i, {step->cls});
+    out.steps.push_back(*step);
+    if (hooks.on_step) hooks.on_step(*step, s.steps(), s.steps() + s.steps_left_bound());
+  }
+  return {};
+}
+
+// A logged confirmation of the same pair is reused (a resumed bisection).
+Result<BisectConfirmation> confirmation(BisectEvaluator& eval, BisectLog& log, size_t parent,
+                                        size_t culprit, int runs) {
+  for (const BisectConfirmation& c : log.confirmations()) {
+    if (c.parent == parent && c.culprit == culprit) return c;
+  }
+  auto c = eval.confirm(parent, culprit, runs);
+  if (!c.ok()) return in_context("confirming " + eval.describe(culprit), c.error());
+  c->parent = parent;
+  c->culprit = culprit;
+  FL_TRY(log.append(*c));
+  return c;
+}
+
+}  // namespace
+
+Result<BisectOutcome> run_bisect(BisectEvaluator& eval, BisectLog& log, int confirm_runs,
+                                 const BisectHooks& hooks) {
+  BisectOutcome out;
+  BisectSearch s(eval.candidates());
+  FL_TRY(search(eval, log, hooks, s, out));
+  out.state = s.state();
+  out.culprits = s.culprits();
+  if (out.state != BisectState::kDone || confirm_runs <= 0) return out;
+  for (const BisectCulprit& c : out.culprits) {
+    if (!c.exact()) continue;
+    auto conf = confirmation(eval, log, c.first - 1, c.first, confirm_runs);
+    if (!conf.ok()) return conf.error();
+    if (hooks.on_confirm) hooks.on_confirm(*conf);
+    out.confirmations.push_back(std::move(*conf));
+  }
+  return out;
+}
+
+}  // namespace foliolab
