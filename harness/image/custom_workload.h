@@ -1,6 +1,8 @@
-// The `custom` workload: a user's own program in the guest. Either `source: file.c` (compiled
-// static for the guest arch, cached by content) or `program: path` (a static binary; "{arch}" in
-// the path is replaced by x86_64 / arm64), shipped in the run's job archive as /job/bin/custom.
+// The `custom` workload: a user's own program in the guest. One of `source: file.c` or
+// `source: [a.c, b.c]` (compiled static for the guest arch), `build: {command, dir, output}` (a
+// build run on the host) — both cached as image/custom_workload_build.h says — or
+// `program: path` (a static binary; "{arch}" in the path is replaced by x86_64 / arm64),
+// shipped in the run's job archive as /job/bin/custom.
 // Arguments come from `args:` split on blanks (no shell: quotes are not interpreted). Its
 // metrics are the JSON lines it prints on stdout; it should end with FOLIOLAB-WORKLOAD-OK.
 #pragma once
