@@ -108,7 +108,7 @@ Result<std::vector<std::string>> compile_into(const CustomBuildContext& c, const
 
 // Moves tmp/bin into its entry under `dir` and records its inputs.
 Result<fs::path> store_entry(const fs::path& dir, const std::vector<std::string>& paths,
-                       std::string_view arch) {
+                             std::string_view arch) {
   auto inputs = hash_inputs(paths);
   FL_TRY(inputs);
   Hasher h;
@@ -121,7 +121,6 @@ Result<fs::path> store_entry(const fs::path& dir, const std::vector<std::string>
   FL_TRY(remove_tree(dir / "tmp"));
   return dir / key / arch;
 }
-
 
 std::map<std::string, std::string> build_env(Arch arch) {
   const ArchInfo& a = arch_info(arch);
@@ -245,13 +244,13 @@ Result<fs::path> run_custom_build(const CustomBuildContext& c, const WorkloadSpe
   const fs::path src = resolve_spec_path(c.spec_dir, b.dir);
   const fs::path output = fs::path(b.output).lexically_normal();
   if (!is_dir(src)) {
-    return make_error(fmt::format("custom workload {}: build.dir {}: not a directory", c.label,
-                                  src.string()));
+    return make_error(
+        fmt::format("custom workload {}: build.dir {}: not a directory", c.label, src.string()));
   }
   if (output.is_absolute() || output.empty() || *output.begin() == "..") {
-    return make_error(fmt::format(
-        "custom workload {}: build.output '{}' must be a path inside build.dir", c.label,
-        b.output));
+    return make_error(
+        fmt::format("custom workload {}: build.output '{}' must be a path inside build.dir",
+                    c.label, b.output));
   }
   auto version = compiler_version(c.runner, std::string(a.guest_cc));
   FL_TRY(version);

@@ -50,8 +50,9 @@ TEST(LoaderCustom, BuildIsACommandADirAndAnOutput) {
   EXPECT_THAT(w.build.command, ElementsAre("make", "-j2", "CFLAGS=-O2 -g"));
   EXPECT_EQ(w.build.dir, "prog");
   EXPECT_EQ(w.build.output, "bin/prog");
-  EXPECT_THAT(w.params, ElementsAre(Pair(
-                            "build", "{command: make -j2 'CFLAGS=-O2 -g', dir: prog, output: bin/prog}")));
+  EXPECT_THAT(w.params,
+              ElementsAre(Pair(
+                  "build", "{command: make -j2 'CFLAGS=-O2 -g', dir: prog, output: bin/prog}")));
   // A plain string is split on blanks, as params.args is.
   auto split = parse("    params: {build: {command: make -C src all, dir: ., output: src/p}}\n");
   ASSERT_TRUE(split.ok()) << split.error().message;
@@ -61,14 +62,15 @@ TEST(LoaderCustom, BuildIsACommandADirAndAnOutput) {
             "'command'?");
   EXPECT_THAT(error_of("    params: {build: {command: [make], dir: d}}\n"),
               HasSubstr("q.yaml:9:21: workloads[0].params.build: missing required key 'output'"));
-  EXPECT_THAT(error_of("    params: {build: make}\n"), HasSubstr("q.yaml:9:21: workloads[0].params.build: expected a map, got a scalar"));
+  EXPECT_THAT(error_of("    params: {build: make}\n"),
+              HasSubstr("q.yaml:9:21: workloads[0].params.build: expected a map, got a scalar"));
 }
 
 TEST(LoaderCustom, SetupIsAListOfCommands) {
   auto exp = parse("    params:\n      setup: [[mkdir, -p, /tmp/d], 'sysctl -w vm.x=1']\n");
   ASSERT_TRUE(exp.ok()) << exp.error().message;
-  EXPECT_THAT(exp->workloads[0].setup,
-              ElementsAre(ElementsAre("mkdir", "-p", "/tmp/d"), ElementsAre("sysctl", "-w", "vm.x=1")));
+  EXPECT_THAT(exp->workloads[0].setup, ElementsAre(ElementsAre("mkdir", "-p", "/tmp/d"),
+                                                   ElementsAre("sysctl", "-w", "vm.x=1")));
   EXPECT_THAT(exp->workloads[0].params,
               ElementsAre(Pair("setup", "[mkdir -p /tmp/d, sysctl -w vm.x=1]")));
   EXPECT_EQ(error_of("    params: {setup: mkdir}\n"),

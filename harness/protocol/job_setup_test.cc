@@ -15,7 +15,8 @@ Experiment custom_with_setup() {
   WorkloadSpec w;
   w.name = "custom";
   w.label = "probe";
-  w.params = {{"source", "[a.c, b.c]"}, {"setup", "[mkdir -p '/tmp/a b', /job/bin/custom]"},
+  w.params = {{"source", "[a.c, b.c]"},
+              {"setup", "[mkdir -p '/tmp/a b', /job/bin/custom]"},
               {"build", "x"}};
   w.sources = {"a.c", "b.c"};
   w.setup = {{"mkdir", "-p", "/tmp/a b"}, {"/job/bin/custom"}};

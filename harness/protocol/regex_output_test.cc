@@ -24,7 +24,7 @@ WorkloadOutput parse(std::string_view text, const std::string& pattern, const st
 TEST(RegexAggregate, CombinesEveryMatchingLine) {
   const std::string used = "used (\\d+) kB";
   const std::vector<std::pair<std::string, double>> want = {
-      {"", 512},     {"last", 512}, {"first", 1024}, {"sum", 5632},
+      {"", 512},    {"last", 512}, {"first", 1024}, {"sum", 5632},
       {"min", 512}, {"max", 4096}, {"count", 3}};
   for (const auto& [how, value] : want) {
     const WorkloadOutput out = parse(kUsemem, used, how);
