@@ -45,6 +45,28 @@ Status check_elf_arch(const std::string& bytes, Arch arch, const std::string& wh
         "custom workload {}: built for ELF machine {}, but the guest is {} (machine {})", what,
         machine, arch_info(arch).name, want));
   }
+  return check_elf_static(bytes, what);
+}
+
+Status check_elf_static(const std::string& bytes, const std::string& what) {
+  auto u16 = [&](size_t at) {
+    return static_cast<unsigned>(static_cast<unsigned char>(bytes[at]) |
+                                 (static_cast<unsigned char>(bytes[at + 1]) << 8));
+  };
+  if (bytes.size() < 64 || bytes[4] != 2 || bytes[5] != 1) return {};  // ELF64 little-endian
+  uint64_t phoff = 0;
+  for (int i = 7; i >= 0; --i) phoff = (phoff << 8) | static_cast<unsigned char>(bytes[32 + i]);
+  const unsigned entsize = u16(54), count = u16(56);
+  for (unsigned i = 0; i < count && entsize >= 4; ++i) {
+    const uint64_t at = phoff + static_cast<uint64_t>(i) * entsize;
+    if (at + 4 > bytes.size()) break;
+    if (u16(at) == 3 && u16(at + 2) == 0) {  // PT_INTERP
+      return make_error(fmt::format(
+          "custom workload {}: dynamically linked (it names an ELF interpreter); the guest has "
+          "no shared libraries: link it -static",
+          what));
+    }
+  }
   return {};
 }
 

@@ -9,9 +9,13 @@
 
 #include "image/custom_workload_build.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 std::string elf(unsigned machine) {
   std::string b(64, '\0');
@@ -37,6 +41,25 @@ TEST(CustomWorkload, RejectsABinaryForTheOtherArch) {
   EXPECT_FALSE(check_elf_arch("#!/bin/sh\n", Arch::kX86_64, "script").ok());
 }
 
+TEST(CustomWorkload, RejectsADynamicallyLinkedProgram) {
+  auto bytes = read_file("/bin/true");  // Debian's: dynamically linked
+  ASSERT_TRUE(bytes.ok());
+  auto st = check_elf_arch(*bytes, Arch::kX86_64, "/bin/true");
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.error().message, HasSubstr("/bin/true: dynamically linked"));
+  std::string fake = elf(62);
+  fake[4] = 2;
+  fake[5] = 1;
+  fake[32] = 64;  // one program header right after the ELF header: PT_INTERP
+  fake[54] = 56;
+  fake[56] = 1;
+  fake += std::string(56, '\0');
+  fake[64] = 3;
+  EXPECT_FALSE(check_elf_static(fake, "fake").ok());
+  fake[64] = 1;  // PT_LOAD
+  EXPECT_TRUE(check_elf_static(fake, "fake").ok());
+}
+
 TEST(CustomWorkload, NeedsExactlyOneOfSourceAndProgram) {
   RealProcessRunner runner;
   WorkloadSpec w;
@@ -54,9 +77,6 @@ TEST(CustomWorkload, NeedsExactlyOneOfSourceAndProgram) {
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
 }
-
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 // Runs the real programs and counts them (argv[0] of each).
 class CountingRunner : public ProcessRunner {
