@@ -75,6 +75,10 @@ TEST(LoaderCustom, SetupIsAListOfCommands) {
               ElementsAre(Pair("setup", "[mkdir -p /tmp/d, sysctl -w vm.x=1]")));
   EXPECT_EQ(error_of("    params: {setup: mkdir}\n"),
             "q.yaml:9:21: workloads[0].params.setup: expected a list, got a scalar");
+  std::string many = "    params: {setup: [";
+  for (int i = 0; i < 65; ++i) many += "[true], ";
+  EXPECT_EQ(error_of(many + "]}\n"),
+            "q.yaml:9:21: workloads[0].params.setup: more than 64 setup commands");
   EXPECT_THAT(error_of("    params: {setup: [[]]}\n"),
               HasSubstr("q.yaml:9:22: workloads[0].params.setup[0]: empty; expected a command"));
 }

@@ -123,10 +123,13 @@ Result<std::string> Parser::parse_custom_param(const std::string& key, const Fie
   if (key == "setup") {
     auto items = read_list(f, "must list at least one command, e.g. setup: [[mkdir, /tmp/d]]");
     FL_TRY(items);
+    // The guest agent's limits (docs/guest-protocol.md, `setup`).
+    if (items->size() > 64) return error(f, "more than 64 setup commands");
     std::vector<std::string> texts;
     for (const Field& item : *items) {
       auto argv = read_argv(item, "a command: [program, arg, ...] or 'program arg ...'");
       FL_TRY(argv);
+      if (argv->size() > 256) return error(item, "a setup command of more than 256 arguments");
       w->setup.push_back(*argv);
       texts.push_back(format_argv(*argv));
     }
