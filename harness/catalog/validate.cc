@@ -142,6 +142,32 @@ void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Che
   check_source(exp, k, path, check);
 }
 
+// A custom workload's files (issue 20): each `source`, the `build` directory. A missing one is
+// bad input, found here rather than when the program is built.
+void check_custom_files(const Experiment& exp, size_t index, Checker* check) {
+  const WorkloadSpec& w = exp.workloads[index];
+  if (w.name != "custom") return;
+  std::error_code ec;
+  for (size_t i = 0; i < w.params.size(); ++i) {
+    const std::string& key = w.params[i].first;
+    const std::string at = "workloads[" + std::to_string(index) + "].params." + key;
+    if (key == "source") {
+      for (const std::string& src : w.sources) {
+        const fs::path file = resolve_path(exp, src);
+        if (!fs::is_regular_file(file, ec)) {
+          check->fail(w.param_locs.at(i), at, "C source " + file.string() + " does not exist");
+        }
+      }
+    } else if (key == "build" && !w.build.dir.empty()) {
+      const fs::path dir = resolve_path(exp, w.build.dir);
+      if (!fs::is_directory(dir, ec)) {
+        check->fail(w.build.loc.line ? w.build.loc : w.param_locs.at(i), at + ".dir",
+                    "build directory " + dir.string() + " does not exist");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 fs::path resolve_path(const Experiment& exp, const std::string& path) {
@@ -159,6 +185,7 @@ Status validate_project(const Experiment& exp, const fs::path& project_root, con
                         const std::string& results_root) {
   Checker check;
   for (size_t i = 0; i < exp.kernels.size(); ++i) check_kernel(exp, i, project_root, &check);
+  for (size_t i = 0; i < exp.workloads.size(); ++i) check_custom_files(exp, i, &check);
   Status knobs = validate_knobs(exp);
   if (!knobs.ok()) check.add(knobs.error().message);
   Status workloads = validate_workloads(exp);

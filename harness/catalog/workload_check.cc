@@ -183,12 +183,12 @@ void workload_metrics(const WorkloadSpec& w, std::vector<std::string>* names, bo
 }
 
 void check_custom(const WorkloadSpec& w, const std::string& path, Problems* out) {
-  const bool has_source = !param_value(w, "source", "").empty();
-  const bool has_program = !param_value(w, "program", "").empty();
-  if (has_source == has_program) {
+  const int given = !param_value(w, "source", "").empty() + !param_value(w, "program", "").empty() +
+                    !param_value(w, "build", "").empty();
+  if (given != 1) {
     out->add(w.loc, path + ".params",
-             "custom needs exactly one of params.source (a C file) and params.program (a "
-             "static binary)");
+             "custom needs exactly one of params.source (C files), params.program (a static "
+             "binary) and params.build (a build command)");
   }
   const std::string output = output_of(w);
   if (output == "regex" && w.metric_patterns.empty()) {

@@ -1,9 +1,21 @@
 #include "image/custom_workload.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "image/custom_workload_build.h"
+#include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 std::string elf(unsigned machine) {
   std::string b(64, '\0');
@@ -29,6 +41,25 @@ TEST(CustomWorkload, RejectsABinaryForTheOtherArch) {
   EXPECT_FALSE(check_elf_arch("#!/bin/sh\n", Arch::kX86_64, "script").ok());
 }
 
+TEST(CustomWorkload, RejectsADynamicallyLinkedProgram) {
+  auto bytes = read_file("/bin/true");  // Debian's: dynamically linked
+  ASSERT_TRUE(bytes.ok());
+  auto st = check_elf_arch(*bytes, Arch::kX86_64, "/bin/true");
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.error().message, HasSubstr("/bin/true: dynamically linked"));
+  std::string fake = elf(62);
+  fake[4] = 2;
+  fake[5] = 1;
+  fake[32] = 64;  // one program header right after the ELF header: PT_INTERP
+  fake[54] = 56;
+  fake[56] = 1;
+  fake += std::string(56, '\0');
+  fake[64] = 3;
+  EXPECT_FALSE(check_elf_static(fake, "fake").ok());
+  fake[64] = 1;  // PT_LOAD
+  EXPECT_TRUE(check_elf_static(fake, "fake").ok());
+}
+
 TEST(CustomWorkload, NeedsExactlyOneOfSourceAndProgram) {
   RealProcessRunner runner;
   WorkloadSpec w;
@@ -37,11 +68,136 @@ TEST(CustomWorkload, NeedsExactlyOneOfSourceAndProgram) {
   auto r = custom_workload_files(runner, w, Arch::kX86_64, "/tmp", "/tmp");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("exactly one of params.source"), std::string::npos);
+  w.params = {{"source", "p.c"}};
+  w.build.command = {"make"};
+  EXPECT_FALSE(custom_workload_files(runner, w, Arch::kX86_64, "/tmp", "/tmp").ok());
   WorkloadSpec builtin;
   builtin.name = "fault";
   auto none = custom_workload_files(runner, builtin, Arch::kX86_64, "/tmp", "/tmp");
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
+}
+
+// Runs the real programs and counts them (argv[0] of each).
+class CountingRunner : public ProcessRunner {
+ public:
+  ProcessResult run(const ProcessSpec& spec) override {
+    programs.push_back(spec.argv.at(0));
+    return real.run(spec);
+  }
+  size_t count(const std::string& name) const {
+    return std::count(programs.begin(), programs.end(), name);
+  }
+  RealProcessRunner real;
+  std::vector<std::string> programs;
+};
+
+void write(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+// Ships the workload for x86_64 and runs the shipped binary here; its stdout.
+std::string ship_and_run(ProcessRunner& runner, const WorkloadSpec& w,
+                         const std::filesystem::path& dir) {
+  auto files = custom_workload_files(runner, w, Arch::kX86_64, dir / "spec", dir / "cache");
+  if (!files.ok()) return "error: " + files.error().message;
+  if (files->size() != 2) return "error: no binary";
+  const std::filesystem::path bin = dir / "shipped";
+  std::filesystem::remove(bin);
+  std::ofstream(bin, std::ios::binary) << files->at(1).data;
+  ::chmod(bin.c_str(), 0755);
+  RealProcessRunner real;
+  ProcessResult r = real.run({.argv = {bin.string()}, .capture = true});
+  return r.ok() ? r.output : "error: " + r.describe();
+}
+
+WorkloadSpec custom(std::vector<std::string> sources) {
+  WorkloadSpec w;
+  w.name = "custom";
+  w.label = "probe";
+  w.sources = std::move(sources);
+  return w;
+}
+
+constexpr const char* kMain =
+    "#include <stdio.h>\n#include \"value.h\"\nint main(void) { printf(\"%d\\n\", VALUE); "
+    "return 0; }\n";
+
+// The done-when: edit only a header the program includes; the new binary runs.
+TEST(CustomWorkload, AnEditedHeaderRebuildsTheProgram) {
+  const auto dir = fresh_test_dir("custom-header");
+  write(dir / "spec/prog/main.c", kMain);
+  write(dir / "spec/prog/value.h", "#define VALUE 1\n");
+  CountingRunner runner;
+  const WorkloadSpec w = custom({"prog/main.c"});
+  EXPECT_EQ(ship_and_run(runner, w, dir), "1\n");
+  EXPECT_EQ(runner.count("gcc"), 3u);  // --version, compile, link
+  EXPECT_EQ(ship_and_run(runner, w, dir), "1\n");
+  EXPECT_EQ(runner.count("gcc"), 4u);  // a hit: only --version
+  write(dir / "spec/prog/value.h", "#define VALUE 2\n");
+  EXPECT_EQ(ship_and_run(runner, w, dir), "2\n");
+  EXPECT_EQ(runner.count("gcc"), 7u);
+  write(dir / "spec/prog/value.h", "#define VALUE 1\n");  // back: rebuilt again, still right
+  EXPECT_EQ(ship_and_run(runner, w, dir), "1\n");
+}
+
+TEST(CustomWorkload, SeveralSourcesAreLinkedTogether) {
+  const auto dir = fresh_test_dir("custom-sources");
+  write(dir / "spec/main.c",
+        "#include <stdio.h>\nint value(void);\nint main(void) { printf(\"%d\\n\", value()); "
+        "return 0; }\n");
+  write(dir / "spec/lib/value.c", "#include \"value.h\"\nint value(void) { return VALUE; }\n");
+  write(dir / "spec/lib/value.h", "#define VALUE 41\n");
+  RealProcessRunner runner;
+  const WorkloadSpec w = custom({"main.c", "lib/value.c"});
+  EXPECT_EQ(ship_and_run(runner, w, dir), "41\n");
+  write(dir / "spec/lib/value.h", "#define VALUE 42\n");
+  EXPECT_EQ(ship_and_run(runner, w, dir), "42\n");
+  write(dir / "spec/main.c", "int main(void) { syntax error }\n");
+  EXPECT_THAT(ship_and_run(runner, w, dir),
+              HasSubstr("custom workload probe: compiling " + (dir / "spec/main.c").string() +
+                        " for x86_64 failed (exit status 1); its last lines:"));
+}
+
+constexpr const char* kMakefile = "prog: main.c value.h\n\t$(CC) $(LDFLAGS) -O2 -o $@ main.c\n";
+
+TEST(CustomWorkload, ABuildCommandRunsInACopyAndIsCachedByTheTree) {
+  const auto dir = fresh_test_dir("custom-build");
+  write(dir / "spec/prog/main.c", kMain);
+  write(dir / "spec/prog/value.h", "#define VALUE 7\n");
+  write(dir / "spec/prog/Makefile", kMakefile);
+  CountingRunner runner;
+  WorkloadSpec w = custom({});
+  w.build = {{"make", "--no-print-directory"}, "prog", "prog", {}};
+  EXPECT_EQ(ship_and_run(runner, w, dir), "7\n");
+  EXPECT_EQ(runner.count("make"), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dir / "spec/prog/prog"));  // the user's tree is untouched
+  EXPECT_EQ(ship_and_run(runner, w, dir), "7\n");
+  EXPECT_EQ(runner.count("make"), 1u);  // a hit
+  write(dir / "spec/prog/value.h", "#define VALUE 8\n");
+  EXPECT_EQ(ship_and_run(runner, w, dir), "8\n");
+  EXPECT_EQ(runner.count("make"), 2u);
+  w.build.command = {"make", "nothing"};
+  EXPECT_THAT(ship_and_run(runner, w, dir),
+              HasSubstr("custom workload probe: build command `make nothing` (in a copy of " +
+                        (dir / "spec/prog").string() +
+                        ") for x86_64 failed (exit status 2); its "
+                        "last lines:\nmake: *** No rule to make target 'nothing'.  Stop."));
+  w.build = {{"true"}, "prog", "prog", {}};
+  EXPECT_THAT(ship_and_run(runner, w, dir), HasSubstr("finished but made no prog"));
+  w.build = {{"true"}, "missing", "prog", {}};
+  EXPECT_THAT(ship_and_run(runner, w, dir),
+              HasSubstr("build.dir " + (dir / "spec/missing").string() + ": not a directory"));
+  w.build = {{"true"}, "prog", "../prog", {}};
+  EXPECT_THAT(ship_and_run(runner, w, dir), HasSubstr("must be a path inside build.dir"));
+}
+
+TEST(CustomWorkload, ReadsTheInputsOfADepfile) {
+  EXPECT_THAT(depfile_inputs("out.o: a.c /usr/include/stdio.h \\\n  my\\ dir/h.h $$x.h\n"
+                             "a.c:\n/usr/include/stdio.h:\n"),
+              ElementsAre("a.c", "/usr/include/stdio.h", "my dir/h.h", "$x.h"));
+  EXPECT_TRUE(depfile_inputs("").empty());
 }
 
 }  // namespace

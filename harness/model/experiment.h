@@ -95,6 +95,21 @@ struct WorkloadSpec {
   // `metrics: {name: 'regex'}` (or `{name: {pattern: ...}}`): a custom workload with
   // `output: regex` reads each metric from the pattern's one capture group.
   KeyValues metric_patterns;
+  // `metrics: {name: {pattern: ..., aggregate: sum}}`: how the captures of all matching lines
+  // combine (first, last, sum, min, max, count); a pattern not listed here takes the last.
+  KeyValues metric_aggregates;
+  // `custom` only (their canonical text is also in `params`, so run ids see them):
+  // params.source as a list of C files (a single `source: a.c` gives one entry),
+  std::vector<std::string> sources;
+  // params.build: a command run on the host in a copy of `dir`, making `output` (both relative
+  // to the experiment file's directory; `output` to `dir`),
+  struct Build {
+    std::vector<std::string> command;
+    std::string dir, output;
+    SourceLoc loc;
+  } build;
+  // params.setup: commands run in the guest before the measured repetitions.
+  std::vector<std::vector<std::string>> setup;
   // Runs alone (`run -j N` starts no other guest beside it): for timings that parallel guests
   // would disturb. How a run is done, not what it measures: not part of run ids.
   bool exclusive = false;

@@ -70,7 +70,12 @@ class Parser : public YamlReader {
   Status parse_workloads(const Field& f, std::vector<WorkloadSpec>* out) const;
   Status parse_workload(const Field& f, WorkloadSpec* w, SourceLoc* label_loc,
                         std::string* label_path) const;
+  Status parse_params(const Field& p, WorkloadSpec* w) const;
+  Result<std::string> parse_custom_param(const std::string& key, const Field& f,
+                                         WorkloadSpec* w) const;
+  Result<std::vector<std::string>> read_argv(const Field& f, const char* what) const;
   Status parse_metric_decls(const Field& f, WorkloadSpec* w) const;
+  Status parse_pattern(const std::string& name, const Fields& decl, WorkloadSpec* w) const;
   Result<Better> read_better(const Field& f) const;
 
   // loader_expect.cc

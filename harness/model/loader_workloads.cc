@@ -1,16 +1,25 @@
 // The experiment loader: workloads (name, label, params, metric declarations).
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "model/loader_internal.h"
+#include "util/process.h"
 #include "util/text.h"
 
 namespace foliolab::loader_internal {
 namespace {
 
 const Keys kWorkloadKeys = {"name", "label", "params", "metrics", "exclusive"};
-const Keys kMetricDeclKeys = {"unit", "better", "kind", "pattern"};
+const Keys kMetricDeclKeys = {"unit", "better", "kind", "pattern", "regex", "aggregate"};
+const Keys kAggregates = {"first", "last", "sum", "min", "max", "count"};
+const Keys kBuildKeys = {"command", "dir", "output"};
+
+// The canonical text of a list value in `params` (run ids, records): "[a.c, b.c]".
+std::string list_text(const std::vector<std::string>& items) {
+  return "[" + join(items, ", ") + "]";
+}
 
 }  // namespace
 
@@ -62,20 +71,7 @@ Status Parser::parse_workload(const Field& f, WorkloadSpec* w, SourceLoc* label_
     *label_loc = loc(*l);
     *label_path = l->path;
   }
-  if (const Field* p = fields->find("params")) {
-    auto params = read_map(*p, nullptr);
-    FL_TRY(params);
-    for (const auto& [key, field] : params->entries) {
-      if (!is_word(key, "_.-")) {
-        return key_error(field, "invalid parameter name '" + key + "': use [A-Za-z0-9_.-]");
-      }
-      auto value = read_scalar(field);
-      FL_TRY(value);
-      w->params.emplace_back(key, *value);
-      w->param_key_locs.push_back(loc(field.key));
-      w->param_locs.push_back(loc(field));
-    }
-  }
+  if (const Field* p = fields->find("params")) FL_TRY(parse_params(*p, w));
   if (const Field* m = fields->find("metrics")) FL_TRY(parse_metric_decls(*m, w));
   if (const Field* x = fields->find("exclusive")) {
     auto on = read_bool(*x);
@@ -83,6 +79,97 @@ Status Parser::parse_workload(const Field& f, WorkloadSpec* w, SourceLoc* label_
     w->exclusive = *on;
   }
   return require(*fields, f, {"name"});
+}
+
+Status Parser::parse_params(const Field& p, WorkloadSpec* w) const {
+  auto params = read_map(p, nullptr);
+  FL_TRY(params);
+  for (const auto& [key, field] : params->entries) {
+    if (!is_word(key, "_.-")) {
+      return key_error(field, "invalid parameter name '" + key + "': use [A-Za-z0-9_.-]");
+    }
+    std::string value;
+    if (key == "source" || key == "build" || key == "setup") {
+      auto text = parse_custom_param(key, field, w);
+      FL_TRY(text);
+      value = *text;
+    } else {
+      auto scalar = read_scalar(field);
+      FL_TRY(scalar);
+      value = *scalar;
+    }
+    w->params.emplace_back(key, value);
+    w->param_key_locs.push_back(loc(field.key));
+    w->param_locs.push_back(loc(field));
+  }
+  return {};
+}
+
+// `custom`'s structured parameters; returns the canonical text kept in `params`.
+Result<std::string> Parser::parse_custom_param(const std::string& key, const Field& f,
+                                               WorkloadSpec* w) const {
+  if (key == "source") {
+    if (f.value.IsScalar()) {
+      auto one = read_scalar(f);
+      FL_TRY(one);
+      if (!one->empty()) w->sources = {*one};
+      return *one;
+    }
+    auto files = read_argv(f, "a C file per item, e.g. source: [main.c, util.c]");
+    FL_TRY(files);
+    w->sources = *files;
+    return list_text(*files);
+  }
+  if (key == "setup") {
+    auto items = read_list(f, "must list at least one command, e.g. setup: [[mkdir, /tmp/d]]");
+    FL_TRY(items);
+    // The guest agent's limits (docs/guest-protocol.md, `setup`).
+    if (items->size() > 64) return error(f, "more than 64 setup commands");
+    std::vector<std::string> texts;
+    for (const Field& item : *items) {
+      auto argv = read_argv(item, "a command: [program, arg, ...] or 'program arg ...'");
+      FL_TRY(argv);
+      if (argv->size() > 256) return error(item, "a setup command of more than 256 arguments");
+      w->setup.push_back(*argv);
+      texts.push_back(format_argv(*argv));
+    }
+    return list_text(texts);
+  }
+  auto fields = read_map(f, &kBuildKeys);
+  FL_TRY(fields);
+  FL_TRY(require(*fields, f, kBuildKeys));
+  auto command = read_argv(*fields->find("command"), "the build command: [make, -j2] or 'make'");
+  FL_TRY(command);
+  auto dir = read_nonempty(*fields->find("dir"));
+  FL_TRY(dir);
+  auto output = read_nonempty(*fields->find("output"));
+  FL_TRY(output);
+  w->build = {*command, *dir, *output, loc(f)};
+  return "{command: " + format_argv(*command) + ", dir: " + *dir + ", output: " + *output + "}";
+}
+
+// An argv: a list of scalars, or one scalar split on blanks (no shell: quotes are not
+// interpreted, as for params.args).
+Result<std::vector<std::string>> Parser::read_argv(const Field& f, const char* what) const {
+  std::vector<std::string> argv;
+  if (f.value.IsScalar()) {
+    auto text = read_scalar(f);
+    FL_TRY(text);
+    std::istringstream in(*text);
+    for (std::string tok; in >> tok;) argv.push_back(tok);
+  } else if (f.value.IsSequence()) {
+    auto items = read_list(f, nullptr);
+    FL_TRY(items);
+    for (const Field& item : *items) {
+      auto tok = read_nonempty(item);
+      FL_TRY(tok);
+      argv.push_back(*tok);
+    }
+  } else {
+    return error(f, std::string("expected ") + what + ", got " + yaml_type_name(f.value));
+  }
+  if (argv.empty()) return error(f, std::string("empty; expected ") + what);
+  return argv;
 }
 
 // metrics: {latency_ns: {unit: ns, better: lower, kind: timing}}; a scalar, or `pattern:`,
@@ -103,12 +190,7 @@ Status Parser::parse_metric_decls(const Field& f, WorkloadSpec* w) const {
     }
     auto decl = read_map(field, &kMetricDeclKeys);
     FL_TRY(decl);
-    if (const Field* p = decl->find("pattern")) {
-      auto pattern = read_nonempty(*p);
-      FL_TRY(pattern);
-      w->metric_patterns.emplace_back(name, *pattern);
-      w->pattern_locs.push_back(loc(*p));
-    }
+    FL_TRY(parse_pattern(name, *decl, w));
     MetricInfo info;
     info.known = true;
     if (const Field* u = decl->find("unit")) {
@@ -129,6 +211,28 @@ Status Parser::parse_metric_decls(const Field& f, WorkloadSpec* w) const {
       info.kind = *kind;
     }
     w->metrics.emplace_back(name, info);
+  }
+  return {};
+}
+
+// A declaration's `pattern:` (or `regex:`, the same) and `aggregate:`.
+Status Parser::parse_pattern(const std::string& name, const Fields& decl, WorkloadSpec* w) const {
+  const Field* p = decl.find("pattern");
+  if (const Field* r = decl.find("regex")) {
+    if (p) return key_error(*r, "give 'pattern' or 'regex' (the same thing), not both");
+    p = r;
+  }
+  const Field* a = decl.find("aggregate");
+  if (a && !p) return key_error(*a, "'aggregate' needs a 'pattern' (or 'regex') beside it");
+  if (!p) return {};
+  auto pattern = read_nonempty(*p);
+  FL_TRY(pattern);
+  w->metric_patterns.emplace_back(name, *pattern);
+  w->pattern_locs.push_back(loc(*p));
+  if (a) {
+    auto how = read_choice(*a, kAggregates, "aggregate");
+    FL_TRY(how);
+    w->metric_aggregates.emplace_back(name, *how);
   }
   return {};
 }

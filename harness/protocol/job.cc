@@ -13,6 +13,19 @@ bool line_safe(const std::string& v) {
   return v.find_first_of(std::string("\t\n\r\0", 4)) == std::string::npos;
 }
 
+// A custom workload's setup commands (issue 20): `setup <n> <token>`, one line per token.
+template <class Line>
+void setup_lines(const WorkloadSpec& wl, Line& line) {
+  for (size_t n = 0; n < wl.setup.size(); ++n) {
+    for (const std::string& tok : wl.setup[n]) line("setup", std::to_string(n), tok);
+  }
+}
+
+// The params that tell the host how to make and read a custom program, not the program.
+bool host_only(const std::string& key) {
+  return key == "source" || key == "program" || key == "output" || key == "build" || key == "setup";
+}
+
 }  // namespace
 
 Result<std::string> render_job(const Experiment& exp, const Run& run) {
@@ -36,7 +49,7 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   const WorkloadInfo* info = find_workload(wl.name);
   for (const auto& [key, value] : wl.params) {
     // The host's own keys: which program, and how its output is read.
-    if (is_custom(wl) && (key == "source" || key == "program" || key == "output")) continue;
+    if (is_custom(wl) && host_only(key)) continue;
     const ParamInfo* p = info ? info->param(key) : nullptr;
     // Booleans reach programs as 1 or 0 whatever the YAML spelled (true, yes, on, ...).
     const bool is_bool = p && p->type == ParamType::kBool;
@@ -50,6 +63,7 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
       line("arg", key, v);
     }
   }
+  if (is_custom(wl)) setup_lines(wl, line);
   if (!bad.empty())
     return make_error(fmt::format("run {}: value not allowed in a job line: {}", run.id, bad));
   return out;

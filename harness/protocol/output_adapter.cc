@@ -34,7 +34,10 @@ OutputAdapter output_adapter_for(const WorkloadSpec& w) {
   for (const auto& [key, value] : w.params) {
     if (key == "output") a.format = parse_output_format(value).value_or(OutputFormat::kFoliolab);
   }
-  if (a.format == OutputFormat::kRegex) a.patterns = w.metric_patterns;
+  if (a.format == OutputFormat::kRegex) {
+    a.patterns = w.metric_patterns;
+    a.aggregates = w.metric_aggregates;
+  }
   return a;
 }
 
@@ -48,7 +51,7 @@ WorkloadOutput parse_workload_output(std::string_view text, const OutputAdapter&
       parse_tap(text, out);
       break;
     case OutputFormat::kRegex:
-      parse_regex_output(text, adapter.patterns, out);
+      parse_regex_output(text, adapter.patterns, adapter.aggregates, out);
       break;
     case OutputFormat::kExitStatus:
       break;

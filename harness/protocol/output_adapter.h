@@ -25,7 +25,8 @@ std::optional<OutputFormat> parse_output_format(std::string_view name);
 
 struct OutputAdapter {
   OutputFormat format = OutputFormat::kFoliolab;
-  KeyValues patterns;  // kRegex: metric name -> ECMAScript pattern with one capture group
+  KeyValues patterns;    // kRegex: metric name -> ECMAScript pattern with one capture group
+  KeyValues aggregates;  // kRegex: metric name -> first|last|sum|min|max|count (absent: last)
 };
 
 // From a workload's `params.output` and `metrics:` patterns (built-ins: kFoliolab;

@@ -1,5 +1,7 @@
-// The regex output format: one ECMAScript pattern per metric, with one capture group; the last
-// line a pattern matches gives its metric, and the capture must be a number.
+// The regex output format: one ECMAScript pattern per metric, with one capture group. By
+// default the last line a pattern matches gives its metric; an aggregate combines the captures
+// of every matching line instead (first, last, sum, min, max, or count: the number of matching
+// lines, 0 when none matches). Every capture that is combined must be a number.
 #pragma once
 
 #include <string_view>
@@ -9,7 +11,8 @@
 
 namespace foliolab {
 
-// `patterns`: metric name -> pattern.
-void parse_regex_output(std::string_view text, const KeyValues& patterns, WorkloadOutput& out);
+// `patterns`: metric name -> pattern; `aggregates`: metric name -> aggregate (absent: last).
+void parse_regex_output(std::string_view text, const KeyValues& patterns,
+                        const KeyValues& aggregates, WorkloadOutput& out);
 
 }  // namespace foliolab

@@ -2,7 +2,8 @@
  *
  * Flow (docs/guest-protocol.md): mount pseudo filesystems (debugfs too, when the kernel has
  * it), open the results port, read the job, emit hello, knobs(initial), one knob-set per
- * knob/sysctl line, knobs(final), then per rep counters(before), run the workload,
+ * knob/sysctl line, knobs(final), the setup commands, then per rep counters(before), run the
+ * workload,
  * counters(after), workload, stdout; finally done,
  * sync and power off. Any fatal problem: error, done status=failed, power off.
  *
@@ -196,6 +197,50 @@ static void apply_steps(const struct job *job) {
   knobs_dump("final");
 }
 
+/* ---------------- setup commands ---------------- */
+
+#define SETUP_LOG "/tmp/foliolab-setup.log"
+#define SETUP_TAIL 1500 /* bytes of its output in the error message */
+
+/* One setup command, stdout and stderr to SETUP_LOG (a file, not a pipe: a server it starts may
+ * keep the descriptors open), stdin /dev/null, PATH looked up; fatal unless it exits 0. */
+static void run_setup_command(char **argv, size_t index) {
+  int log = open(SETUP_LOG, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log < 0) fail_run("setup", "open %s: %s", SETUP_LOG, strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) fail_run("setup", "fork: %s", strerror(errno));
+  if (pid == 0) {
+    int nul = open("/dev/null", O_RDONLY);
+    if (nul >= 0 && nul != 0) dup2(nul, 0), close(nul);
+    if (dup2(log, 1) < 0 || dup2(log, 2) < 0) _exit(126);
+    execvp(argv[0], argv);
+    fprintf(stderr, "execvp %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  close(log);
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) fail_run("setup", "waitpid: %s", strerror(errno));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  struct sb out = {0};
+  read_file(SETUP_LOG, &out);
+  size_t skip = out.len > SETUP_TAIL ? out.len - SETUP_TAIL : 0;
+  if (WIFSIGNALED(status))
+    fail_run("setup", "setup[%zu] %s: killed by signal %d; its output ends: %s", index, argv[0],
+             WTERMSIG(status), out.p ? out.p + skip : "");
+  fail_run("setup", "setup[%zu] %s: exited with status %d; its output ends: %s", index, argv[0],
+           WEXITSTATUS(status), out.p ? out.p + skip : "");
+}
+
+/* `setup` commands in file order, once, after the knobs and before the first rep. */
+static void run_setup(const struct job *job) {
+  for (size_t i = 0; i < job->nsetup; i++) {
+    log_msg("setup[%zu]: %s", i, job->setup[i][0] ? job->setup[i][0] : "(empty)");
+    if (!job->setup[i][0] || !*job->setup[i][0]) fail_run("setup", "setup[%zu]: empty command", i);
+    run_setup_command(job->setup[i], i);
+  }
+}
+
 static void run_reps(const struct job *job) {
   if (!job->workload) return;
   if (access(job->argv[0], X_OK)) fail_run("workload", "%s: %s", job->argv[0], strerror(errno));
@@ -220,6 +265,7 @@ int main(void) {
   log_msg("job %s: %zu knob/sysctl lines, workload %s x%ld", job.run_id, job.nsteps,
           job.workload ? job.workload : "(none)", job.repeat);
   apply_steps(&job);
+  run_setup(&job);
   run_reps(&job);
   emit_done("ok");
   power_off();

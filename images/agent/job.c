@@ -14,6 +14,7 @@
 #define MAX_STEPS 1024
 #define MAX_ARGS 256
 #define MAX_REPEAT 10000
+#define MAX_SETUP 64 /* setup commands; each has at most MAX_ARGS tokens */
 
 struct parse {
   struct job *job;
@@ -111,6 +112,30 @@ static int parse_exec(struct parse *ps, char *rest) {
   return 0;
 }
 
+/* `setup <n> <token>`: token (verbatim, spaces kept, may be empty) ends setup command n, which
+ * is the last one started (n = nsetup - 1) or the next (n = nsetup). */
+static int add_setup(struct parse *ps, char *rest) {
+  struct job *j = ps->job;
+  if (!strchr(rest, ' ')) return perr(ps, "setup: expected '<n> <token>'");
+  char *token = split_word(rest);
+  long n;
+  if (parse_long(rest, 0, MAX_SETUP - 1, &n) || (size_t)n + 1 < j->nsetup || (size_t)n > j->nsetup)
+    return perr(ps, "setup: command number '%s' is not %zu or %zu", rest,
+                j->nsetup ? j->nsetup - 1 : 0, j->nsetup);
+  if ((size_t)n == j->nsetup) {
+    if (!j->setup) j->setup = xmalloc(MAX_SETUP * sizeof *j->setup);
+    j->setup[j->nsetup] = xmalloc((MAX_ARGS + 1) * sizeof **j->setup);
+    j->setup[j->nsetup++][0] = NULL;
+  }
+  char **argv = j->setup[n];
+  size_t len = 0;
+  while (argv[len]) len++;
+  if (len == MAX_ARGS) return perr(ps, "setup %ld: more than %d tokens", n, MAX_ARGS);
+  argv[len] = token;
+  argv[len + 1] = NULL;
+  return 0;
+}
+
 static int set_once(struct parse *ps, int *seen, const char *kw) {
   if (*seen) return perr(ps, "duplicate '%s'", kw);
   *seen = 1;
@@ -159,6 +184,7 @@ static int parse_line(struct parse *ps, char *line) {
   if (!strcmp(line, "arg")) return add_arg(ps, rest);
   if (!strcmp(line, "argv")) return add_raw(ps, rest);
   if (!strcmp(line, "exec")) return parse_exec(ps, rest);
+  if (!strcmp(line, "setup")) return add_setup(ps, rest);
   return perr(ps, "unknown keyword '%s'", line);
 }
 

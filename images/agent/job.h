@@ -27,6 +27,10 @@ struct job {
   /* nonzero_exit_ok 1: a non-zero exit status does not end the run (a TAP test program
    * exits 1 when a test failed; the host judges its output) */
   int nonzero_exit_ok;
+  /* `setup <n> <token>` lines: commands run once before the reps, each a NULL-terminated
+   * argv (issue 20) */
+  char ***setup;
+  size_t nsetup;
 };
 
 /* Parses text (len bytes). Returns 0, or -1 with a message in err. */
