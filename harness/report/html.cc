@@ -69,7 +69,7 @@ function dotPlot(parent, row, variants) {
   const W = 350, rowH = 22, left = 115, H = 24 + rowH * row.stats.length;
   const box = el('div', {class: 'plot'}, parent);
   el('div', {class: 'title', text: row.metric + (row.unit ? ' (' + row.unit + ')' : '')}, box);
-  if (row.emulated) el('div', {class: 'emu', text: 'emulated timing (TCG)'}, box);
+  if (row.emulated) el('div', {class: 'emu', text: row.icount ? 'instruction-time (icount)' : 'emulated timing (TCG)'}, box);
   const all = [];
   row.stats.forEach(s => { all.push(...s.values); if (s.ci95[0] !== null) all.push(...s.ci95); });
   const x = scale(Math.min(...all), Math.max(...all), left, W - 10);
@@ -196,7 +196,10 @@ function drawHistory(data, root) {
     });
     el('svg:text', {x: 2, y: 14, text: fmt(Math.max(...ys))}, svg);
     el('svg:text', {x: 2, y: H - 30, text: fmt(Math.min(...ys))}, svg);
-    if (s.points.some(p => p.emulated)) el('div', {class: 'emu', text: 'emulated timings (TCG)'}, plot);
+    if (s.points.some(p => p.emulated)) {
+      const icount = s.points.every(p => !p.emulated || p.icount);
+      el('div', {class: 'emu', text: icount ? 'instruction-time (icount)' : 'emulated timings (TCG)'}, plot);
+    }
   });
 }
 const DATA = JSON.parse(document.getElementById('data').textContent);
