@@ -25,10 +25,12 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-// 64M faulted in 4K pages, 5 reps in one boot. Under icount the x86_64 reps agree to about
-// 0.1 % boot to boot (README, timing modes): the tolerance below is ten times that, relative,
-// so it does not depend on the machine's speed. Under wall timing the same hog moves these
-// timings by tens of percent.
+// 256M faulted in 4K pages, 5 reps in one boot. Measured here: the means of wall_s (the guest
+// clock, which counts instructions) of the two boots agreed to 0.001 % (its reps within a boot
+// vary 0.03 %), those of sys_s to 0.4 % (the kernel splits CPU time into user and system by
+// sampled ticks). The tolerances, 0.1 % and 2 %, are relative and in guest time, which under
+// icount does not depend on the host's speed. Meanwhile the hogs made the boot 2.8 times longer
+// in host time.
 constexpr const char* kIcountYaml = R"(name: e2e-icount
 kernels:
   - name: 6.12-mthp-vmstat
@@ -43,7 +45,8 @@ workloads:
 repeat: 5
 timeout: 300
 )";
-constexpr double kTolerance = 0.01;
+constexpr double kWallTolerance = 0.001;
+constexpr double kSysTolerance = 0.02;
 
 struct Timings {
   double sys_s = 0, wall_s = 0, boot_seconds = 0;
@@ -111,17 +114,18 @@ TEST(E2EIcount, FaultTimingsAloneAndBesideACpuHogAgree) {
   ASSERT_EQ(hogs.size(), 2u);
   const Timings loaded = run_once(*exp, dir / "beside");
   const double hog_cpu_s = stop_hogs(hogs);
-  fmt::print(stderr,
-             "icount fault 256M 4K, mean of 5 reps: alone sys_s {:.6f} wall_s {:.6f} (boot {:.1f}s); "
-             "beside 2 hogs ({:.0f} CPU s) sys_s {:.6f} wall_s {:.6f} (boot {:.1f}s)\n",
-             alone.sys_s, alone.wall_s, alone.boot_seconds, hog_cpu_s, loaded.sys_s, loaded.wall_s,
-             loaded.boot_seconds);
+  fmt::print(
+      stderr,
+      "icount fault 256M 4K, mean of 5 reps: alone sys_s {:.6f} wall_s {:.6f} (boot {:.1f}s); "
+      "beside 2 hogs ({:.0f} CPU s) sys_s {:.6f} wall_s {:.6f} (boot {:.1f}s)\n",
+      alone.sys_s, alone.wall_s, alone.boot_seconds, hog_cpu_s, loaded.sys_s, loaded.wall_s,
+      loaded.boot_seconds);
   // The hogs really competed for the host: they used CPU time for most of the loaded boot.
   EXPECT_GT(hog_cpu_s, 0.5 * loaded.boot_seconds);
   ASSERT_GT(alone.sys_s, 0);
   ASSERT_GT(alone.wall_s, 0);
-  EXPECT_LE(std::abs(loaded.sys_s / alone.sys_s - 1), kTolerance);
-  EXPECT_LE(std::abs(loaded.wall_s / alone.wall_s - 1), kTolerance);
+  EXPECT_LE(std::abs(loaded.sys_s / alone.sys_s - 1), kSysTolerance);
+  EXPECT_LE(std::abs(loaded.wall_s / alone.wall_s - 1), kWallTolerance);
   fs::remove_all(dir);
 }
 
