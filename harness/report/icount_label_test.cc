@@ -17,9 +17,9 @@ using nlohmann::json;
 std::vector<RunRecord> session(const std::string& timing) {
   std::vector<RunRecord> out;
   for (const char* knobs : {"4K", "64K mTHP"}) {
-    RunRecord r = fake_record({.knobs = knobs,
-                               .metrics = {{"sys_s", {0.103, 0.1031, 0.1029}},
-                                           {"faults", {16384, 16384, 16384}}}});
+    RunRecord r = fake_record(
+        {.knobs = knobs,
+         .metrics = {{"sys_s", {0.103, 0.1031, 0.1029}}, {"faults", {16384, 16384, 16384}}}});
     r.provenance.timing = timing;
     out.push_back(std::move(r));
   }
@@ -56,9 +56,14 @@ TEST(IcountLabel, ComparisonSaysInstructionTimeInsteadOfTcgEmulationTimings) {
 TEST(IcountLabel, HistoryNotesInstructionTimePoints) {
   std::vector<IndexedSample> samples;
   for (const char* timing : {"wall", "icount"}) {
-    IndexedRun run{.session = std::string("q/") + timing, .stamp = timing, .kernel = "k",
-                   .arch = "x86_64", .knob_set = "4K", .workload = "fault",
-                   .timings_emulated = true, .timing = timing};
+    IndexedRun run{.session = std::string("q/") + timing,
+                   .stamp = timing,
+                   .kernel = "k",
+                   .arch = "x86_64",
+                   .knob_set = "4K",
+                   .workload = "fault",
+                   .timings_emulated = true,
+                   .timing = timing};
     for (int rep = 0; rep < 3; ++rep) samples.push_back({run, rep, 0.1 + rep * 0.001});
   }
   const HistoryModel h = build_history("sys_s", samples);
