@@ -259,7 +259,7 @@ Document layout_history(const HistoryModel& m) {
     }
     if (emulated) t.notes.push_back("† TCG emulation timing");
     if (icount)
-      t.notes.push_back(emulated ? "† (where icount) instruction-time (icount)"
+      t.notes.push_back(emulated ? "† of a session under icount: instruction-time (icount)"
                                  : "† instruction-time (icount)");
     doc.tables.push_back(std::move(t));
   }
