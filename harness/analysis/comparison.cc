@@ -78,11 +78,13 @@ VariantInfo variant_info(const VariantRuns& v) {
   VariantInfo info;
   info.label = v.label;
   std::set<std::string> accels, hosts;
+  info.icount = !v.runs.empty();
   for (const RunRecord* r : v.runs) {
     info.runs.push_back(v.session.empty() ? r->id.run_id : v.session + "/" + r->id.run_id);
     accels.insert(r->provenance.accel);
     hosts.insert(r->provenance.host.hostname);
     info.emulated = info.emulated || r->provenance.timings_emulated;
+    info.icount = info.icount && r->provenance.icount();
   }
   for (const std::string& a : accels) info.accel += (info.accel.empty() ? "" : "+") + a;
   for (const std::string& h : hosts) info.host += (info.host.empty() ? "" : "+") + h;
@@ -117,6 +119,11 @@ bool shown_counter(const std::string& name) {
 bool ComparisonGroup::emulated() const {
   return std::any_of(variants.begin(), variants.end(),
                      [](const VariantInfo& v) { return v.emulated; });
+}
+
+bool ComparisonGroup::icount() const {
+  return emulated() && std::all_of(variants.begin(), variants.end(),
+                                   [](const VariantInfo& v) { return !v.emulated || v.icount; });
 }
 
 SampleStats sample_stats(std::vector<double> values) {
@@ -291,10 +298,19 @@ ComparisonGroup compare_group(const GroupRuns& in, const CompareOptions& options
   for (const VariantRuns& v : in.variants) g.variants.push_back(variant_info(v));
   const bool emulated = g.emulated();
   for (const std::string& metric : metric_order(in, options.keep)) {
-    if (auto row = metric_row(in, metric, emulated, options)) g.rows.push_back(std::move(*row));
+    if (auto row = metric_row(in, metric, emulated, options)) {
+      row->icount = row->emulated && g.icount();
+      g.rows.push_back(std::move(*row));
+    }
   }
   add_sample_warnings(&g);
-  if (emulated) g.warnings.push_back("timings (†) are TCG emulation timings: trust the counts");
+  if (g.icount()) {
+    g.warnings.push_back(
+        "timings (†) are instruction-time (icount): guest time counts "
+        "instructions, not the host's seconds");
+  } else if (emulated) {
+    g.warnings.push_back("timings (†) are TCG emulation timings: trust the counts");
+  }
   add_compaction_warnings(in, &g);
   add_crowded_warning(in, &g);
   return g;

@@ -63,7 +63,8 @@ struct Delta {
 struct MetricRow {
   std::string metric;
   MetricInfo info;
-  bool emulated = false;                     // a timing measured under TCG
+  bool emulated = false;  // a timing measured under TCG
+  bool icount = false;    // emulated, and instruction-time: every run under machine.timing icount
   std::vector<SampleStats> stats;            // per variant
   std::vector<std::optional<Delta>> deltas;  // per variant; [0] is always empty
 };
@@ -73,6 +74,7 @@ struct VariantInfo {
   std::vector<std::string> runs;  // "<session>/<run id>" (or the run id alone)
   std::string accel;              // "tcg", "kvm", or "tcg+kvm" when pooled runs differ
   bool emulated = false;
+  bool icount = false;  // every run's timings are instruction-time (provenance timing icount)
   KeyValues knobs_set;  // THP knob state after setting (of the first run)
   std::string kernel_build_id, kernel_version, emulator, guest_release;
   std::string host;  // "a", or "a+b" when pooled runs ran on several hosts
@@ -85,6 +87,7 @@ struct ComparisonGroup {
   std::vector<MetricRow> rows;  // workload metrics, then counter deltas that moved
   std::vector<std::string> warnings;
   bool emulated() const;
+  bool icount() const;  // some variant is emulated and every emulated one is instruction-time
 };
 
 struct ComparisonModel {

@@ -15,6 +15,7 @@ HistoryModel build_history(const std::string& metric, const std::vector<IndexedS
   // samples arrive oldest session first: points stay in order.
   std::map<std::pair<size_t, std::string>, std::vector<double>> values;
   std::map<std::pair<size_t, std::string>, bool> emulated;
+  std::map<std::pair<size_t, std::string>, bool> wall;  // some run not in instruction-time
   for (const IndexedSample& s : samples) {
     const IndexedRun& r = s.run;
     const std::string label =
@@ -27,11 +28,13 @@ HistoryModel build_history(const std::string& metric, const std::vector<IndexedS
     }
     values[{it->second, r.session}].push_back(s.value);
     emulated[{it->second, r.session}] = emulated[{it->second, r.session}] || r.timings_emulated;
+    wall[{it->second, r.session}] = wall[{it->second, r.session}] || r.timing != "icount";
   }
   for (size_t i = 0; i < m.series.size(); ++i) {
     for (HistoryPoint& p : m.series[i].points) {
       p.stats = sample_stats(values[{i, p.session}]);
       p.emulated = emulated[{i, p.session}] && m.info.kind == MetricKind::kTiming;
+      p.icount = p.emulated && !wall[{i, p.session}];
     }
   }
   return m;

@@ -17,6 +17,7 @@ struct HistoryPoint {
   std::string session, stamp;
   SampleStats stats;
   bool emulated = false;
+  bool icount = false;  // emulated, every run of the point in instruction-time
 };
 
 struct HistorySeries {

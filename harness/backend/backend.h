@@ -59,6 +59,7 @@ struct BackendNeeds {
   bool kernel = true;    // a built kernel per (kernel, arch); false: the host's own kernel runs
   bool initrd = true;    // a per-run initrd archive; false: BootRequest's unpacked parts instead
   bool parallel = true;  // may run beside other runs (-j); false: every run goes alone
+  bool icount = true;    // can run TCG guests under QEMU's -icount (machine.timing: icount)
 };
 
 // Sets out's console and record paths (in the run directory, which it creates) and removes

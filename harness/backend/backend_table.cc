@@ -37,7 +37,7 @@ const std::vector<BackendEntry>& backend_table() {
       {"host",
        "the agent and workloads on this machine (root; its own kernel and THP knobs, restored "
        "afterwards)",
-       {.kernel = false, .initrd = false, .parallel = false},
+       {.kernel = false, .initrd = false, .parallel = false, .icount = false},
        ResultTransport::kInheritedFd,
        [](const BackendContext& c) -> Result<std::unique_ptr<Backend>> {
          return std::unique_ptr<Backend>(std::make_unique<HostBackend>(
@@ -45,7 +45,8 @@ const std::vector<BackendEntry>& backend_table() {
        }},
       {"libvirt",
        "a transient libvirt domain per run at machine.connect / --connect (default qemu:///system)",
-       {.kernel = true, .initrd = true, .parallel = true},
+       // No <qemu:commandline> in its domain XML: no -icount (plan refuses machine.timing: icount).
+       {.kernel = true, .initrd = true, .parallel = true, .icount = false},
        ResultTransport::kLibvirtChannel,
        [](const BackendContext& c) -> Result<std::unique_ptr<Backend>> {
          return make_libvirt_backend(

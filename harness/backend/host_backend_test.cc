@@ -129,6 +129,11 @@ TEST(BackendTableTest, EntriesDeclareWhatTheyNeed) {
   EXPECT_EQ(find_backend("nope"), nullptr);
 }
 
+TEST(BackendTableTest, OnlyQemuPassesIcount) {  // libvirt's domain XML has no <qemu:commandline>
+  for (const BackendEntry& e : backend_table()) EXPECT_EQ(e.needs.icount, e.name == "qemu");
+  EXPECT_TRUE(BackendNeeds{}.icount);  // the default needs are QEMU's
+}
+
 TEST(BackendTableTest, UnknownMachineBackendIsALocatedErrorWithASuggestion) {
   Experiment exp = parse(
       "name: h\nkernels:\n  - name: k\narchs: [x86_64]\nmachine:\n  backend: hots\n"

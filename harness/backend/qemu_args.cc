@@ -14,6 +14,32 @@ std::string qemu_escape(const std::string& v) {
   }
   return out;
 }
+
+// -mem-prealloc, or a memory backend per NUMA node with the distances between them.
+void add_memory(const QemuLaunch& l, std::vector<std::string>& a) {
+  if (l.machine.numa.empty()) {
+    if (l.prealloc) a.push_back("-mem-prealloc");
+    return;
+  }
+  for (size_t i = 0; i < l.machine.numa.size(); ++i) {
+    const NumaNode& n = l.machine.numa[i];
+    a.push_back("-object");
+    a.push_back(fmt::format("memory-backend-ram,id=m{},size={}M{}", i, n.memory_mb,
+                            l.prealloc ? ",prealloc=on" : ""));
+    std::string node = fmt::format("node,memdev=m{},nodeid={}", i, i);
+    for (int cpu : n.cpus) node += fmt::format(",cpus={}", cpu);
+    a.push_back("-numa");
+    a.push_back(node);
+  }
+  for (size_t i = 0; i < l.machine.numa_distance.size(); ++i) {
+    for (size_t j = 0; j < l.machine.numa_distance[i].size(); ++j) {
+      if (i == j) continue;
+      a.push_back("-numa");
+      a.push_back(fmt::format("dist,src={},dst={},val={}", i, j, l.machine.numa_distance[i][j]));
+    }
+  }
+}
+
 }  // namespace
 
 std::string accel_name(Accel a) {
@@ -49,26 +75,12 @@ std::vector<std::string> qemu_argv(const QemuLaunch& l) {
       std::to_string(l.machine.cpus),
       "-m",
       fmt::format("{}M", l.machine.memory_mb)};
-  if (l.machine.numa.empty()) {
-    if (l.prealloc) a.push_back("-mem-prealloc");
-  } else {
-    for (size_t i = 0; i < l.machine.numa.size(); ++i) {
-      const NumaNode& n = l.machine.numa[i];
-      a.push_back("-object");
-      a.push_back(fmt::format("memory-backend-ram,id=m{},size={}M{}", i, n.memory_mb,
-                              l.prealloc ? ",prealloc=on" : ""));
-      std::string node = fmt::format("node,memdev=m{},nodeid={}", i, i);
-      for (int cpu : n.cpus) node += fmt::format(",cpus={}", cpu);
-      a.push_back("-numa");
-      a.push_back(node);
-    }
-    for (size_t i = 0; i < l.machine.numa_distance.size(); ++i) {
-      for (size_t j = 0; j < l.machine.numa_distance[i].size(); ++j) {
-        if (i == j) continue;
-        a.push_back("-numa");
-        a.push_back(fmt::format("dist,src={},dst={},val={}", i, j, l.machine.numa_distance[i][j]));
-      }
-    }
+  add_memory(l, a);
+  // machine.timing: icount (TCG only; plan refuses it elsewhere): the guest clock advances 2^0 ns
+  // per instruction executed, and an idle guest's clock jumps to its next timer (sleep=off), so
+  // guest time no longer depends on the host's speed or load.
+  if (l.accel == Accel::kTcg && l.machine.timing == TimingMode::kIcount) {
+    a.insert(a.end(), {"-icount", std::string(kIcountOptions)});
   }
   if (!l.bios.empty()) a.insert(a.end(), {"-bios", l.bios.string()});
   const bool mmio = l.machine_override.starts_with("microvm");  // no PCI bus: virtio over MMIO

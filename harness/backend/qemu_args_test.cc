@@ -78,6 +78,27 @@ TEST(QemuArgs, KvmUsesTheHostCpu) {
   EXPECT_TRUE(has_pair(a, "-cpu", "host"));
 }
 
+TEST(QemuArgs, IcountTimingAddsIcountUnderTcgOnBothArches) {
+  for (Arch arch : {Arch::kX86_64, Arch::kArm64}) {
+    QemuLaunch l = launch(arch);
+    auto wall = qemu_argv(l);
+    EXPECT_EQ(std::count(wall.begin(), wall.end(), "-icount"), 0);
+    l.machine.timing = TimingMode::kIcount;
+    auto icount = qemu_argv(l);
+    EXPECT_TRUE(has_pair(icount, "-icount", "shift=0,sleep=off"));
+    EXPECT_EQ(icount.size(), wall.size() + 2);  // nothing else changes
+    EXPECT_TRUE(has_pair(icount, "-accel", "tcg"));
+  }
+}
+
+TEST(QemuArgs, IcountIsNeverPassedWithKvm) {  // QEMU refuses it; plan refuses it first
+  QemuLaunch l = launch(Arch::kX86_64);
+  l.accel = Accel::kKvm;
+  l.machine.timing = TimingMode::kIcount;
+  auto a = qemu_argv(l);
+  EXPECT_EQ(std::count(a.begin(), a.end(), "-icount"), 0);
+}
+
 TEST(QemuArgs, NumaNodesGetPreallocatedBackendsAndDistances) {
   auto l = launch(Arch::kArm64);
   l.machine.numa = {{{0}, 512}, {{1}, 512}};

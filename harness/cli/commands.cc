@@ -20,6 +20,7 @@
 #include "cli/merge_command.h"
 #include "cli/progress.h"
 #include "cli/results_commands.h"
+#include "cli/timing_flag.h"
 #include "cli/workload_commands.h"
 #include "image/image_builder.h"
 #include "kernel/builder.h"
@@ -124,6 +125,7 @@ std::function<int()> setup_plan(CLI::App& app) {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
     auto runs = expand(*exp);
+    if (auto refused = timing_refused(*exp, runs)) return *refused;
     fmt::print("plan {}\n", plan_hash(runs));
     if (!shard_text->empty()) {
       auto shard = parse_shard(*shard_text);
@@ -186,6 +188,7 @@ struct RunFlags {
   int make_jobs = 0;
   int guests = 0;
   std::string accel;
+  std::string timing;
   std::string shard;
   std::string connect;
   std::string backend;
@@ -208,6 +211,7 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--accel", f.accel,
                  "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+  add_timing_flag(app, f.timing);
   app.add_option(
       "--connect", f.connect,
       fmt::format("libvirt URI (overrides machine.connect; default {})", kDefaultLibvirtUri));
@@ -231,9 +235,10 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   f.common.add(app);
 }
 
-// Applies --accel, --backend, --connect and --hosts to exp.machine; the backend they choose.
+// Applies --accel, --timing, --backend, --connect, --hosts to exp.machine; the chosen backend.
 Result<BackendChoice> choose_backend(const RunFlags& f, Experiment& exp) {
   if (!f.accel.empty()) exp.machine.accel = *parse_accel_choice(f.accel);
+  apply_timing_flag(f.timing, exp);
   if (!f.backend.empty()) exp.machine.backend = f.backend;
   if (!f.connect.empty()) exp.machine.connect = f.connect;
   BackendChoice choice;

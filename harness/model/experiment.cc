@@ -26,6 +26,17 @@ std::optional<AccelChoice> parse_accel_choice(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view timing_mode_name(TimingMode t) {
+  return t == TimingMode::kIcount ? "icount" : "wall";
+}
+
+std::optional<TimingMode> parse_timing_mode(std::string_view name) {
+  for (TimingMode t : {TimingMode::kWall, TimingMode::kIcount}) {
+    if (timing_mode_name(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
 bool selector_matches(const RunSelector& sel, const Experiment& exp, const Run& run) {
   if (!sel.kernel.empty() && exp.kernels[run.kernel].name != sel.kernel) return false;
   if (sel.arch && *sel.arch != run.arch) return false;

@@ -64,8 +64,18 @@ enum class AccelChoice { kAuto, kKvm, kTcg };
 std::string_view accel_choice_name(AccelChoice c);
 std::optional<AccelChoice> parse_accel_choice(std::string_view name);
 
+// How guest time runs (`machine.timing`). wall: the guest clock follows the host's (timings under
+// TCG depend on the host's speed and load). icount: QEMU's -icount, the guest clock advances with
+// the instructions executed, so timings measure the kernel's path length (TCG only). Like accel,
+// how runs are done, not part of run ids (recorded as provenance.boot.timing).
+enum class TimingMode { kWall, kIcount };
+std::string_view timing_mode_name(TimingMode t);
+std::optional<TimingMode> parse_timing_mode(std::string_view name);
+
 struct MachineSpec {
   AccelChoice accel = AccelChoice::kAuto;
+  TimingMode timing = TimingMode::kWall;
+  SourceLoc timing_loc;  // of `timing:` (unset when it was not written)
   // Which backend runs the guests (guest/backend_table.h): "qemu", "host", "libvirt". Like accel,
   // how runs are done, not part of run ids (recorded as provenance.boot.backend).
   std::string backend = "qemu";

@@ -1,4 +1,4 @@
-// The experiment loader: archs and the machine (accelerator, backend, cpus, memory, NUMA).
+// The experiment loader: archs and the machine (accelerator, timing, backend, cpus, memory, NUMA).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -9,7 +9,7 @@
 namespace foliolab::loader_internal {
 namespace {
 
-const Keys kMachineKeys = {"accel", "backend", "connect", "cpus", "memory", "numa"};
+const Keys kMachineKeys = {"accel", "backend", "connect", "cpus", "memory", "numa", "timing"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
 
@@ -54,6 +54,12 @@ Status Parser::parse_machine(const Field& f, MachineSpec* m) const {
     auto name = read_choice(*a, {"auto", "kvm", "tcg"}, "accelerator");
     FL_TRY(name);
     m->accel = *parse_accel_choice(*name);
+  }
+  if (const Field* t = fields->find("timing")) {
+    auto name = read_choice(*t, {"wall", "icount"}, "timing mode");
+    FL_TRY(name);
+    m->timing = *parse_timing_mode(*name);
+    m->timing_loc = loc(*t);
   }
   if (const Field* b = fields->find("backend")) {  // checked against the backend table by the CLI
     auto name = read_scalar(*b);

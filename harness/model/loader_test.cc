@@ -213,8 +213,25 @@ TEST(LoaderTest, UnknownTopLevelKeySuggestsClosest) {
 TEST(LoaderTest, UnknownKeyFarFromAnyListsValidKeys) {
   EXPECT_EQ(error_of("name: q\nmachine:\n  frobnicate: 1\n"),
             "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: accel, backend, "
-            "connect, cpus, memory, "
-            "numa");
+            "connect, cpus, memory, numa, timing");
+}
+
+TEST(LoaderTest, MachineTimingIsWallOrIcount) {
+  auto plain = parse(std::string(kMinimal));
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->machine.timing, TimingMode::kWall);
+  EXPECT_EQ(plain->machine.timing_loc.line, 0);
+  for (const char* name : {"wall", "icount"}) {
+    auto exp = parse(std::string(kMinimal) + "machine: {timing: " + name + "}\n");
+    ASSERT_TRUE(exp.ok()) << exp.error().message;
+    EXPECT_EQ(timing_mode_name(exp->machine.timing), name);
+    EXPECT_GT(exp->machine.timing_loc.line, 0);
+  }
+  EXPECT_EQ(error_of("name: q\nmachine: {timing: icont}\n"),
+            "q.yaml:2:19: machine.timing: unknown timing mode 'icont'; did you mean 'icount'? "
+            "(valid: wall, icount)");
+  EXPECT_EQ(error_of("name: q\nmachine:\n  timing: [icount]\n"),
+            "q.yaml:3:11: machine.timing: expected a scalar, got a list");
 }
 
 TEST(LoaderTest, MachineAccelIsAutoKvmOrTcg) {

@@ -70,7 +70,7 @@ function dotPlot(parent, row, variants) {
   const W = 350, rowH = 22, left = 115, H = 24 + rowH * row.stats.length;
   const box = el('div', {class: 'plot'}, parent);
   el('div', {class: 'title', text: row.metric + (row.unit ? ' (' + row.unit + ')' : '')}, box);
-  if (row.emulated) el('div', {class: 'emu', text: 'emulated timing (TCG)'}, box);
+  if (row.emulated) el('div', {class: 'emu', text: row.icount ? 'instruction-time (icount)' : 'emulated timing (TCG)'}, box);
   const p = row.plot;
   const x = scale(p.lo, p.hi, left, W - 10);
   const svg = el('svg:svg', {width: W, height: H, class: 'dotplot'}, box);
@@ -204,7 +204,10 @@ function drawHistory(data, root) {
     });
     el('svg:text', {x: 2, y: 14, text: s.axis.hi_text}, svg);
     el('svg:text', {x: 2, y: H - 30, text: s.axis.lo_text}, svg);
-    if (s.points.some(p => p.emulated)) el('div', {class: 'emu', text: 'emulated timings (TCG)'}, plot);
+    if (s.points.some(p => p.emulated)) {
+      const icount = s.points.every(p => !p.emulated || p.icount);
+      el('div', {class: 'emu', text: icount ? 'instruction-time (icount)' : 'emulated timings (TCG)'}, plot);
+    }
   });
 }
 const DATA = JSON.parse(document.getElementById('data').textContent);

@@ -38,6 +38,7 @@ json variant_json(const VariantInfo& v) {
           {"runs", v.runs},
           {"accel", v.accel},
           {"timings_emulated", v.emulated},
+          {"timings_icount", v.icount},
           {"knobs_set", knobs},
           {"kernel_build_id", v.kernel_build_id},
           {"kernel_version", v.kernel_version},
@@ -55,6 +56,7 @@ json metric_json(const MetricRow& r) {
           {"better", better_name(r.info.better)},
           {"kind", metric_kind_name(r.info.kind)},
           {"emulated", r.emulated},
+          {"icount", r.icount},
           {"stats", stats},
           {"vs_first", deltas}};
 }
@@ -77,7 +79,8 @@ json point_json(const HistoryPoint& p) {
           {"mean", number_json(p.stats.mean)},
           {"sd", number_json(p.stats.sd)},
           {"ci95", {number_json(p.stats.ci_low), number_json(p.stats.ci_high)}},
-          {"emulated", p.emulated}};
+          {"emulated", p.emulated},
+          {"icount", p.icount}};
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ std::string n_text(const ComparisonGroup& g) {
 
 std::string group_title(const ComparisonGroup& g) {
   std::string t = g.title + " · " + n_text(g);
-  if (g.emulated()) t += " · TCG";
+  if (g.emulated()) t += g.icount() ? " · TCG icount" : " · TCG";
   return t;
 }
 
@@ -297,14 +297,18 @@ Document layout_history(const HistoryModel& m) {
     TextTable t;
     t.title = s.label;
     t.header = {"session", "n", "median", "mean ± sd", "95% CI of mean", "CV"};
-    bool emulated = false;
+    bool emulated = false, icount = false;
     for (const HistoryPoint& p : s.points) {
-      emulated = emulated || p.emulated;
+      emulated = emulated || (p.emulated && !p.icount);
+      icount = icount || p.icount;
       t.rows.push_back({p.stamp + (p.emulated ? "†" : ""), std::to_string(p.stats.n),
                         format_compact(p.stats.median), stats_mean_sd(p.stats),
                         mean_ci_cell(p.stats), format_percent(p.stats.cv)});
     }
     if (emulated) t.notes.push_back("† TCG emulation timing");
+    if (icount)
+      t.notes.push_back(emulated ? "† of a session under icount: instruction-time (icount)"
+                                 : "† instruction-time (icount)");
     doc.tables.push_back(std::move(t));
   }
   if (m.series.empty()) doc.preamble.push_back("(no indexed runs have this metric)");

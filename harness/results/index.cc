@@ -66,6 +66,10 @@ CREATE TABLE provenance(
   PRIMARY KEY(run, key)) WITHOUT ROWID;
 CREATE INDEX runs_identity ON runs(experiment, kernel, arch, knob_set, workload);
 )sql",
+    // 3: the timing mode of a run (provenance.timing; runs indexed before it were wall).
+    R"sql(
+ALTER TABLE runs ADD COLUMN timing TEXT NOT NULL DEFAULT 'wall';
+)sql",
 };
 static_assert(std::size(kMigrations) == kIndexSchema);
 
@@ -83,7 +87,8 @@ const std::vector<std::string> kQueryKeys = {"experiment", "kernel",  "arch",  "
 
 constexpr const char* kRunColumns =
     "se.path, se.stamp, r.experiment, r.run_id, r.kernel, r.arch, r.knob_set, r.workload, "
-    "r.status, r.accel, r.timings_emulated";
+    "r.status, r.accel, r.timings_emulated, r.timing";
+constexpr int kRunColumnCount = 12;  // of kRunColumns: a query's own columns come after them
 
 IndexedRun run_from_row(const SqliteStmt& s, const fs::path& root) {
   IndexedRun r;
@@ -99,6 +104,7 @@ IndexedRun run_from_row(const SqliteStmt& s, const fs::path& root) {
   r.status = s.column_text(8);
   r.accel = s.column_text(9);
   r.timings_emulated = s.column_int(10) != 0;
+  r.timing = s.column_text(11);
   return r;
 }
 
@@ -160,14 +166,14 @@ Status insert_run(SqliteDb& db, int64_t session, const RunRecord& r) {
   auto ins = db.prepare(
       "INSERT INTO runs(session_id, run_id, experiment, kernel, arch, knob_set, workload, "
       "workload_name, status, reason, accel, timings_emulated, kernel_build_id, started, "
-      "finished, failure_class) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "finished, failure_class, timing) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!ins.ok()) return ins.error();
   const Provenance& p = r.provenance;
   ins->bind(1, session).bind(2, r.id.run_id).bind(3, r.id.experiment).bind(4, r.id.kernel.name);
   ins->bind(5, r.id.arch).bind(6, r.id.knob_set.name).bind(7, r.id.workload.label);
   ins->bind(8, r.id.workload.name).bind(9, r.status).bind(10, r.reason).bind(11, p.accel);
   ins->bind(12, int64_t{p.timings_emulated}).bind(13, p.kernel_build_id).bind(14, r.started);
-  ins->bind(15, r.finished).bind(16, failure_class_name(r.failure));
+  ins->bind(15, r.finished).bind(16, failure_class_name(r.failure)).bind(17, p.timing);
   if (auto st = ins->run(); !st.ok()) return st;
   const int64_t run = db.last_insert_rowid();
 
@@ -372,8 +378,8 @@ Result<std::vector<IndexedSample>> ResultIndex::samples(const std::string& metri
     auto row = stmt->step();
     if (!row.ok()) return row.error();
     if (!*row) break;
-    out.push_back({run_from_row(*stmt, root_), static_cast<int>(stmt->column_int(11)),
-                   stmt->column_double(12)});
+    out.push_back({run_from_row(*stmt, root_), static_cast<int>(stmt->column_int(kRunColumnCount)),
+                   stmt->column_double(kRunColumnCount + 1)});
   }
   return out;
 }

@@ -20,7 +20,7 @@
 
 namespace foliolab {
 
-inline constexpr int kIndexSchema = 2;
+inline constexpr int kIndexSchema = 3;
 inline constexpr const char* kIndexFile = "index.sqlite";
 
 // A selection of indexed runs: every non-empty field must match. `since`/`until` compare with
@@ -42,6 +42,7 @@ struct IndexedRun {
   std::string session;                // relative to the root: <experiment>/<stamp>
   std::string stamp, experiment, run_id, kernel, arch, knob_set, workload, status, accel;
   bool timings_emulated = false;
+  std::string timing = "wall";  // provenance.timing: wall or icount
 };
 
 struct IndexedSample {

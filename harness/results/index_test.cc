@@ -153,15 +153,22 @@ TEST(ResultIndex, MigratesFromSchema1) {
   }
   auto index = ResultIndex::open(root);
   ASSERT_TRUE(index.ok()) << index.error().message;
-  EXPECT_EQ(*index->db().query_int("PRAGMA user_version"), 2);
+  EXPECT_EQ(*index->db().query_int("PRAGMA user_version"), kIndexSchema);
   auto old = index->samples("faults", {});
   ASSERT_TRUE(old.ok()) << old.error().message;
   ASSERT_EQ(old->size(), 1u);
   EXPECT_EQ(old->front().run.run_id, "old");
+  EXPECT_EQ(old->front().run.timing, "wall");  // schema 3: runs indexed before it were wall
   EXPECT_EQ(old->front().value, 16386);
   EXPECT_TRUE(index->db().prepare("SELECT failure_class FROM runs").ok());
-  // Version 2 writes work on the migrated file.
-  ASSERT_TRUE(index->add_run(session(root, "20261130T000000Z"), run_of("4K", 1)).ok());
+  // Current writes work on the migrated file, the timing mode with them.
+  RunRecord icount = run_of("4K", 1);
+  icount.provenance.timing = "icount";
+  ASSERT_TRUE(index->add_run(session(root, "20261130T000000Z"), icount).ok());
+  auto runs = index->find_runs({});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ(runs->back().timing, "icount");
   EXPECT_EQ(*index->db().query_int("SELECT COUNT(*) FROM provenance"), 2);  // host, backend
   // A newer schema than this foliolab knows is refused with the way out.
   ASSERT_TRUE(index->db().exec("PRAGMA user_version = 99").ok());

@@ -32,6 +32,7 @@ SessionOptions ExperimentRunner::session_options() const {
 
 Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::vector<Run>& runs) {
   // A plan the backend cannot run is refused before a session exists.
+  FL_TRY(check_timing_mode(exp, runs, opt_.needs));
   FL_TRY(backend_.preflight(exp, runs));
   auto session = Session::open(exp, runs, session_options(), *status_);
   if (!session.ok()) return session.error();

@@ -9,11 +9,41 @@
 
 namespace foliolab {
 
+namespace {
+
+// "q.yaml:7:3: machine.timing: icount" when the file set it, "--timing icount" otherwise.
+std::string timing_origin(const MachineSpec& m) {
+  return m.timing_loc.line > 0 ? m.timing_loc.str() + ": machine.timing: icount"
+                               : std::string("--timing icount");
+}
+
+}  // namespace
+
+Status check_timing_mode(const Experiment& exp, const std::vector<Run>& runs,
+                         const BackendNeeds& needs) {
+  const MachineSpec& m = exp.machine;
+  if (m.timing != TimingMode::kIcount || runs.empty()) return {};
+  std::string why;
+  if (!needs.icount) {
+    why = fmt::format("backend {} cannot run guests under QEMU's -icount (only backend qemu can)",
+                      m.backend);
+  } else if (m.accel == AccelChoice::kKvm) {
+    why = "instruction-time needs TCG, but accel is kvm (use accel: tcg or auto)";
+  } else {
+    return {};
+  }
+  const std::string more =
+      runs.size() > 1 ? fmt::format(" and {} more run(s)", runs.size() - 1) : std::string();
+  return make_error(
+      fmt::format("{}: {}: refused for run {}{}", timing_origin(m), why, runs.front().id, more));
+}
+
 Planner::Planner(const Experiment& exp, ArtifactProvider& artifacts, Backend& backend,
                  BackendNeeds needs, RunStatus& status)
     : exp_(exp), artifacts_(artifacts), backend_(backend), needs_(needs), status_(status) {}
 
 Result<std::vector<PreparedRun>> Planner::plan(const std::vector<Run>& runs, Session& session) {
+  FL_TRY(check_timing_mode(exp_, runs, needs_));
   std::vector<const Run*> to_do;
   for (const Run& run : runs) {
     if (auto was_ok = session.kept(run)) {
@@ -51,8 +81,13 @@ Result<std::map<Arch, AccelVerdict>> Planner::settle_accel(const std::vector<con
       if (!image.ok()) return image.error();
       return ProbeImages{kernel->image, image->cpio};
     };
-    auto verdict =
-        backend_.resolve_accel({.choice = exp_.machine.accel, .arch = run->arch, .images = images});
+    // Instruction-time runs only under TCG: `auto` probes nothing and says why.
+    const bool icount = exp_.machine.timing == TimingMode::kIcount;
+    const AccelChoice choice = icount ? AccelChoice::kTcg : exp_.machine.accel;
+    auto verdict = backend_.resolve_accel({.choice = choice, .arch = run->arch, .images = images});
+    if (verdict.ok() && icount && exp_.machine.accel == AccelChoice::kAuto) {
+      verdict->reason = "auto: machine.timing icount forces TCG (instruction-time)";
+    }
     const std::string_view arch = arch_info(run->arch).name;
     if (!verdict.ok()) {
       return in_context(fmt::format("{} ({})", arch, backend_.name()), verdict.error());

@@ -24,6 +24,13 @@
 
 namespace foliolab {
 
+// machine.timing: icount needs a backend that passes QEMU's -icount and TCG: with accel kvm, or
+// on a backend that cannot (the host backend; libvirt, whose domain XML has no
+// <qemu:commandline>), an error naming the first run it would refuse, before anything is built.
+// Wall timing always passes.
+Status check_timing_mode(const Experiment& exp, const std::vector<Run>& runs,
+                         const BackendNeeds& needs);
+
 class Planner {
  public:
   Planner(const Experiment& exp, ArtifactProvider& artifacts, Backend& backend, BackendNeeds needs,

@@ -105,5 +105,59 @@ TEST_F(PlannerTest, ABackendThatBuildsNoKernelRunsTheHostsOwn) {
   EXPECT_EQ(artifacts_.kernel_builds, 0);
 }
 
+TEST_F(PlannerTest, IcountUnderKvmIsRefusedBeforeAnythingIsBuiltNamingTheRun) {
+  exp_.machine.timing = TimingMode::kIcount;
+  exp_.machine.timing_loc = {.file = "fake.yaml", .line = 3, .column = 11};
+  exp_.machine.accel = AccelChoice::kKvm;
+  auto s = session();
+  ASSERT_TRUE(s.ok());
+  auto todo = Planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_).plan(runs_, *s);
+  ASSERT_FALSE(todo.ok());
+  EXPECT_EQ(todo.error().kind, ErrorKind::kInput);
+  EXPECT_EQ(todo.error().message,
+            "fake.yaml:3:11: machine.timing: icount: instruction-time needs TCG, but accel is kvm "
+            "(use accel: tcg or auto): refused for run " +
+                runs_.front().id + " and 7 more run(s)");
+  EXPECT_EQ(artifacts_.kernel_builds, 0);
+  EXPECT_EQ(backend_.accel_requests, 0);
+}
+
+TEST_F(PlannerTest, IcountOnABackendThatCannotPassItIsRefused) {
+  exp_.machine.timing = TimingMode::kIcount;  // as --timing icount sets it: no file location
+  exp_.machine.backend = "host";
+  const std::vector<foliolab::Run> one(runs_.begin(), runs_.begin() + 1);
+  auto st = check_timing_mode(exp_, one, BackendNeeds{.kernel = false, .icount = false});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message,
+            "--timing icount: backend host cannot run guests under QEMU's -icount (only backend "
+            "qemu can): refused for run " +
+                one.front().id);
+  exp_.machine.timing = TimingMode::kWall;  // wall timing runs anywhere
+  EXPECT_TRUE(check_timing_mode(exp_, one, BackendNeeds{.icount = false}).ok());
+}
+
+TEST_F(PlannerTest, IcountWithAutoAccelAsksForTcgAndSaysWhy) {
+  exp_.machine.timing = TimingMode::kIcount;
+  std::vector<AccelChoice> asked;
+  backend_.on_accel = [&](const AccelRequest& req) -> Result<AccelVerdict> {
+    asked.push_back(req.choice);
+    return AccelVerdict{Accel::kTcg, "tcg requested"};
+  };
+  auto s = session();
+  ASSERT_TRUE(s.ok());
+  auto todo = Planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_).plan(runs_, *s);
+  ASSERT_TRUE(todo.ok()) << todo.error().message;
+  EXPECT_EQ(asked, std::vector<AccelChoice>{AccelChoice::kTcg});  // no KVM probe
+  ASSERT_FALSE(todo->empty());
+  EXPECT_EQ((*todo)[0].accel.accel, Accel::kTcg);
+  EXPECT_EQ((*todo)[0].accel.reason, "auto: machine.timing icount forces TCG (instruction-time)");
+  exp_.machine.accel = AccelChoice::kTcg;  // an explicit tcg keeps the backend's own reason
+  auto again = session();
+  ASSERT_TRUE(again.ok());
+  todo = Planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_).plan(runs_, *again);
+  ASSERT_TRUE(todo.ok());
+  EXPECT_EQ((*todo)[0].accel.reason, "tcg requested");
+}
+
 }  // namespace
 }  // namespace foliolab

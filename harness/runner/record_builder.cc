@@ -59,7 +59,7 @@ void record_image(RunRecord& r, const ImageArtifact& i) {
   r.provenance.image_workloads = i.workloads;
 }
 
-void record_boot(RunRecord& r, const BootOutcome& boot) {
+void record_boot(RunRecord& r, const BootOutcome& boot, TimingMode timing) {
   Provenance& p = r.provenance;
   p.backend = boot.backend;
   p.accel = accel_name(boot.accel);
@@ -72,6 +72,8 @@ void record_boot(RunRecord& r, const BootOutcome& boot) {
   p.emulator_exit = boot.exit;
   p.boot_seconds = boot.seconds;
   p.timings_emulated = boot.accel == Accel::kTcg;
+  p.timing = std::string(
+      timing_mode_name(p.timings_emulated ? timing : TimingMode::kWall));  // "wall" | "icount"
   r.artifacts.console_log = boot.console_log.filename().string();
   r.artifacts.records = boot.records_file.filename().string();
   r.artifacts.emulator_log = boot.backend == "qemu" ? "qemu.log" : "";

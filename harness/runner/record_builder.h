@@ -18,8 +18,9 @@ HostInfo host_provenance();
 
 void record_kernel(RunRecord& r, const KernelArtifact& k);
 void record_image(RunRecord& r, const ImageArtifact& i);
-// Provenance of the boot (accel, emulator, command) and the artifact files it left.
-void record_boot(RunRecord& r, const BootOutcome& boot);
+// Provenance of the boot (accel, emulator, command, the spec's timing mode) and the artifact
+// files it left. The timing is icount only for a TCG boot (plan refuses it elsewhere).
+void record_boot(RunRecord& r, const BootOutcome& boot, TimingMode timing);
 // Knob state, repetitions, guest errors and interpretation problems from the guest's report.
 void record_guest_report(RunRecord& r, const RunReport& report);
 

@@ -101,7 +101,7 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
     out.end = RunOutcome::End::kCancelled;  // an interrupted run leaves no record: resume reruns it
     return out;
   }
-  record_boot(record, *boot);
+  record_boot(record, *boot, exp_.machine.timing);
   record.provenance.accel_requested = std::string(accel_choice_name(exp_.machine.accel));
   record.provenance.accel_reason = p.accel.reason;
   auto [report, who] = read_report(p, *boot);
