@@ -10,7 +10,7 @@ namespace foliolab::loader_internal {
 namespace {
 
 const Keys kWorkloadKeys = {"name", "label", "params", "metrics", "exclusive"};
-const Keys kMetricDeclKeys = {"unit", "better", "kind", "pattern"};
+const Keys kMetricDeclKeys = {"unit", "better", "kind", "pattern", "primary"};
 
 }  // namespace
 
@@ -128,8 +128,25 @@ Status Parser::parse_metric_decls(const Field& f, WorkloadSpec* w) const {
       if (!kind) return error(*k, "unknown kind '" + *text + "' (valid: count, timing)");
       info.kind = *kind;
     }
+    if (const Field* p = decl->find("primary")) FL_TRY(parse_primary(*p, name, info, w));
     w->metrics.emplace_back(name, info);
   }
+  return {};
+}
+
+// `primary: true` on a timing: adaptive repetitions watch it. A count never needs more reps.
+Status Parser::parse_primary(const Field& f, const std::string& name, const MetricInfo& info,
+                             WorkloadSpec* w) const {
+  auto on = read_bool(f);
+  FL_TRY(on);
+  if (!*on) return {};
+  if (info.kind != MetricKind::kTiming) {
+    return error(f,
+                 "only a timing can be primary (a count needs no more reps); add 'kind: "
+                 "timing' if '" +
+                     name + "' is one");
+  }
+  w->primary_metrics.push_back(name);
   return {};
 }
 

@@ -1,5 +1,7 @@
 #include "model/matrix.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <sstream>
 
@@ -74,6 +76,13 @@ std::string run_identity(const Experiment& exp, const Run& run) {
   c.add("workload").add(w.name).add(w.label);
   c.add_sorted("params", w.params);
   c.add("repeat").add(static_cast<uint64_t>(exp.repeat));
+  // Only present when used, so that ids of plain `repeat: N` runs stay what they were.
+  if (exp.adaptive) {
+    c.add("adaptive")
+        .add(static_cast<uint64_t>(exp.adaptive->max))
+        .add(fmt::format("{}", exp.adaptive->ci));
+  }
+  if (exp.warmup) c.add("warmup").add(static_cast<uint64_t>(exp.warmup));
   return c.str();
 }
 
@@ -116,7 +125,11 @@ std::string format_plan(const Experiment& exp, const std::vector<Run>& runs) {
   const size_t kept = expand(exp).size();
   const size_t product = full_product(exp);
   if (kept < product) out << " (" << product - kept << " excluded)";
-  out << ", " << plural(static_cast<size_t>(exp.repeat), "repetition") << " each\n";
+  if (exp.adaptive) {
+    out << ", " << exp.repeat << ".." << exp.adaptive->max << " repetitions each (adaptive)\n";
+  } else {
+    out << ", " << plural(static_cast<size_t>(exp.repeat), "repetition") << " each\n";
+  }
   const std::vector<std::string> header = {"RUN ID",   "KERNEL",   "ARCH",
                                            "KNOB SET", "WORKLOAD", "PARAMS"};
   std::vector<std::vector<std::string>> rows = {header};
