@@ -1,6 +1,7 @@
 // The experiment loader: `repeat` (a count, or a map for adaptive repetitions) and `warmup`.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -105,10 +106,9 @@ Status apply_repeat_until_ci(Experiment& exp, const std::string& percent) {
     return make_error("--repeat-until-ci " + percent +
                       ": expected a percentage of the mean in (0, 100 %), such as 2%");
   }
-  if (!exp.adaptive) {
-    exp.adaptive = AdaptiveRepeat{.max = loader_internal::kDefaultMax};
-    exp.repeat = loader_internal::kDefaultMin;
-  }
+  // A plain count (3 when the file has none) stays the minimum: the run ids stay the file's.
+  if (!exp.adaptive)
+    exp.adaptive = AdaptiveRepeat{.max = std::max(loader_internal::kDefaultMax, exp.repeat)};
   exp.adaptive->ci = *ci;
   return {};
 }

@@ -1,7 +1,5 @@
 #include "model/matrix.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <sstream>
 
@@ -76,12 +74,9 @@ std::string run_identity(const Experiment& exp, const Run& run) {
   c.add("workload").add(w.name).add(w.label);
   c.add_sorted("params", w.params);
   c.add("repeat").add(static_cast<uint64_t>(exp.repeat));
-  // Only present when used, so that ids of plain `repeat: N` runs stay what they were.
-  if (exp.adaptive) {
-    c.add("adaptive")
-        .add(static_cast<uint64_t>(exp.adaptive->max))
-        .add(fmt::format("{}", exp.adaptive->ci));
-  }
+  // Adaptive repetitions (max, ci) are how a run is done, decided in the guest, not part of the
+  // id: `run --repeat-until-ci` must not move a session's runs away from its plan (`report`
+  // expands the file without the flag). `repeat` (the minimum) and `warmup` are.
   if (exp.warmup) c.add("warmup").add(static_cast<uint64_t>(exp.warmup));
   return c.str();
 }
