@@ -74,6 +74,28 @@ std::vector<double> pooled(const VariantRuns& v, const std::string& metric) {
   return out;
 }
 
+// The runs' stops as one (VariantInfo::repeat_stop).
+std::optional<RepeatStop> pooled_stop(const VariantRuns& v) {
+  std::optional<RepeatStop> out;
+  for (const RunRecord* r : v.runs) {
+    if (!r->repeat_stop) return std::nullopt;
+    const RepeatStop& s = *r->repeat_stop;
+    if (!out) {
+      out = s;
+      continue;
+    }
+    if (s.reason == RepeatStopReason::kMax) out->reason = s.reason;
+    out->n = std::max(out->n, s.n);
+    out->target = std::max(out->target, s.target);
+    for (auto& [metric, hw] : out->half_width) {
+      for (const auto& [m, other] : s.half_width) {
+        if (m == metric) hw = hw && other ? std::optional(std::max(*hw, *other)) : std::nullopt;
+      }
+    }
+  }
+  return out;
+}
+
 VariantInfo variant_info(const VariantRuns& v) {
   VariantInfo info;
   info.label = v.label;
@@ -86,6 +108,7 @@ VariantInfo variant_info(const VariantRuns& v) {
     info.emulated = info.emulated || r->provenance.timings_emulated;
     info.icount = info.icount && r->provenance.icount();
   }
+  info.repeat_stop = pooled_stop(v);
   for (const std::string& a : accels) info.accel += (info.accel.empty() ? "" : "+") + a;
   for (const std::string& h : hosts) info.host += (info.host.empty() ? "" : "+") + h;
   if (!v.runs.empty()) {

@@ -78,6 +78,10 @@ struct VariantInfo {
   KeyValues knobs_set;  // THP knob state after setting (of the first run)
   std::string kernel_build_id, kernel_version, emulator, guest_release;
   std::string host;  // "a", or "a+b" when pooled runs ran on several hosts
+  // How the runs' reps ended (adaptive repetitions): of the one run, or pooled: kMax when any
+  // went to max, the largest n and target, each metric's widest half-width. nullopt when a
+  // run's record has none (older records).
+  std::optional<RepeatStop> repeat_stop;
 };
 
 struct ComparisonGroup {

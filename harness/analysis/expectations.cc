@@ -81,6 +81,7 @@ Value run_value(const Experiment& exp, const RecordIndex& index, const Run& run,
   if (record->reps.empty()) return {std::nullopt, "no repetitions"};
   std::vector<double> xs;
   for (const Repetition& rep : record->reps) {
+    if (rep.warmup) continue;
     if (auto m = rep.metrics.find(e.metric); m != rep.metrics.end()) {
       xs.push_back(m->second);
     } else if (auto d = rep.deltas.find(e.metric); d != rep.deltas.end()) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "catalog/repeat_plan.h"
 #include "model/matrix.h"
 #include "model/problems.h"
 
@@ -87,9 +88,14 @@ Status check_plan_limits(const Experiment& exp, const HostFacts& host,
                          const std::string& results_root) {
   Problems out;
   check_memory(exp, host, &out);
+  const int most = exp.adaptive ? exp.adaptive->max : exp.repeat;
   if (exp.repeat > kMaxRepeat) {
     out.add(exp.repeat_loc, "repeat",
             fmt::format("at most {} repetitions per run, got {}", kMaxRepeat, exp.repeat));
+  } else if (exp.warmup + most > kMaxRepeat) {
+    out.add(exp.repeat_loc, "repeat",
+            fmt::format("at most {} repetitions per run, got {} plus {} warm-up", kMaxRepeat, most,
+                        exp.warmup));
   }
   if (exp.timeout_s > kMaxTimeoutS) {
     out.add(exp.timeout_loc, "timeout",
@@ -109,9 +115,13 @@ Status check_plan_limits(const Experiment& exp, const HostFacts& host,
 
 std::string format_time_estimate(const Experiment& exp, const std::vector<Run>& runs) {
   const uint64_t bound = static_cast<uint64_t>(runs.size()) * static_cast<uint64_t>(exp.timeout_s);
+  const std::string reps = exp.adaptive ? fmt::format("{}..{}", exp.repeat, exp.adaptive->max)
+                                        : std::to_string(exp.repeat);
   return fmt::format(
-      "time: at most {} ({} run{} × {} s timeout, {} repetitions each), plus the builds below\n",
-      duration(bound), runs.size(), runs.size() == 1 ? "" : "s", exp.timeout_s, exp.repeat);
+             "time: at most {} ({} run{} × {} s timeout, {} repetitions each), plus the builds "
+             "below\n",
+             duration(bound), runs.size(), runs.size() == 1 ? "" : "s", exp.timeout_s, reps) +
+         format_repeat_plan(exp, runs);
 }
 
 }  // namespace foliolab

@@ -62,6 +62,17 @@ std::vector<ParamInfo> common_params() {
   return out;
 }
 
+// FL_PRIMARY of a timing metric the workload declared above it.
+void mark_primary(WorkloadInfo& w, const char* name) {
+  for (WorkloadMetric& m : w.metrics) {
+    if (m.name == name && m.info.kind == MetricKind::kTiming) {
+      m.primary = true;
+      return;
+    }
+  }
+  std::abort();  // a .def marking a metric it does not declare, or a count
+}
+
 // FL_PAGE_MULTIPLE of a parameter the workload declared above it.
 void mark_page_multiple(WorkloadInfo& w, const char* name) {
   for (ParamInfo& p : w.params) {
@@ -81,6 +92,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #define FL_METRIC(name, unit, better, kind, doc) \
   all.back().metrics.push_back(WorkloadMetric{name, MetricInfo{unit, better, kind, true}, doc});
 #define FL_PAGE_MULTIPLE(name) mark_page_multiple(all.back(), name);
+#define FL_PRIMARY(name) mark_primary(all.back(), name);
 // The catalog's order (custom last) is the order of these lines.
 // clang-format off
 #include "../../workloads/fault.def"
@@ -95,6 +107,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #undef FL_PARAM
 #undef FL_METRIC
 #undef FL_PAGE_MULTIPLE
+#undef FL_PRIMARY
   for (WorkloadInfo& w : all) {
     for (ParamInfo& p : common_params()) w.params.push_back(std::move(p));
   }
@@ -285,7 +298,8 @@ std::string format_workload_details(const WorkloadInfo& w) {
   for (const auto& m : w.metrics) {
     out += fmt::format("  {:<24} {:<8} {:<6} better {:<6} {}\n", m.name,
                        m.info.unit.empty() ? "-" : m.info.unit, metric_kind_name(m.info.kind),
-                       better_name(m.info.better), m.doc);
+                       better_name(m.info.better),
+                       m.primary ? m.doc + " (primary: adaptive reps watch it)" : m.doc);
   }
   return out;
 }

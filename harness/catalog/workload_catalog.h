@@ -36,6 +36,7 @@ struct WorkloadMetric {
   std::string name;
   MetricInfo info;  // known = true
   std::string doc;
+  bool primary = false;  // FL_PRIMARY: watched by adaptive repetitions (catalog/repeat_plan.h)
 };
 
 struct WorkloadInfo {

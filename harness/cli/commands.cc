@@ -193,6 +193,7 @@ struct RunFlags {
   std::string connect;
   std::string backend;
   std::string hosts;
+  std::string repeat_ci;  // --repeat-until-ci
   bool quiet = false;
   bool verbose = false;
   Verbosity verbosity() const {
@@ -230,6 +231,8 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
       ->check(CLI::PositiveNumber);
   app.add_option("--make-jobs", f.make_jobs,
                  "parallel make jobs for kernel builds (default: all CPUs)");
+  app.add_option("--repeat-until-ci", f.repeat_ci,
+                 "adaptive reps: until the 95% CI of each watched timing is within this (2%)");
   app.add_flag("--quiet,-q", f.quiet, "only failures, warnings and the final report");
   app.add_flag("--verbose,-v", f.verbose, "a line as each run starts and ends");
   f.common.add(app);
@@ -338,6 +341,7 @@ int report_session(const Experiment& exp, const Result<SessionSummary>& summary,
 int run_experiment(const RunFlags& f) {
   auto exp = load(f.file, f.common, f.archs);
   if (!exp) return kExitBadInput;
+  if (auto st = apply_repeat_until_ci(*exp, f.repeat_ci); !st.ok()) return fail(st.error());
   auto choice = choose_backend(f, *exp);
   if (!choice.ok()) return fail(choice.error());
   if (auto restored = recover_interrupted_runs(f.common.cache); !restored.ok()) {

@@ -120,6 +120,8 @@ struct WorkloadSpec {
   } build;
   // params.setup: commands run in the guest before the measured repetitions.
   std::vector<std::vector<std::string>> setup;
+  // `primary: true` declarations: timings adaptive repetitions watch (catalog/repeat_plan.h).
+  std::vector<std::string> primary_metrics;
   // Runs alone (`run -j N` starts no other guest beside it): for timings that parallel guests
   // would disturb. How a run is done, not what it measures: not part of run ids.
   bool exclusive = false;
@@ -175,6 +177,15 @@ struct GateRule {
   SourceLoc loc;
 };
 
+// `repeat: {min: 3, max: 30, ci: 2%}`: after each rep from the minimum (Experiment::repeat) on,
+// the run stops once the 95 % CI half-width of the mean of every watched timing metric
+// (catalog/repeat_plan.h) is within `ci` of |mean|, or at `max` reps.
+struct AdaptiveRepeat {
+  int max = 30;
+  double ci = 0.02;  // relative half-width, in (0, 1)
+  SourceLoc max_loc;
+};
+
 struct Experiment {
   std::string file;  // path of the YAML file it came from
   std::string name;
@@ -184,7 +195,9 @@ struct Experiment {
   MachineSpec machine;
   std::vector<KnobSet> knob_sets;
   std::vector<WorkloadSpec> workloads;
-  int repeat = 3;
+  int repeat = 3;                          // reps per run; with `adaptive`, the minimum
+  std::optional<AdaptiveRepeat> adaptive;  // `repeat:` as a map, or `run --repeat-until-ci`
+  int warmup = 0;       // `warmup:` reps run first in each boot: recorded, in no statistic
   int timeout_s = 600;  // per run (one guest boot), host wall-clock
   SourceLoc name_loc, repeat_loc, timeout_loc;
   bool exclusive = false;            // every run runs alone (see WorkloadSpec::exclusive)

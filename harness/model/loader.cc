@@ -15,9 +15,9 @@ namespace foliolab {
 namespace loader_internal {
 namespace {
 
-const Keys kTopKeys = {"name",   "description", "kernels",  "archs",   "machine",
-                       "knobs",  "workloads",   "repeat",   "timeout", "exclude",
-                       "expect", "gate",        "exclusive"};
+const Keys kTopKeys = {"name",    "description", "kernels", "archs",    "machine",
+                       "knobs",   "workloads",   "repeat",  "warmup",   "timeout",
+                       "exclude", "expect",      "gate",    "exclusive"};
 
 }  // namespace
 
@@ -78,17 +78,8 @@ Status Parser::parse_top_field(const std::string& key, const Field& f, Experimen
     exp->exclusive = *on;
     return {};
   }
-  if (key == "repeat") {
-    auto n = read_int(f);
-    FL_TRY(n);
-    if (*n < 2) {
-      return error(f, "must be at least 2 (no aggregate from fewer than 2 samples), got " +
-                          std::to_string(*n));
-    }
-    exp->repeat = static_cast<int>(*n);
-    exp->repeat_loc = loc(f);
-    return {};
-  }
+  if (key == "repeat") return parse_repeat(f, exp);
+  if (key == "warmup") return parse_warmup(f, exp);
   // read_map admits only kTopKeys: this is "timeout".
   auto n = read_int(f);
   FL_TRY(n);

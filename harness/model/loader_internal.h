@@ -1,7 +1,8 @@
 // The experiment loader's parser, shared by its section files (private to model/loader*.cc):
 // loader.cc (top-level keys, references between sections, entry points), loader_kernels.cc,
-// loader_machine.cc (archs, machine, numa), loader_knobs.cc, loader_workloads.cc and
-// loader_expect.cc (exclude, expect, gate and the run selectors they share).
+// loader_machine.cc (archs, machine, numa), loader_knobs.cc, loader_workloads.cc,
+// loader_expect.cc (exclude, expect, gate and the run selectors they share) and
+// loader_repeat.cc (repeat, warmup).
 #pragma once
 
 #include <string>
@@ -43,6 +44,11 @@ class Parser : public YamlReader {
   // A scalar that must be one of `valid`.
   Result<std::string> read_choice(const Field& f, const Keys& valid, const std::string& what) const;
 
+  // loader_repeat.cc
+  Status parse_repeat(const Field& f, Experiment* exp) const;
+  Status parse_warmup(const Field& f, Experiment* exp) const;
+  Result<int> read_repeat_count(const Field& f) const;
+
   // loader_kernels.cc
   Status parse_kernels(const Field& f, Experiment* exp) const;
   Status parse_source(const Field& s, KernelSpec* k) const;
@@ -76,6 +82,8 @@ class Parser : public YamlReader {
   Result<std::vector<std::string>> read_argv(const Field& f, const char* what) const;
   Status parse_metric_decls(const Field& f, WorkloadSpec* w) const;
   Status parse_pattern(const std::string& name, const Fields& decl, WorkloadSpec* w) const;
+  Status parse_primary(const Field& f, const std::string& name, const MetricInfo& info,
+                       WorkloadSpec* w) const;
   Result<Better> read_better(const Field& f) const;
 
   // loader_expect.cc

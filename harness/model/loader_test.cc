@@ -859,5 +859,106 @@ TEST(LoaderGitTest, MalformedSourceAndPatchesEntriesAreLocated) {
             "(e.g. v6.12..my-branch)");
 }
 
+// `repeat:` as a count or a map (adaptive repetitions), `warmup:`, `primary: true` and
+// `run --repeat-until-ci`, on kMinimal plus `extra`.
+Result<Experiment> parse_with(const std::string& extra) {
+  return parse(std::string(kMinimal) + extra);
+}
+std::string repeat_error_of(const std::string& extra) {
+  return error_of(std::string(kMinimal) + extra);
+}
+
+TEST(LoaderRepeat, APlainCountStaysFixed) {
+  auto exp = parse_with("repeat: 5\n");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_EQ(exp->repeat, 5);
+  EXPECT_FALSE(exp->adaptive);
+  EXPECT_EQ(exp->warmup, 0);
+}
+
+TEST(LoaderRepeat, AMapIsAdaptive) {
+  auto exp = parse_with("repeat: {min: 4, max: 12, ci: 2.5%}\nwarmup: 1\n");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_EQ(exp->repeat, 4);
+  ASSERT_TRUE(exp->adaptive);
+  EXPECT_EQ(exp->adaptive->max, 12);
+  EXPECT_DOUBLE_EQ(exp->adaptive->ci, 0.025);
+  EXPECT_EQ(exp->warmup, 1);
+  auto defaults = parse_with("repeat: {ci: 2 %}\n");
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_EQ(defaults->repeat, 3);
+  EXPECT_EQ(defaults->adaptive->max, 30);
+  EXPECT_DOUBLE_EQ(defaults->adaptive->ci, 0.02);
+}
+
+TEST(LoaderRepeat, BadMapsAreLocated) {
+  EXPECT_EQ(repeat_error_of("repeat: {min: 1, max: 30, ci: 2%}\n"),
+            "q.yaml:9:15: repeat.min: must be at least 2 (no aggregate from fewer than 2 "
+            "samples), got 1");
+  EXPECT_EQ(repeat_error_of("repeat: {min: 5, max: 4, ci: 2%}\n"),
+            "q.yaml:9:23: repeat.max: max 4 is below min 5");
+  EXPECT_EQ(repeat_error_of("repeat: {min: 31, ci: 2%}\n"),
+            "q.yaml:9:9: repeat: max 30 is below min 31");
+  EXPECT_EQ(repeat_error_of("repeat: {max: 20000, ci: 2%}\n"),
+            "q.yaml:9:15: repeat.max: at most 10000 repetitions per run, got 20000");
+  for (const char* ci : {"2", "0%", "100%", "-1%", "two%", "nan%"}) {
+    EXPECT_THAT(repeat_error_of(std::string("repeat: {ci: '") + ci + "'}\n"),
+                HasSubstr("q.yaml:9:14: repeat.ci: expected the target half-width of the 95 % CI "
+                          "as a percentage of the mean in (0, 100 %), such as 2%, got"))
+        << ci;
+  }
+  EXPECT_EQ(repeat_error_of("repeat: {min: 3, max: 30, cl: 2%}\n"),
+            "q.yaml:9:27: repeat.cl: unknown key; did you mean 'ci'?");
+  EXPECT_THAT(repeat_error_of("repeat: {min: 3, max: 30}\n"), HasSubstr("q.yaml:9:9: repeat: "));
+  EXPECT_THAT(repeat_error_of("repeat: {min: 3, max: 30}\n"), HasSubstr("ci"));
+  EXPECT_EQ(repeat_error_of("warmup: -1\n"),
+            "q.yaml:9:9: warmup: warm-up reps per boot: 0..100, got -1");
+  EXPECT_EQ(repeat_error_of("warmups: 1\n"),
+            "q.yaml:9:1: warmups: unknown key; did you mean 'warmup'?");
+}
+
+TEST(LoaderRepeat, OnlyATimingCanBePrimary) {
+  auto custom = [](const std::string& decl) {
+    return std::string(R"(name: q
+kernels: [{name: k}]
+archs: [x86_64]
+knobs: {a: {}}
+workloads:
+  - name: custom
+    params: {source: probe.c}
+    metrics:
+      lat_ns: )") +
+           decl + "\n";
+  };
+  auto exp = parse_experiment(custom("{kind: timing, primary: true}"), "q.yaml");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_EQ(exp->workloads[0].primary_metrics, std::vector<std::string>{"lat_ns"});
+  auto count = parse_experiment(custom("{primary: true}"), "q.yaml");
+  ASSERT_FALSE(count.ok());
+  EXPECT_EQ(count.error().message,
+            "q.yaml:9:25: workloads[0].metrics.lat_ns.primary: only a timing can be primary (a "
+            "count needs no more reps); add 'kind: timing' if 'lat_ns' is one");
+}
+
+TEST(LoaderRepeat, RepeatUntilCiOnTheCommandLine) {
+  auto exp = parse_with("repeat: 5\n");
+  ASSERT_TRUE(exp.ok());
+  ASSERT_TRUE(apply_repeat_until_ci(*exp, "2%").ok());
+  EXPECT_EQ(exp->repeat, 5);  // the file's count is the minimum: its run ids stay
+  EXPECT_EQ(exp->adaptive->max, 30);
+  EXPECT_DOUBLE_EQ(exp->adaptive->ci, 0.02);
+  // The file's min and max stay.
+  auto map = parse_with("repeat: {min: 4, max: 8, ci: 10%}\n");
+  ASSERT_TRUE(map.ok());
+  ASSERT_TRUE(apply_repeat_until_ci(*map, "1.5%").ok());
+  EXPECT_EQ(map->repeat, 4);
+  EXPECT_EQ(map->adaptive->max, 8);
+  EXPECT_DOUBLE_EQ(map->adaptive->ci, 0.015);
+  EXPECT_TRUE(apply_repeat_until_ci(*map, "").ok());  // no flag: nothing changes
+  EXPECT_DOUBLE_EQ(map->adaptive->ci, 0.015);
+  EXPECT_EQ(apply_repeat_until_ci(*map, "2").error().message,
+            "--repeat-until-ci 2: expected a percentage of the mean in (0, 100 %), such as 2%");
+}
+
 }  // namespace
 }  // namespace foliolab

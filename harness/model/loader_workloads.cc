@@ -12,7 +12,7 @@ namespace foliolab::loader_internal {
 namespace {
 
 const Keys kWorkloadKeys = {"name", "label", "params", "metrics", "exclusive"};
-const Keys kMetricDeclKeys = {"unit", "better", "kind", "pattern", "regex", "aggregate"};
+const Keys kMetricDeclKeys = {"unit", "better", "kind", "pattern", "regex", "aggregate", "primary"};
 const Keys kAggregates = {"first", "last", "sum", "min", "max", "count"};
 const Keys kBuildKeys = {"command", "dir", "output"};
 
@@ -210,6 +210,7 @@ Status Parser::parse_metric_decls(const Field& f, WorkloadSpec* w) const {
       if (!kind) return error(*k, "unknown kind '" + *text + "' (valid: count, timing)");
       info.kind = *kind;
     }
+    if (const Field* p = decl->find("primary")) FL_TRY(parse_primary(*p, name, info, w));
     w->metrics.emplace_back(name, info);
   }
   return {};
@@ -234,6 +235,22 @@ Status Parser::parse_pattern(const std::string& name, const Fields& decl, Worklo
     FL_TRY(how);
     w->metric_aggregates.emplace_back(name, *how);
   }
+  return {};
+}
+
+// `primary: true` on a timing: adaptive repetitions watch it. A count never needs more reps.
+Status Parser::parse_primary(const Field& f, const std::string& name, const MetricInfo& info,
+                             WorkloadSpec* w) const {
+  auto on = read_bool(f);
+  FL_TRY(on);
+  if (!*on) return {};
+  if (info.kind != MetricKind::kTiming) {
+    return error(f,
+                 "only a timing can be primary (a count needs no more reps); add 'kind: "
+                 "timing' if '" +
+                     name + "' is one");
+  }
+  w->primary_metrics.push_back(name);
   return {};
 }
 

@@ -74,6 +74,10 @@ std::string run_identity(const Experiment& exp, const Run& run) {
   c.add("workload").add(w.name).add(w.label);
   c.add_sorted("params", w.params);
   c.add("repeat").add(static_cast<uint64_t>(exp.repeat));
+  // Adaptive repetitions (max, ci) are how a run is done, decided in the guest, not part of the
+  // id: `run --repeat-until-ci` must not move a session's runs away from its plan (`report`
+  // expands the file without the flag). `repeat` (the minimum) and `warmup` are.
+  if (exp.warmup) c.add("warmup").add(static_cast<uint64_t>(exp.warmup));
   return c.str();
 }
 
@@ -116,7 +120,11 @@ std::string format_plan(const Experiment& exp, const std::vector<Run>& runs) {
   const size_t kept = expand(exp).size();
   const size_t product = full_product(exp);
   if (kept < product) out << " (" << product - kept << " excluded)";
-  out << ", " << plural(static_cast<size_t>(exp.repeat), "repetition") << " each\n";
+  if (exp.adaptive) {
+    out << ", " << exp.repeat << ".." << exp.adaptive->max << " repetitions each (adaptive)\n";
+  } else {
+    out << ", " << plural(static_cast<size_t>(exp.repeat), "repetition") << " each\n";
+  }
   const std::vector<std::string> header = {"RUN ID",   "KERNEL",   "ARCH",
                                            "KNOB SET", "WORKLOAD", "PARAMS"};
   std::vector<std::vector<std::string>> rows = {header};

@@ -142,6 +142,8 @@ TEST(MatrixTest, OutcomeRelevantChangesChangeIds) {
     return differ;
   };
   EXPECT_EQ(changed("repeat: 3", "repeat: 4"), 4u);
+  EXPECT_EQ(changed("repeat: 3", "repeat: {min: 4, max: 30, ci: 2%}"), 4u);
+  EXPECT_EQ(changed("repeat: 3", "repeat: 3\nwarmup: 1"), 4u);
   EXPECT_EQ(changed("memory: 1G", "memory: 2G"), 4u);
   EXPECT_EQ(changed("size: 64M", "size: 128M"), 4u);
   EXPECT_EQ(changed("patches: mthp-vmstat", "patches: other"), 4u);

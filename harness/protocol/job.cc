@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/repeat_plan.h"
 #include "catalog/workload_catalog.h"
 #include "image/custom_workload.h"
 #include "protocol/output_adapter.h"
@@ -40,6 +41,13 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   };
   line("run_id", run.id);
   line("repeat", std::to_string(exp.repeat));
+  const RepeatPlan reps = repeat_plan(exp, run);
+  if (reps.adaptive()) {
+    line("repeat_max", std::to_string(reps.max));
+    line("repeat_ci", fmt::format("{}", *reps.ci));
+    for (const std::string& m : reps.metrics) line("repeat_metric", m);
+  }
+  if (reps.warmup > 0) line("warmup", std::to_string(reps.warmup));
   for (const auto& [path, value] : ks.knobs) line("knob", path, value);
   for (const auto& [path, value] : ks.sysctls) line("sysctl", path, value);
   line("workload", wl.name);

@@ -72,6 +72,35 @@ TEST(Job, TapProgramsMayExitNonZeroAndOutputStaysOnTheHost) {
   EXPECT_EQ(render_job(e, r)->find("nonzero_exit_ok"), std::string::npos);
 }
 
+// Adaptive repetitions: `repeat` stays the minimum; the watched metrics are the gate rules'
+// timings that apply to the run, then the workload's primary one (fault: sys_s); counts and
+// rules for other runs are left out.
+TEST(Job, AdaptiveRepetitionsNameTheWatchedMetrics) {
+  Experiment e = experiment();
+  e.adaptive = AdaptiveRepeat{.max = 30, .ci = 0.02};
+  e.warmup = 1;
+  GateRule wall{.metric = "wall_s"}, faults{.metric = "faults"}, other{.metric = "user_s"};
+  other.runs.knobs = "4K";
+  e.gate_rules = {wall, faults, other, GateRule{.metric = "sys_s"}};
+  foliolab::Run r;
+  r.id = "id";
+  auto job = render_job(e, r);
+  ASSERT_TRUE(job.ok());
+  EXPECT_NE(job->find("run_id id\nrepeat 3\nrepeat_max 30\nrepeat_ci 0.02\n"
+                      "repeat_metric wall_s\nrepeat_metric sys_s\nwarmup 1\nknob "),
+            std::string::npos)
+      << *job;
+  // A fixed count with a warm-up rep: no adaptive lines.
+  e.adaptive.reset();
+  EXPECT_NE(render_job(e, r)->find("repeat 3\nwarmup 1\nknob "), std::string::npos);
+  // A workload with no timing to watch does its minimum.
+  e.adaptive = AdaptiveRepeat{.max = 30, .ci = 0.02};
+  e.gate_rules.clear();
+  e.workloads[0].name = "zero-page";
+  e.workloads[0].params.clear();
+  EXPECT_EQ(render_job(e, r)->find("repeat_"), std::string::npos);
+}
+
 TEST(Job, RefusesValuesThatWouldBreakTheLineFormat) {
   Experiment e = experiment();
   e.knob_sets[0].knobs = {{"enabled", "always\nknob defrag never"}};

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "protocol/guest_text.h"
+#include "protocol/repeat_stop.h"
 #include "util/text.h"
 
 namespace foliolab {
@@ -40,8 +41,9 @@ WorkloadOutput output_of(const RepResult& rep) {
 
 class Interpreter {
  public:
-  Interpreter(int expected_reps, OutputAdapter adapter)
-      : expected_reps_(expected_reps), adapter_(std::move(adapter)) {}
+  // plan.min < 0: the reps are not checked against a plan.
+  Interpreter(RepeatPlan plan, OutputAdapter adapter)
+      : plan_(std::move(plan)), adapter_(std::move(adapter)) {}
 
   RunReport run(const ParsedStream& stream) {
     r_.records = stream.records.size();
@@ -129,6 +131,11 @@ class Interpreter {
       if (r_.errors.size() < kMaxErrors) {
         r_.errors.push_back(GuestError{str_field(*kv, "stage"), str_field(*kv, "message")});
       }
+    } else if (rec.type == "repeat-stop") {
+      std::string why;
+      if (r_.repeat_stop) problem(fmt::format("{}: second repeat-stop record", where));
+      r_.repeat_stop = parse_repeat_stop(*kv, &why);
+      if (!r_.repeat_stop) problem(fmt::format("{}: {}", where, why));
     } else if (rec.type == "done") {
       done_seen_ = true;
       r_.done_status = str_field(*kv, "status");
@@ -210,6 +217,7 @@ class Interpreter {
       problem(fmt::format("{}: second workload record for rep {}", where, rep->rep));
     rep->has_workload = true;
     rep->workload = str_field(kv, "name");
+    rep->warmup = str_field(kv, "warmup") == "1";
     rep->exit_status = int_field(kv, "exit_status", where).value_or(-1);
     rep->signal = int_field(kv, "signal", where).value_or(0);
     rep->wall_ns = int_field(kv, "wall_ns", where).value_or(0);
@@ -296,16 +304,17 @@ class Interpreter {
       }
     }
     if (r_.reps.empty()) return "no workload repetitions reported";
-    if (expected_reps_ >= 0 && r_.reps.size() != static_cast<size_t>(expected_reps_)) {
-      return fmt::format("expected {} repetitions, guest reported {}", expected_reps_,
-                         r_.reps.size());
-    }
     for (size_t i = 0; i < r_.reps.size(); ++i) {
       if (r_.reps[i].rep != static_cast<int>(i)) {
         return fmt::format("repetition numbers are not 0..{} (found rep {})", r_.reps.size() - 1,
                            r_.reps[i].rep);
       }
-      std::string f = rep_failure(r_.reps[i]);
+    }
+    if (plan_.min >= 0) {
+      if (std::string f = check_reps(plan_, views(), r_.repeat_stop); !f.empty()) return f;
+    }
+    for (const RepResult& rep : r_.reps) {
+      std::string f = rep_failure(rep);
       if (!f.empty()) return f;
     }
     if (!r_.problems.empty()) return "malformed guest report: " + r_.problems.front();
@@ -315,9 +324,16 @@ class Interpreter {
   void decide(const ParsedStream& stream) {
     r_.reason = failure(stream);
     r_.ok = r_.reason.empty();
+    if (r_.ok && plan_.min >= 0 && !plan_.adaptive()) r_.repeat_stop = fixed_stop(plan_, views());
   }
 
-  int expected_reps_;
+  std::vector<RepView> views() const {
+    std::vector<RepView> out;
+    for (const RepResult& rep : r_.reps) out.push_back({rep.rep, rep.warmup, &rep.metrics});
+    return out;
+  }
+
+  RepeatPlan plan_;
   OutputAdapter adapter_;
   RunReport r_;
   std::map<int, RepResult> reps_;
@@ -348,12 +364,22 @@ void parse_workload_stdout(std::string_view text, RepResult& rep,
 
 RunReport interpret_records(const ParsedStream& stream, int expected_reps,
                             const OutputAdapter& adapter) {
-  return Interpreter(expected_reps, adapter).run(stream);
+  return interpret_records(stream, RepeatPlan{.min = expected_reps, .max = expected_reps}, adapter);
+}
+
+RunReport interpret_records(const ParsedStream& stream, const RepeatPlan& plan,
+                            const OutputAdapter& adapter) {
+  return Interpreter(plan, adapter).run(stream);
 }
 
 RunReport parse_run_report(std::string_view bytes, int expected_reps,
                            const OutputAdapter& adapter) {
   return interpret_records(parse_records(bytes), expected_reps, adapter);
+}
+
+RunReport parse_run_report(std::string_view bytes, const RepeatPlan& plan,
+                           const OutputAdapter& adapter) {
+  return interpret_records(parse_records(bytes), plan, adapter);
 }
 
 }  // namespace foliolab

@@ -8,10 +8,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analysis/repeat_rule.h"
+#include "catalog/repeat_plan.h"
 #include "model/experiment.h"  // KeyValues
 #include "protocol/guest_text.h"
 #include "protocol/output_adapter.h"
@@ -54,6 +57,7 @@ struct RepResult {
   std::map<std::string, int64_t> deltas;  // after - before, for counters present in both
 
   bool has_workload = false;
+  bool warmup = false;  // the workload record said `warmup 1`: in no statistic
   std::string workload;
   int64_t exit_status = -1;
   int64_t signal = 0;
@@ -86,7 +90,10 @@ struct RunReport {
   KeyValues knobs_initial;  // as found, in the agent's order
   KeyValues knobs_final;    // after setting
   std::vector<KnobSetResult> knob_sets;
-  std::vector<RepResult> reps;  // sorted by rep number
+  std::vector<RepResult> reps;  // sorted by rep number, warm-up reps first
+  // The agent's repeat-stop record (adaptive repetitions), or the host's account of a fixed
+  // count (only when the reps were checked against a plan).
+  std::optional<RepeatStop> repeat_stop;
   std::vector<GuestError> errors;
   std::string done_status;  // "" when no done record arrived
 
@@ -113,9 +120,17 @@ inline constexpr size_t kMaxKnobs = 4096;
 // `adapter` reads the workload's stdout.
 RunReport interpret_records(const ParsedStream& stream, int expected_reps = -1,
                             const OutputAdapter& adapter = {});
+// The same with the reps checked against the run's plan (catalog/repeat_plan.h): warm-up reps
+// first and marked, `min` measured reps for a fixed count, and for adaptive repetitions a
+// repeat-stop record whose count, reason and half-widths the host's rule
+// (analysis/repeat_rule.h) recomputes from the reps.
+RunReport interpret_records(const ParsedStream& stream, const RepeatPlan& plan,
+                            const OutputAdapter& adapter = {});
 
 // parse_records + interpret_records.
 RunReport parse_run_report(std::string_view bytes, int expected_reps = -1,
+                           const OutputAdapter& adapter = {});
+RunReport parse_run_report(std::string_view bytes, const RepeatPlan& plan,
                            const OutputAdapter& adapter = {});
 
 // Parses workload stdout into `rep` (metrics, markers, tests). Exposed for tests.

@@ -27,6 +27,40 @@ std::string_view verdict_mark(Verdict v) {
   return "?";
 }
 
+// " (reached ±2 %)" or " (max; ±3.4 %)" after an n of adaptive repetitions; "" for a fixed
+// count. `widest`: the half-width shown for max (nullopt: n/a).
+std::string stop_note(const RepeatStop& s, std::optional<double> widest) {
+  if (s.reason == RepeatStopReason::kReached) {
+    return fmt::format(" (reached ±{})", format_percent_g(s.target));
+  }
+  if (s.reason != RepeatStopReason::kMax) return "";
+  return " (max; ±" + (widest ? format_percent(*widest) : std::string("n/a")) + ")";
+}
+
+// The group's stop note: max when any variant went to max, with the widest half-width.
+std::string group_stop_note(const ComparisonGroup& g) {
+  std::optional<RepeatStop> worst;
+  for (const VariantInfo& v : g.variants) {
+    const auto& s = v.repeat_stop;
+    if (!s || s->reason == RepeatStopReason::kFixed) continue;
+    if (!worst || (s->reason == RepeatStopReason::kMax &&
+                   (worst->reason != RepeatStopReason::kMax ||
+                    s->widest().value_or(INFINITY) > worst->widest().value_or(INFINITY)))) {
+      worst = s;
+    }
+  }
+  return worst ? stop_note(*worst, worst->widest()) : "";
+}
+
+// A row's n with the stop note of a metric the variant's reps watched.
+std::string n_cell(const SampleStats& s, const VariantInfo& v, const std::string& metric) {
+  if (!v.repeat_stop) return std::to_string(s.n);
+  for (const auto& [m, hw] : v.repeat_stop->half_width) {
+    if (m == metric) return std::to_string(s.n) + stop_note(*v.repeat_stop, hw);
+  }
+  return std::to_string(s.n);
+}
+
 std::string n_text(const ComparisonGroup& g) {
   size_t lo = SIZE_MAX, hi = 0;
   for (const MetricRow& r : g.rows) {
@@ -36,7 +70,8 @@ std::string n_text(const ComparisonGroup& g) {
     }
   }
   if (hi == 0) return "n=0";
-  return lo == hi ? fmt::format("n={}", lo) : fmt::format("n={}..{}", lo, hi);
+  return (lo == hi ? fmt::format("n={}", lo) : fmt::format("n={}..{}", lo, hi)) +
+         group_stop_note(g);
 }
 
 std::string group_title(const ComparisonGroup& g) {
@@ -144,8 +179,10 @@ TextTable full_table(const ComparisonGroup& g) {
     for (size_t v = 0; v < row.stats.size(); ++v) {
       const SampleStats& s = row.stats[v];
       std::vector<std::string> cells = {
-          metric_label(row),        row.info.unit,    g.variants[v].label, std::to_string(s.n),
-          format_compact(s.median), stats_mean_sd(s), format_percent(s.cv)};
+          metric_label(row),        row.info.unit,
+          g.variants[v].label,      n_cell(s, g.variants[v], row.metric),
+          format_compact(s.median), stats_mean_sd(s),
+          format_percent(s.cv)};
       if (v < row.deltas.size() && row.deltas[v]) {
         const Delta& d = *row.deltas[v];
         cells.push_back(delta_text(d));

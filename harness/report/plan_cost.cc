@@ -54,6 +54,19 @@ std::string plan_cost_text(const PlanCost& cost) {
         "last ok run of each; -j N guests at once take less)\n",
         duration_text(g.seconds), g.known, g.runs);
   }
+  if (g.adaptive) {
+    const std::string warm = g.warmup ? fmt::format(" + {} warm-up", g.warmup) : "";
+    out += fmt::format("reps: adaptive, {}..{}{} per run; ", g.min_reps, g.max_reps, warm);
+    out += g.known > 0 ? fmt::format("worst case, every run to {}: about {} for those {} runs\n",
+                                     g.max_reps, duration_text(g.worst_seconds), g.known)
+                       : fmt::format(
+                             "worst case, every run to {}: up to {:.3g}× the time of {} "
+                             "reps each\n",
+                             g.max_reps,
+                             static_cast<double>(g.warmup + g.max_reps) /
+                                 static_cast<double>(g.warmup + g.min_reps),
+                             g.min_reps);
+  }
   return out;
 }
 

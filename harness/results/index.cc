@@ -182,6 +182,7 @@ Status insert_run(SqliteDb& db, int64_t session, const RunRecord& r) {
   if (!sample.ok()) return sample.error();
   if (!delta.ok()) return delta.error();
   for (const Repetition& rep : r.reps) {
+    if (rep.warmup) continue;  // kept in run.json, in no statistic (history, trends)
     for (const auto& [name, value] : rep.metrics) {
       sample->bind(1, run).bind(2, name).bind(3, int64_t{rep.rep}).bind(4, value);
       if (auto st = sample->run(); !st.ok()) return st;
@@ -449,16 +450,30 @@ Result<int> ResultIndex::rebuild(const fs::path& results_root,
   return runs;
 }
 
-Result<std::optional<double>> ResultIndex::last_run_seconds(const std::string& run_id) {
-  auto stmt = db_.prepare(
-      "SELECT (julianday(finished) - julianday(started)) * 86400 FROM runs "
-      "WHERE run_id = ? AND status = 'ok' ORDER BY finished DESC LIMIT 1");
+// The value of `expr` (SQL over the runs table) for the newest ok run with this run id.
+Result<std::optional<double>> ResultIndex::newest_ok_run(std::string_view expr,
+                                                         const std::string& run_id) {
+  auto stmt = db_.prepare(fmt::format(
+      "SELECT {} FROM runs WHERE run_id = ? AND status = 'ok' ORDER BY finished DESC LIMIT 1",
+      expr));
   if (!stmt.ok()) return stmt.error();
   stmt->bind(1, std::string_view(run_id));
   auto row = stmt->step();
   if (!row.ok()) return row.error();
   if (!*row || stmt->column_is_null(0)) return std::optional<double>();
   return std::optional<double>(stmt->column_double(0));
+}
+
+Result<std::optional<double>> ResultIndex::last_run_seconds(const std::string& run_id) {
+  return newest_ok_run("(julianday(finished) - julianday(started)) * 86400", run_id);
+}
+
+Result<std::optional<int>> ResultIndex::last_run_reps(const std::string& run_id) {
+  auto reps = newest_ok_run("(SELECT COUNT(DISTINCT rep) FROM samples WHERE samples.run = runs.id)",
+                            run_id);
+  if (!reps.ok()) return reps.error();
+  if (!*reps) return std::optional<int>();
+  return std::optional<int>(static_cast<int>(**reps));
 }
 
 }  // namespace foliolab

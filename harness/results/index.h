@@ -72,6 +72,8 @@ class ResultIndex {
 
   // How long the newest ok run with this run id took (finished - started), if there is one.
   Result<std::optional<double>> last_run_seconds(const std::string& run_id);
+  // How many measured reps (warm-up ones are not indexed) that run had, if there is one.
+  Result<std::optional<int>> last_run_reps(const std::string& run_id);
   SqliteDb& db() { return db_; }
   const std::filesystem::path& root() const { return root_; }
 
@@ -79,6 +81,7 @@ class ResultIndex {
   ResultIndex(SqliteDb db, std::filesystem::path root)
       : db_(std::move(db)), root_(std::move(root)) {}
   Result<int64_t> session_id(const std::filesystem::path& session_dir);
+  Result<std::optional<double>> newest_ok_run(std::string_view expr, const std::string& run_id);
   SqliteDb db_;
   std::filesystem::path root_;
 };

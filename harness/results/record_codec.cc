@@ -228,9 +228,40 @@ std::vector<KnobResult> knob_results_from_json(const json& a) {
   return out;
 }
 
+// "repeat_stop": {"reason": "reached", "n": 7, "warmup": 1, "target": 0.02,
+//                 "half_width": [{"metric": "sys_s", "half_width": 0.0183}]} (null: none).
+json repeat_stop_to_json(const RepeatStop& s) {
+  json widths = json::array();
+  for (const auto& [metric, hw] : s.half_width) {
+    widths.push_back({{"metric", metric}, {"half_width", hw ? json(*hw) : json()}});
+  }
+  return {{"reason", repeat_stop_reason_name(s.reason)},
+          {"n", s.n},
+          {"warmup", s.warmup},
+          {"target", s.target},
+          {"half_width", widths}};
+}
+
+RepeatStop repeat_stop_from_json(const json& j) {
+  RepeatStop s;
+  auto reason = parse_repeat_stop_reason(j.at("reason").get<std::string>());
+  if (!reason) throw std::runtime_error("repeat_stop.reason is not reached, max or fixed");
+  s.reason = *reason;
+  s.n = j.at("n").get<int>();
+  s.warmup = j.at("warmup").get<int>();
+  s.target = j.at("target").get<double>();
+  for (const json& w : j.at("half_width")) {
+    const json& hw = w.at("half_width");
+    s.half_width.emplace_back(w.at("metric").get<std::string>(),
+                              hw.is_null() ? std::nullopt : std::optional(hw.get<double>()));
+  }
+  return s;
+}
+
 Repetition rep_from_json(const json& e) {
   Repetition rep;
   rep.rep = e.at("rep").get<int>();
+  rep.warmup = opt<bool>(e, "warmup");  // written only for warm-up reps
   rep.wall_ns = e.at("wall_ns").get<int64_t>();
   rep.exit_status = e.at("exit_status").get<int64_t>();
   rep.signal = e.at("signal").get<int64_t>();
@@ -273,6 +304,10 @@ RunRecord decode_v2(const json& j) {
   r.knobs_set = kv_from_json(k.at("set"));
   r.knob_results = knob_results_from_json(k.at("results"));
   for (const json& e : j.at("reps")) r.reps.push_back(rep_from_json(e));
+  // Absent from records written before adaptive repetitions (issue 18).
+  if (auto s = j.find("repeat_stop"); s != j.end() && !s->is_null()) {
+    r.repeat_stop = repeat_stop_from_json(*s);
+  }
   r.guest_errors = j.at("guest_errors").get<std::vector<std::string>>();
   r.problems = j.at("problems").get<std::vector<std::string>>();
   if (r.ok() != (r.failure == FailureClass::kNone)) {
@@ -344,6 +379,7 @@ json encode_record(const RunRecord& r) {
   for (const Repetition& rep : r.reps) {
     json e = {{"rep", rep.rep},       {"wall_ns", rep.wall_ns}, {"exit_status", rep.exit_status},
               {"signal", rep.signal}, {"metrics", rep.metrics}, {"deltas", rep.deltas}};
+    if (rep.warmup) e["warmup"] = true;
     if (!rep.tests.empty()) {
       json tests = json::array();
       for (const SubtestOutcome& t : rep.tests) {
@@ -354,26 +390,28 @@ json encode_record(const RunRecord& r) {
     }
     reps.push_back(std::move(e));
   }
-  return {{"schema", kRunRecordSchema},
-          {"identity", identity_to_json(r.id)},
-          {"status", r.status},
-          {"failure_class", failure_class_name(r.failure)},
-          {"reason", r.reason},
-          {"started", r.started},
-          {"finished", r.finished},
-          {"provenance", provenance_to_json(r.provenance)},
-          {"artifacts",
-           {{"console_log", r.artifacts.console_log},
-            {"records", r.artifacts.records},
-            {"emulator_log", r.artifacts.emulator_log},
-            {"job", r.artifacts.job}}},
-          {"knobs",
-           {{"found", kv_to_json(r.knobs_found)},
-            {"set", kv_to_json(r.knobs_set)},
-            {"results", knob_results_to_json(r.knob_results)}}},
-          {"reps", reps},
-          {"guest_errors", r.guest_errors},
-          {"problems", r.problems}};
+  json out = {{"schema", kRunRecordSchema},
+              {"identity", identity_to_json(r.id)},
+              {"status", r.status},
+              {"failure_class", failure_class_name(r.failure)},
+              {"reason", r.reason},
+              {"started", r.started},
+              {"finished", r.finished},
+              {"provenance", provenance_to_json(r.provenance)},
+              {"artifacts",
+               {{"console_log", r.artifacts.console_log},
+                {"records", r.artifacts.records},
+                {"emulator_log", r.artifacts.emulator_log},
+                {"job", r.artifacts.job}}},
+              {"knobs",
+               {{"found", kv_to_json(r.knobs_found)},
+                {"set", kv_to_json(r.knobs_set)},
+                {"results", knob_results_to_json(r.knob_results)}}},
+              {"reps", reps},
+              {"guest_errors", r.guest_errors},
+              {"problems", r.problems}};
+  if (r.repeat_stop) out["repeat_stop"] = repeat_stop_to_json(*r.repeat_stop);
+  return out;
 }
 
 Result<RunRecord> decode_record(const json& j, std::string_view where) {

@@ -20,6 +20,7 @@ FailureClass parse_failure_class(std::string_view name) {
 std::vector<double> RunRecord::samples(const std::string& metric) const {
   std::vector<double> out;
   for (const Repetition& rep : reps) {
+    if (rep.warmup) continue;
     if (auto m = rep.metrics.find(metric); m != rep.metrics.end()) {
       out.push_back(m->second);
     } else if (auto d = rep.deltas.find(metric); d != rep.deltas.end()) {

@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analysis/repeat_rule.h"
 #include "model/experiment.h"  // KeyValues, MachineSpec
 #include "model/subtest_outcome.h"
 
@@ -95,6 +97,7 @@ struct Repetition {
   std::map<std::string, double> metrics;  // workload metrics
   std::map<std::string, int64_t> deltas;  // counter deltas around the rep (vmstat., mthp., ...)
   std::vector<SubtestOutcome> tests;      // a test-suite workload's tests (TAP), in order
+  bool warmup = false;                    // a warm-up rep (`warmup:`): kept, in no statistic
 };
 
 // Who is to blame for a failed run.
@@ -120,12 +123,15 @@ struct RunRecord {
   std::string started, finished;     // ISO 8601 UTC
   KeyValues knobs_found, knobs_set;  // THP knob state as found at boot and after setting
   std::vector<KnobResult> knob_results;
-  std::vector<Repetition> reps;  // in rep order
+  std::vector<Repetition> reps;  // in rep order, warm-up reps first
+  // Why the run did as many reps as it did; nullopt in records written before issue 18 and in
+  // runs that failed.
+  std::optional<RepeatStop> repeat_stop;
   std::vector<std::string> guest_errors, problems;
 
   bool ok() const { return status == "ok"; }
   // The values of a workload metric or, failing that, a counter delta, one per repetition
-  // that has it.
+  // that has it (warm-up reps left out).
   std::vector<double> samples(const std::string& metric) const;
   // Every metric and counter delta name found in any repetition, sorted.
   std::vector<std::string> metric_names() const;

@@ -4,6 +4,8 @@
 #include <set>
 #include <utility>
 
+#include "catalog/repeat_plan.h"
+
 namespace foliolab {
 namespace {
 
@@ -37,14 +39,28 @@ BuildEstimate estimate_builds(const std::vector<PlannedKernel>& kernels,
   return out;
 }
 
-GuestEstimate estimate_guests(const std::vector<Run>& runs, ResultIndex* index) {
+GuestEstimate estimate_guests(const std::vector<Run>& runs, ResultIndex* index,
+                              const Experiment* exp) {
   GuestEstimate out{.runs = static_cast<int>(runs.size())};
+  if (exp && exp->adaptive) {
+    out.adaptive = true;
+    out.min_reps = exp->repeat;
+    out.max_reps = exp->adaptive->max;
+    out.warmup = exp->warmup;
+  }
   if (!index) return out;
   for (const Run& run : runs) {
     auto seconds = index->last_run_seconds(run.id);
     if (!seconds.ok() || !*seconds) continue;
     out.seconds += **seconds;
     ++out.known;
+    if (!out.adaptive) continue;
+    // A run that watches no timing metric does its minimum.
+    const int most = repeat_plan(*exp, run).max;
+    auto reps = index->last_run_reps(run.id);
+    const int then = reps.ok() && *reps ? std::max(**reps, 1) : out.min_reps;
+    out.worst_seconds += **seconds * std::max(1.0, static_cast<double>(out.warmup + most) /
+                                                       static_cast<double>(out.warmup + then));
   }
   return out;
 }
@@ -70,7 +86,7 @@ Result<PlanCost> plan_cost(const Experiment& exp, const std::vector<Run>& runs,
     }
   }
   cost.builds = estimate_builds(cost.kernels, past);
-  cost.guests = estimate_guests(runs, index);
+  cost.guests = estimate_guests(runs, index, &exp);
   return cost;
 }
 

@@ -38,6 +38,11 @@ struct GuestEstimate {
   double seconds = 0;  // summed over the runs that ran before (one guest after another)
   int known = 0;       // runs with a past duration
   int runs = 0;        // runs planned
+  // Adaptive repetitions: the known runs' time if every run went to max (each past duration
+  // scaled by its reps to warm-up + max), and the bounds of the reps.
+  bool adaptive = false;
+  double worst_seconds = 0;
+  int min_reps = 0, max_reps = 0, warmup = 0;
 };
 
 struct PlanCost {
@@ -58,8 +63,10 @@ Result<PlanCost> plan_cost(const Experiment& exp, const std::vector<Run>& runs,
                            KernelBuilder& kernels, ImageBuilder& images, bool needs_kernel,
                            const std::vector<PastKernelBuild>& past, ResultIndex* index);
 
-// The guests' time of `runs` from `index` (nullptr: none known).
-GuestEstimate estimate_guests(const std::vector<Run>& runs, ResultIndex* index);
+// The guests' time of `runs` from `index` (nullptr: none known); with `exp`, the worst case of
+// its adaptive repetitions too.
+GuestEstimate estimate_guests(const std::vector<Run>& runs, ResultIndex* index,
+                              const Experiment* exp = nullptr);
 
 // Each kernel to build takes the median of this host's past builds of its arch (of any arch
 // when there are none), else kGenericKernelBuildSeconds.

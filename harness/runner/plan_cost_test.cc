@@ -51,5 +51,32 @@ TEST(PlanCost, AHostWithoutPastBuildsGetsTheGenericFigure) {
                         "holds no past build)\n"));
 }
 
+// Adaptive repetitions: the worst case scales each known run to warm-up + max reps; without a
+// past run, the ratio to the minimum.
+TEST(PlanCost, AdaptiveRepetitionsPrintTheWorstCase) {
+  PlanCost cost;
+  cost.guests = {.seconds = 40,
+                 .known = 2,
+                 .runs = 2,
+                 .adaptive = true,
+                 .worst_seconds = 400,
+                 .min_reps = 3,
+                 .max_reps = 30};
+  EXPECT_THAT(plan_cost_text(cost),
+              HasSubstr("reps: adaptive, 3..30 per run; worst case, every run to 30: about 6m40s "
+                        "for those 2 runs\n"));
+  cost.guests = {.runs = 2, .adaptive = true, .min_reps = 3, .max_reps = 30, .warmup = 1};
+  EXPECT_THAT(plan_cost_text(cost),
+              HasSubstr("reps: adaptive, 3..30 + 1 warm-up per run; worst case, every run to 30: "
+                        "up to 7.75× the time of 3 reps each\n"));
+  Experiment exp;
+  exp.repeat = 3;
+  exp.adaptive = AdaptiveRepeat{.max = 12, .ci = 0.5};
+  const GuestEstimate g = estimate_guests({}, nullptr, &exp);
+  EXPECT_TRUE(g.adaptive);
+  EXPECT_EQ(g.max_reps, 12);
+  EXPECT_FALSE(estimate_guests({}, nullptr).adaptive);
+}
+
 }  // namespace
 }  // namespace foliolab

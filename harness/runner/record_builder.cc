@@ -92,9 +92,10 @@ void record_guest_report(RunRecord& r, const RunReport& report) {
     r.knob_results.push_back({k.path, k.requested, k.readback, k.status, k.error});
   }
   for (const RepResult& rep : report.reps) {
-    r.reps.push_back(
-        {rep.rep, rep.wall_ns, rep.exit_status, rep.signal, rep.metrics, rep.deltas, rep.tests});
+    r.reps.push_back({rep.rep, rep.wall_ns, rep.exit_status, rep.signal, rep.metrics, rep.deltas,
+                      rep.tests, rep.warmup});
   }
+  r.repeat_stop = report.repeat_stop;
   for (const GuestError& e : report.errors) {
     r.guest_errors.push_back(e.stage.empty() ? e.message : e.stage + ": " + e.message);
   }

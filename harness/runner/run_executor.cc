@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <regex>
 
+#include "catalog/repeat_plan.h"
 #include "protocol/job.h"
 #include "protocol/output_adapter.h"
 #include "protocol/run_report.h"
@@ -150,8 +151,9 @@ Result<BootRequest> RunExecutor::stage(const PreparedRun& p, const fs::path& dir
 std::pair<RunReport, FailureClass> RunExecutor::read_report(const PreparedRun& p,
                                                             const BootOutcome& boot) const {
   auto bytes = read_file(boot.records_file);
-  RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string(), exp_.repeat,
-                                      output_adapter_for(exp_.workloads[p.run->workload]));
+  RunReport report =
+      parse_run_report(bytes.ok() ? *bytes : std::string(), repeat_plan(exp_, *p.run),
+                       output_adapter_for(exp_.workloads[p.run->workload]));
   FailureClass who = classify_report(report);
   if (auto wrong = wrong_kernel(report, *p.kernel); !wrong.empty()) {
     report.ok = false;

@@ -3,16 +3,16 @@
  * Flow (docs/guest-protocol.md): mount pseudo filesystems (debugfs too, when the kernel has
  * it), open the results port, read the job, emit hello, knobs(initial), one knob-set per
  * knob/sysctl line, knobs(final), the setup commands, then per rep counters(before), run the
- * workload,
- * counters(after), workload, stdout; finally done,
+ * workload, counters(after), workload, stdout (warm-up reps first, marked; with repeat_ci
+ * until the stopping rule says, then repeat-stop); finally done,
  * sync and power off. Any fatal problem: error, done status=failed, power off.
  *
  * PID 1 must never exit (the kernel panics): every path ends in power_off(), which only
  * returns into an endless pause() if reboot() itself fails. There is no guest watchdog: the
  * host kills QEMU at its deadline.
  *
- * Top layer (main and the run loop); it calls base, record, job and sysfs, and nothing calls
- * it (the layers are listed in base.h).
+ * Top layer (main and the run loop); it calls base, record, job, sysfs and repeat_rule, and
+ * nothing calls it (the layers are listed in base.h).
  */
 #define _GNU_SOURCE
 
@@ -32,9 +32,10 @@
 #include "base.h"
 #include "job.h"
 #include "record.h"
+#include "repeat_rule.h"
 #include "sysfs.h"
 
-#define AGENT_VERSION "1.1"
+#define AGENT_VERSION "1.2"
 #define PORT_TIMEOUT_MS 30000 /* TCG guests are slow to probe virtio-serial */
 
 /* ---------------- early setup ---------------- */
@@ -162,7 +163,7 @@ static void run_workload(const struct job *job, struct wl_result *r) {
   r->wall_ns = now_ns() - t0;
 }
 
-static void emit_workload(const struct job *job, long rep, const struct wl_result *r) {
+static void emit_workload(const struct job *job, long rep, int warmup, const struct wl_result *r) {
   struct sb p = {0};
   int sig = WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
   int code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
@@ -171,6 +172,7 @@ static void emit_workload(const struct job *job, long rep, const struct wl_resul
   kv_addf(&p, "exit_status", "%d", code);
   kv_addf(&p, "signal", "%d", sig);
   kv_addf(&p, "wall_ns", "%lld", r->wall_ns);
+  if (warmup) kv_add(&p, "warmup", "1");
   record_emit_sb("workload", &p);
   record_emit_sb("stdout", &r->out);
   sb_free(&p);
@@ -241,16 +243,81 @@ static void run_setup(const struct job *job) {
   }
 }
 
+/* ---------------- adaptive repetitions ---------------- */
+
+/* The watched metrics' values so far, one series per repeat_metric line. */
+struct watch {
+  double *x[RR_MAX_METRICS];
+  struct rr_series s[RR_MAX_METRICS];
+};
+
+static void watch_init(const struct job *job, struct watch *w) {
+  for (size_t i = 0; i < job->nrepeat_metrics; i++) {
+    w->x[i] = xmalloc((size_t)job->repeat_max * sizeof(double));
+    w->s[i] = (struct rr_series){w->x[i], 0};
+  }
+}
+
+/* A metric that is null or missing in this rep's JSON line adds no value: its series then
+ * lacks a rep and the rule never counts it as reached. */
+static void watch_add(const struct job *job, struct watch *w, const struct sb *out) {
+  for (size_t i = 0; i < job->nrepeat_metrics && out->p; i++) {
+    double v;
+    if (rr_json_number(out->p, out->len, job->repeat_metrics[i], &v)) w->x[i][w->s[i].n++] = v;
+  }
+}
+
+static void emit_repeat_stop(const struct job *job, const struct watch *w, long n,
+                             enum rr_stop stop) {
+  struct sb p = {0}, key = {0};
+  kv_add(&p, "reason", rr_stop_name(stop));
+  kv_addf(&p, "n", "%ld", n);
+  kv_addf(&p, "warmup", "%ld", job->warmup);
+  kv_addf(&p, "target", "%.17g", job->repeat_ci);
+  for (size_t i = 0; i < job->nrepeat_metrics; i++) {
+    double hw = w->s[i].n == n ? rr_rel_half_width(w->x[i], n) : -1;
+    key.len = 0;
+    sb_printf(&key, "half_width.%s", job->repeat_metrics[i]);
+    if (hw >= 0 && hw < 1e300)
+      kv_addf(&p, key.p, "%.17g", hw);
+    else
+      kv_add(&p, key.p, "none");
+  }
+  record_emit_sb("repeat-stop", &p);
+  log_msg("repeat: %s after %ld reps (target +-%g of the mean)", rr_stop_name(stop), n,
+          job->repeat_ci);
+  sb_free(&p);
+  sb_free(&key);
+}
+
+/* Warm-up reps first, then measured ones: `repeat` of them, or with repeat_ci until the rule
+ * (repeat_rule.h) stops, which the repeat-stop record reports. */
 static void run_reps(const struct job *job) {
   if (!job->workload) return;
   if (access(job->argv[0], X_OK)) fail_run("workload", "%s: %s", job->argv[0], strerror(errno));
-  for (long rep = 0; rep < job->repeat; rep++) {
+  struct watch w;
+  watch_init(job, &w);
+  for (long rep = 0;; rep++) {
     struct wl_result r = {0};
+    const int warm = rep < job->warmup;
+    const long n = rep - job->warmup + 1; /* measured reps including this one */
     counters_snapshot(rep, "before");
     run_workload(job, &r);
     counters_snapshot(rep, "after");
-    emit_workload(job, rep, &r);
+    emit_workload(job, rep, warm, &r);
+    if (!warm && job->repeat_ci > 0) watch_add(job, &w, &r.out);
     sb_free(&r.out);
+    if (warm) continue;
+    if (job->repeat_ci <= 0) {
+      if (n >= job->repeat) return;
+      continue;
+    }
+    enum rr_stop stop =
+        rr_decide(n, job->repeat, job->repeat_max, job->repeat_ci, w.s, job->nrepeat_metrics);
+    if (stop != RR_CONTINUE) {
+      emit_repeat_stop(job, &w, n, stop);
+      return;
+    }
   }
 }
 
@@ -262,8 +329,9 @@ int main(void) {
   int jrc = job_load(&job, err, sizeof err);
   emit_hello(&job);
   if (jrc) fail_run("job", "%s", err);
-  log_msg("job %s: %zu knob/sysctl lines, workload %s x%ld", job.run_id, job.nsteps,
-          job.workload ? job.workload : "(none)", job.repeat);
+  log_msg("job %s: %zu knob/sysctl lines, workload %s x%ld..%ld (+%ld warm-up)", job.run_id,
+          job.nsteps, job.workload ? job.workload : "(none)", job.repeat,
+          job.repeat_max ? job.repeat_max : job.repeat, job.warmup);
   apply_steps(&job);
   run_setup(&job);
   run_reps(&job);

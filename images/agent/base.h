@@ -5,6 +5,7 @@
  * docs/guest-protocol.md (contract version 1). Build: every .c file in images/agent/,
  * static, libc only, e.g. `gcc -static -O2 -Wall -Wextra -Werror -o agent <those files>`
  * (or aarch64-linux-gnu-gcc). Layers, each calling only the ones below it:
+ *   repeat_rule (pure: the stopping rule of adaptive reps, libc only)
  *   base  <  record  <  sysfs, job  <  agent (main and the run loop)
  */
 #ifndef FOLIOLAB_AGENT_BASE_H

@@ -15,13 +15,15 @@
 #define MAX_ARGS 256
 #define MAX_REPEAT 10000
 #define MAX_SETUP 64 /* setup commands; each has at most MAX_ARGS tokens */
+#define STR2(x) #x
+#define STR(x) STR2(x)
 
 struct parse {
   struct job *job;
   int lineno;
   char *err;
   size_t errlen;
-  int seen_run_id, seen_repeat, seen_prctl, seen_exit_ok;
+  int seen_run_id, seen_repeat, seen_prctl, seen_exit_ok, seen_max, seen_ci, seen_warmup;
   char **raw; /* `argv` tokens, appended after the `arg` ones at the end */
   size_t nraw;
 };
@@ -151,6 +153,66 @@ static int parse_workload(struct parse *ps, char *rest) {
   return 0;
 }
 
+/* A metric name as the workloads print them: [A-Za-z0-9_.-]+. */
+static int valid_metric(const char *s) {
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (!(strchr("_.-", *s) || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9')))
+      return 0;
+  return 1;
+}
+
+/* repeat_max, repeat_ci, repeat_metric and warmup (adaptive repetitions); 1 when `line` is
+ * none of them. */
+static int parse_repeat_line(struct parse *ps, const char *line, char *rest) {
+  struct job *j = ps->job;
+  if (!strcmp(line, "repeat_max")) {
+    if (set_once(ps, &ps->seen_max, "repeat_max")) return -1;
+    if (parse_long(rest, 2, MAX_REPEAT, &j->repeat_max))
+      return perr(ps, "repeat_max: '%s' is not an integer in 2..%d", rest, MAX_REPEAT);
+    return 0;
+  }
+  if (!strcmp(line, "repeat_ci")) {
+    char *end;
+    if (set_once(ps, &ps->seen_ci, "repeat_ci")) return -1;
+    errno = 0;
+    j->repeat_ci = strtod(rest, &end);
+    if (!*rest || *end || errno || !(j->repeat_ci > 0 && j->repeat_ci < 1) || rest[0] == ' ')
+      return perr(ps, "repeat_ci: '%s' is not a fraction in (0, 1)", rest);
+    return 0;
+  }
+  if (!strcmp(line, "repeat_metric")) {
+    if (!valid_metric(rest)) return perr(ps, "repeat_metric: bad name '%s'", rest);
+    if (j->nrepeat_metrics == RR_MAX_METRICS)
+      return perr(ps, "more than %d repeat_metric lines", RR_MAX_METRICS);
+    j->repeat_metrics[j->nrepeat_metrics++] = rest;
+    return 0;
+  }
+  if (!strcmp(line, "warmup")) {
+    if (set_once(ps, &ps->seen_warmup, "warmup")) return -1;
+    if (parse_long(rest, 0, MAX_REPEAT, &j->warmup))
+      return perr(ps, "warmup: '%s' is not an integer in 0..%d", rest, MAX_REPEAT);
+    return 0;
+  }
+  return 1;
+}
+
+/* The adaptive lines go together: repeat_ci needs repeat_max >= repeat and a repeat_metric;
+ * warm-up and measured reps stay within MAX_REPEAT. */
+static int check_repeat(struct job *j, char *err, size_t errlen) {
+  const char *why = NULL;
+  if (j->repeat_ci > 0 && !j->repeat_max) why = "repeat_ci without repeat_max";
+  if (j->repeat_ci > 0 && !j->nrepeat_metrics) why = "repeat_ci without a repeat_metric";
+  if (j->repeat_ci == 0 && (j->repeat_max || j->nrepeat_metrics))
+    why = "repeat_max or repeat_metric without repeat_ci";
+  if (j->repeat_max && j->repeat_max < j->repeat) why = "repeat_max is below repeat";
+  if (j->warmup + (j->repeat_max ? j->repeat_max : j->repeat) > MAX_REPEAT)
+    why = "warm-up and measured reps exceed " STR(MAX_REPEAT);
+  if (why) snprintf(err, errlen, "job: %s", why);
+  return why ? -1 : 0;
+}
+
 static int parse_line(struct parse *ps, char *line) {
   struct job *j = ps->job;
   char *rest = split_word(line);
@@ -166,6 +228,8 @@ static int parse_line(struct parse *ps, char *line) {
       return perr(ps, "repeat: '%s' is not an integer in 1..%d", rest, MAX_REPEAT);
     return 0;
   }
+  int rc = parse_repeat_line(ps, line, rest);
+  if (rc <= 0) return rc;
   if (!strcmp(line, "prctl_thp_disable")) {
     if (set_once(ps, &ps->seen_prctl, "prctl_thp_disable")) return -1;
     if (parse_long(rest, 0, 1, &v)) return perr(ps, "prctl_thp_disable: '%s' is not 0 or 1", rest);
@@ -223,6 +287,7 @@ int job_parse(const char *text, size_t len, struct job *job, char *err, size_t e
     }
     if (*line && parse_line(&ps, line)) return -1;
   }
+  if (check_repeat(job, err, errlen)) return -1;
   if ((job->nargs || ps.nraw || job->exec) && !job->workload)
     return snprintf(err, errlen, "job has 'arg', 'argv' or 'exec' lines but no 'workload'"), -1;
   if (job->workload) {

@@ -1,8 +1,11 @@
-/* foliolab guest agent: the job file (docs/guest-protocol.md "Job file"). Uses base only. */
+/* foliolab guest agent: the job file (docs/guest-protocol.md "Job file"). Uses base and
+ * repeat_rule (for RR_MAX_METRICS). */
 #ifndef FOLIOLAB_AGENT_JOB_H
 #define FOLIOLAB_AGENT_JOB_H
 
 #include <stddef.h>
+
+#include "repeat_rule.h"
 
 #define JOB_PATH "/job/job.txt"
 #define JOB_MAGIC "foliolab-job 1"
@@ -15,8 +18,13 @@ struct step {
   char *value; /* rest of the line, may hold spaces */
 };
 struct job {
-  char *run_id;       /* "" when absent */
-  long repeat;        /* 1 when absent */
+  char *run_id;     /* "" when absent */
+  long repeat;      /* 1 when absent; the minimum when repeat_ci is given */
+  long repeat_max;  /* repeat_ci: at most this many measured reps (>= repeat) */
+  double repeat_ci; /* > 0: adaptive (repeat_rule.h): the target half-width over |mean| */
+  const char *repeat_metrics[RR_MAX_METRICS]; /* repeat_metric lines, the metrics watched */
+  size_t nrepeat_metrics;
+  long warmup;        /* reps run first, reported with `warmup 1` and not fed to the rule */
   char *workload;     /* NULL when absent: no reps are run */
   char *exec;         /* `exec` path, or NULL: argv[0] is then WORKLOAD_DIR/<workload> */
   char **argv;        /* argv for execv: [0] = path, then "key=value"..., then argv tokens, NULL */
