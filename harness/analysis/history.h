@@ -3,6 +3,7 @@
 // report/ renders it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct HistoryPoint {
   std::string session, stamp;
   SampleStats stats;
   bool emulated = false;
+  // Against the series' previous point, by the rule of compare (compare_samples; the index
+  // keeps no guests-beside provenance, so that condition is not applied here).
+  std::optional<Delta> delta;
 };
 
 struct HistorySeries {
@@ -31,6 +35,6 @@ struct HistoryModel {
 };
 
 HistoryModel build_history(const std::string& metric, const std::vector<IndexedSample>& samples,
-                           const MetricDecls& declared = {});
+                           const MetricDecls& declared = {}, const CompareOptions& options = {});
 
 }  // namespace foliolab

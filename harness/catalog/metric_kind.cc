@@ -8,6 +8,11 @@ constexpr std::string_view kKinds[] = {"count", "timing"};
 
 }  // namespace
 
+double CountThreshold::of(double base_mean) const {
+  const double r = rel * (base_mean < 0 ? -base_mean : base_mean);
+  return r > abs ? r : abs;
+}
+
 std::string_view better_name(Better b) { return kNames[static_cast<size_t>(b)]; }
 std::string_view metric_kind_name(MetricKind k) { return kKinds[static_cast<size_t>(k)]; }
 

@@ -1,10 +1,12 @@
 #include "report/layout.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "report/number_format.h"
 
@@ -25,6 +27,11 @@ std::string_view verdict_mark(Verdict v) {
       break;
   }
   return "?";
+}
+
+// The p column: "exact" for a count whose sides are constant and apart (no p-value applies).
+std::string p_cell(const Delta& d, double p) {
+  return d.basis == VerdictBasis::kExact ? "exact" : format_p_cell(p);
 }
 
 std::string ci_text(const Delta& d) {
@@ -77,7 +84,7 @@ std::vector<std::string> compact_row(const MetricRow& row, bool pair, bool* mark
     const Delta& d = *row.deltas[1];
     cells.push_back(format_change(d.rel_change));
     cells.push_back(ci_text(d));
-    cells.push_back(format_p_cell(d.mann_whitney_p));
+    cells.push_back(p_cell(d, d.mann_whitney_p));
     cells.push_back(std::string(verdict_name(d.verdict)));
   }
   return cells;
@@ -117,8 +124,8 @@ TextTable full_table(const ComparisonGroup& g) {
       if (v < row.deltas.size() && row.deltas[v]) {
         const Delta& d = *row.deltas[v];
         cells.push_back(delta_text(d));
-        cells.push_back(format_p_cell(d.mann_whitney_p));
-        cells.push_back(format_p_cell(d.welch_p));
+        cells.push_back(p_cell(d, d.mann_whitney_p));
+        cells.push_back(p_cell(d, d.welch_p));
         cells.push_back(std::string(verdict_name(d.verdict)));
       } else {
         cells.insert(cells.end(), {"(baseline)", "", "", ""});
@@ -191,6 +198,27 @@ std::string stats_mean_sd(const SampleStats& s) {
   return format_number(s.mean, decimals) + " ± " + format_number(s.sd, decimals);
 }
 
+namespace {
+
+// "n=3/3: p 0.10 cannot reach 0.05; n>=5 (repeat: {max: 5}) would resolve 2 % at CV 1.1 %",
+// or that repetition within kMaxAdaptiveReps cannot.
+std::string underpowered_note(const Delta& d) {
+  const std::string n = fmt::format("n={}/{}", d.n_base, d.n_cand);
+  const std::string p =
+      d.min_p > kAlpha ? fmt::format("{}: p {} cannot reach {}", n, format_p_cell(d.min_p), kAlpha)
+                       : fmt::format("{}: p {}", n, format_p_cell(d.mann_whitney_p));
+  if (!(d.min_effect > 0)) return p + "; the count varies within each side";
+  const std::string what =
+      fmt::format("{} at CV {}", format_percent_g(d.min_effect), format_percent(d.cv));
+  if (d.reps_needed > kMaxAdaptiveReps) {
+    return fmt::format("{}; {} reps per side cannot resolve {}", p, kMaxAdaptiveReps, what);
+  }
+  return fmt::format("{}; n>={} (repeat: {{max: {}}}) would resolve {}", p, d.reps_needed,
+                     d.reps_needed, what);
+}
+
+}  // namespace
+
 std::string delta_note(const Delta& d) {
   switch (d.note) {
     case DeltaNote::kNone:
@@ -201,20 +229,33 @@ std::string delta_note(const Delta& d) {
     case DeltaNote::kZeroBaseline:
       return "baseline mean is zero: no ratio";
     case DeltaNote::kUnderpowered:
-      return fmt::format("n={}/{} too small to resolve {}: need {} reps at CV {}", d.n_base,
-                         d.n_cand, format_percent_g(d.min_effect), d.reps_needed,
-                         format_percent(d.cv));
+      return underpowered_note(d);
+    case DeltaNote::kGuestsBeside:
+      return "other guests ran beside (run -j): timing not judged; -j 1, `exclusive: true` or "
+             "machine.timing: icount";
   }
   return "";
 }
 
+// The group's warnings, then each delta note once, after the metrics that share it
+// ("user_s, sys_s: other guests ran beside ...").
 std::vector<std::string> group_warnings(const ComparisonGroup& g) {
   std::vector<std::string> out = g.warnings;
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;  // note -> metrics
   for (const MetricRow& row : g.rows) {
     for (const auto& d : row.deltas) {
-      if (d && d->note != DeltaNote::kNone) out.push_back(row.metric + ": " + delta_note(*d));
+      if (!d || d->note == DeltaNote::kNone) continue;
+      const std::string note = delta_note(*d);
+      auto it =
+          std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == note; });
+      if (it == notes.end()) it = notes.insert(notes.end(), {note, {}});
+      if (std::find(it->second.begin(), it->second.end(), row.metric) == it->second.end()) {
+        it->second.push_back(row.metric);
+      }
     }
   }
+  for (const auto& [note, metrics] : notes)
+    out.push_back(fmt::format("{}: {}", fmt::join(metrics, ", "), note));
   return out;
 }
 
@@ -248,13 +289,16 @@ Document layout_history(const HistoryModel& m) {
   for (const HistorySeries& s : m.series) {
     TextTable t;
     t.title = s.label;
-    t.header = {"session", "n", "median", "mean ± sd", "95% CI of mean", "CV"};
+    t.header = {"session", "n", "median", "mean ± sd", "95% CI of mean", "CV", "vs previous"};
     bool emulated = false;
     for (const HistoryPoint& p : s.points) {
       emulated = emulated || p.emulated;
       t.rows.push_back({p.stamp + (p.emulated ? "†" : ""), std::to_string(p.stats.n),
                         format_compact(p.stats.median), stats_mean_sd(p.stats),
-                        history_ci_cell(p.stats), format_percent(p.stats.cv)});
+                        history_ci_cell(p.stats), format_percent(p.stats.cv),
+                        p.delta ? format_change(p.delta->rel_change) + " " +
+                                      std::string(verdict_name(p.delta->verdict))
+                                : ""});
     }
     if (emulated) t.notes.push_back("† TCG emulation timing");
     doc.tables.push_back(std::move(t));
@@ -275,8 +319,8 @@ std::string gate_message(const GateCase& c) {
                   format_change(c.delta.rel_change));
   switch (c.finding) {
     case GateFinding::kEmulatedTiming:
-      return "timing measured under TCG (emulated): gates use counts unless the rule sets "
-             "timings: true";
+      return "timing measured under TCG: gates use counts unless the rule sets timings: true "
+             "or icount";
     case GateFinding::kNoComparison:
       return "no comparison";
     case GateFinding::kTooFewSamples:
