@@ -72,7 +72,9 @@ bool constant_within(const SampleStats& s, double threshold) { return s.max - s.
 
 void judge_count(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
                  const RankTest& rt, Delta* d) {
-  const double t = info.threshold.of(a.mean);
+  // Of the larger mean: the same threshold whichever side is the baseline, and one that a
+  // count appearing from zero (0 against 1024 +- 3 64 KiB folios) still has.
+  const double t = info.threshold.of(std::max(std::fabs(a.mean), std::fabs(b.mean)));
   const double diff = b.mean - a.mean;
   d->threshold = t;
   const Interval ci = difference_interval(a.values, b.values);

@@ -135,6 +135,12 @@ TEST(Verdict, CountsExactEqualityJitterAndDeterministicDifferences) {
   EXPECT_EQ(count("mthp.64kB.anon_fault_alloc", {1026, 1024, 1025}, {1027, 1024, 1024}).verdict,
             Verdict::kNoChange);
   EXPECT_EQ(count("vmstat.thp_fault_alloc", {32, 32}, {31, 31}).verdict, Verdict::kChanged);
+  // From zero: 64 KiB folios appear, with the agent's jitter of a few (quickstart, 4K → 64K).
+  const Delta appear = count("mthp.64kB.anon_fault_alloc", {0, 0, 0}, {1027, 1024, 1024});
+  EXPECT_EQ(appear.verdict, Verdict::kChanged);
+  EXPECT_EQ(appear.basis, VerdictBasis::kExact);
+  EXPECT_EQ(count("mthp.64kB.anon_fault_alloc", {1027, 1024, 1024}, {0, 0, 0}).verdict,
+            Verdict::kChanged);
   // Per-size folio gauges move by one folio.
   EXPECT_EQ(count("mthp.64kB.split_deferred", {0, 1, 0}, {1, 1, 0}).verdict, Verdict::kNoChange);
   // A jittery count beyond its threshold goes through the rank test.

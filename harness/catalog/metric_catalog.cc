@@ -7,8 +7,9 @@ namespace {
 
 bool ends_with(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
 
-// Practical thresholds of the counts that jitter between identical runs, from two identical
-// quickstart sessions (fault 64M, n=3, x86_64 and arm64 under TCG; README "Statistics"):
+// Practical thresholds of the counts that jitter between identical runs (a percentage is of
+// the larger mean of the two sides), from two identical quickstart sessions (fault 64M, n=3,
+// x86_64 and arm64 under TCG; README "Statistics"):
 //   rss_kb, vmrss_kb, rss_kb_after: Rss moved by 4-56 kB (a folio, page tables, the stack):
 //     one PMD at 4K pages (2048 kB) or 0.5 %, whichever is larger;
 //   meminfo.* (kB, gauges): AnonPages by 0-20 kB, MemFree by up to 80 MB: 2048 kB or 0.5 %;

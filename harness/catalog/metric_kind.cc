@@ -8,8 +8,8 @@ constexpr std::string_view kKinds[] = {"count", "timing"};
 
 }  // namespace
 
-double CountThreshold::of(double base_mean) const {
-  const double r = rel * (base_mean < 0 ? -base_mean : base_mean);
+double CountThreshold::of(double scale) const {
+  const double r = rel * (scale < 0 ? -scale : scale);
   return r > abs ? r : abs;
 }
 

@@ -15,13 +15,13 @@ namespace foliolab {
 enum class Better { kNone, kHigher, kLower };
 enum class MetricKind { kCount, kTiming };
 
-// A count's practical threshold: a difference of means within max(abs, rel × |baseline mean|)
-// is "no change" (analysis/comparison.h). Zero for exact counts; set for counts that jitter by
-// a folio or a page between identical runs (metric_catalog.cc says which and why).
+// A count's practical threshold: a difference of means within max(abs, rel × the larger
+// |mean|) is "no change" (analysis/comparison.h). Zero for exact counts; set for counts that jitter
+// by a folio or a page between identical runs (metric_catalog.cc says which and why).
 struct CountThreshold {
   double abs = 0;  // in the metric's unit
-  double rel = 0;  // of the baseline mean
-  double of(double base_mean) const;
+  double rel = 0;  // of the larger |mean| of the two sides
+  double of(double scale) const;
 };
 
 struct MetricInfo {
