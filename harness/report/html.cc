@@ -154,8 +154,9 @@ function drawComparison(data, root) {
       if (!d) return;
       const pct = v => v === null ? 'n/a' : (v * 100).toFixed(1) + ' %';
       changes.push([r.metric, g.variants[i].label, pct(d.rel_change),
-                    pct(d.ci95[0]) + ' … ' + pct(d.ci95[1]), fmt(d.mann_whitney_p),
-                    fmt(d.welch_p), d.verdict]);
+                    pct(d.ci95[0]) + ' … ' + pct(d.ci95[1]),
+                    d.basis === 'exact' ? 'exact' : fmt(d.mann_whitney_p),
+                    d.basis === 'exact' ? 'exact' : fmt(d.welch_p), d.verdict]);
     }));
     table(sec, ['metric', 'variant', 'change', '95 % CI', 'p (MW)', 'p (Welch)', 'verdict'], changes);
     el('h3', {text: 'knob state (as set)'}, sec);
