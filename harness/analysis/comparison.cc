@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <set>
 
@@ -17,18 +16,6 @@ constexpr std::string_view kVerdictNames[] = {"improved", "regressed", "changed"
 // Workload metrics shown first, in this order (the cover letters' columns for `fault`).
 const std::vector<std::string> kHeadline = {"faults", "faults_per_sec", "faults_per_sec_per_cpu",
                                             "user_s", "sys_s",          "wall_s"};
-
-Verdict directional(Better better, double change) {
-  switch (better) {
-    case Better::kHigher:
-      return change > 0 ? Verdict::kImproved : Verdict::kRegressed;
-    case Better::kLower:
-      return change < 0 ? Verdict::kImproved : Verdict::kRegressed;
-    case Better::kNone:
-      break;
-  }
-  return Verdict::kChanged;
-}
 
 bool all_equal(const std::vector<const SampleStats*>& stats) {
   std::optional<double> first;
@@ -168,55 +155,6 @@ SampleStats sample_stats(std::vector<double> values) {
   return s;
 }
 
-Delta compare_samples(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
-                      const CompareOptions& options) {
-  Delta d;
-  const bool timing = info.kind == MetricKind::kTiming;
-  d.min_effect = timing ? options.min_effect_timing : options.min_effect_count;
-  d.n_base = a.n;
-  d.n_cand = b.n;
-  if (a.n < kMinSamples || b.n < kMinSamples) {
-    d.note = DeltaNote::kFewSamples;
-    return d;
-  }
-  d.mann_whitney_p = mann_whitney_u_test(a.values, b.values);
-  d.welch_p = welch_t_test(a.values, b.values);
-  if (a.mean == 0) {
-    // No ratio; a count that appears from nothing is still a change.
-    if (b.mean == 0 && b.sd == 0 && a.sd == 0) {
-      d.verdict = Verdict::kNoChange;
-      d.rel_change = 0;
-      d.ci_low = d.ci_high = 0;
-    } else if (!timing && b.min > a.max) {
-      d.verdict = directional(info.better, 1);
-    } else if (!timing && b.max < a.min) {
-      d.verdict = directional(info.better, -1);
-    } else {
-      d.note = DeltaNote::kZeroBaseline;
-    }
-    return d;
-  }
-  d.rel_change = b.mean / a.mean - 1;
-  const Interval ci = bootstrap_ratio_ci(a.values, b.values);
-  d.ci_low = ci.low - 1;
-  d.ci_high = ci.high - 1;
-  const bool resolved = d.ci_low > 0 || d.ci_high < 0;
-  const double e = d.min_effect;
-  if (resolved && std::fabs(d.rel_change) > e) {
-    d.verdict = directional(info.better, d.rel_change);
-  } else if (!timing || (d.ci_low >= -e && d.ci_high <= e) || resolved) {
-    // Counts: nothing resolved is no change. Timings: the whole interval within ±e, or a
-    // resolved change smaller than e.
-    d.verdict = Verdict::kNoChange;
-  } else {
-    d.verdict = Verdict::kInconclusive;
-    d.cv = std::max(std::isfinite(a.cv) ? a.cv : 0, std::isfinite(b.cv) ? b.cv : 0);
-    d.reps_needed = reps_needed(d.cv, e);
-    d.note = DeltaNote::kUnderpowered;
-  }
-  return d;
-}
-
 namespace {
 
 bool declared(const MetricDecls& decls, const std::string& name) {
@@ -242,6 +180,14 @@ bool says_nothing(const std::string& metric, const MetricRow& row, const GroupRu
 // One metric of a group, or nothing for a metric that says nothing (says_nothing).
 std::optional<MetricRow> metric_row(const GroupRuns& in, const std::string& metric, bool emulated,
                                     const CompareOptions& options) {
+  const auto beside = [](const VariantRuns& v) {
+    return std::any_of(v.runs.begin(), v.runs.end(),
+                       [](const RunRecord* r) { return r->provenance.guests_beside > 0; });
+  };
+  const auto icount = [](const VariantRuns& v) {
+    return std::all_of(v.runs.begin(), v.runs.end(),
+                       [](const RunRecord* r) { return r->provenance.icount(); });
+  };
   MetricRow row;
   row.metric = metric;
   row.info = metric_info(metric, options.declared);
@@ -250,7 +196,9 @@ std::optional<MetricRow> metric_row(const GroupRuns& in, const std::string& metr
   if (says_nothing(metric, row, in, options)) return std::nullopt;
   row.deltas.emplace_back();
   for (size_t i = 1; i < row.stats.size(); ++i) {
-    row.deltas.push_back(compare_samples(row.info, row.stats[0], row.stats[i], options));
+    const VariantRuns &a = in.variants[0], &b = in.variants[i];
+    const RunConditions cond{beside(a) || beside(b), icount(a) && icount(b)};
+    row.deltas.push_back(compare_samples(row.info, row.stats[0], row.stats[i], options, cond));
   }
   return row;
 }
@@ -263,6 +211,12 @@ void add_sample_warnings(ComparisonGroup* g) {
   if (n_low < kMinSamples) {
     g->warnings.push_back(
         fmt::format("fewer than {} samples somewhere: no aggregate there", kMinSamples));
+  } else if (n_low != SIZE_MAX && min_rank_p(n_low, n_low) > kAlpha) {
+    g->warnings.push_back(
+        fmt::format("n={} per variant: low statistical power: no timing can be called improved "
+                    "or regressed (the exact rank test's p cannot go below {:.2f}; repeat: 5 or "
+                    "more)",
+                    n_low, min_rank_p(n_low, n_low)));
   } else if (n_low != SIZE_MAX && n_low < kLowPowerSamples) {
     g->warnings.push_back(
         fmt::format("n={} per variant: low statistical power (9 or more "

@@ -4,7 +4,8 @@
 // A group is one (kernel, arch, workload, ...) identity; its variants are what differs (knob
 // sets in a session report; base and candidate in `compare`). Each metric is a row with the
 // statistics of every variant and, for every variant after the first, its change against the
-// first with a bootstrap confidence interval, p-values and a verdict.
+// first with a 95 % Welch interval, an exact rank-test p-value and a verdict (the rule:
+// compare_samples below; README "Statistics").
 #pragma once
 
 #include <optional>
@@ -23,11 +24,14 @@ inline constexpr int kComparisonSchema = 1;  // of the JSON rendering
 enum class Verdict { kImproved, kRegressed, kChanged, kNoChange, kInconclusive };
 std::string_view verdict_name(Verdict v);  // "improved", "regressed", "changed", ...
 
+inline constexpr double kAlpha = 0.05;          // the largest p of a directional verdict
+inline constexpr size_t kMaxAdaptiveReps = 30;  // reps per side a note may suggest
+
 struct CompareOptions {
   double min_effect_timing = 0.02;  // smallest relative change of a timing that matters
-  double min_effect_count = 0;      // counts: any resolved change is a change
-  MetricDecls declared;             // custom workloads' metric declarations
-  std::vector<std::string> keep;    // metrics always compared when present (gate rules)
+  // Counts use their catalog threshold (MetricInfo::threshold).
+  MetricDecls declared;           // custom workloads' metric declarations
+  std::vector<std::string> keep;  // metrics always compared when present (gate rules)
 };
 
 struct SampleStats {
@@ -39,25 +43,44 @@ struct SampleStats {
 };
 
 // A variant against the group's first variant.
-// Why a delta has no aggregate or no verdict. report/ words it (delta_note: "n=3/3 too small
-// to resolve 2 %: need 14 reps at CV 3.1 %") and lists it among the group's warnings.
+// Why a delta has no aggregate or no verdict. report/ words it (delta_note: "n=3/3: p 0.10
+// cannot reach 0.05; n>=4 (repeat: {max: 4}) would resolve 2 % at CV 1.1 %") and lists it
+// among the group's warnings.
 enum class DeltaNote {
   kNone,
   kFewSamples,    // fewer than kMinSamples on a side: no aggregate
   kZeroBaseline,  // baseline mean zero and no directional count change: no ratio
-  kUnderpowered,  // an inconclusive timing: `reps_needed` would resolve `min_effect` at `cv`
+  kUnderpowered,  // inconclusive: `reps_needed` would resolve `min_effect` at `cv`
+  kGuestsBeside,  // a timing of runs with other guests beside them, not under icount
 };
 
+// What a directional verdict rests on: the rank test and the interval, or (counts) both
+// sides constant within the threshold and apart by more than it, at any n: no p-value then.
+enum class VerdictBasis { kRankTest, kExact };
+std::string_view basis_name(VerdictBasis b);  // "rank test", "exact"
+
 struct Delta {
-  double rel_change = kNoValue;                  // mean(b) / mean(a) - 1
-  double ci_low = kNoValue, ci_high = kNoValue;  // 95 % bootstrap CI of the same
+  // Timings of positive samples: gm(b) / gm(a) - 1 (geometric means); else mean(b)/mean(a) - 1.
+  double rel_change = kNoValue;
+  double ci_low = kNoValue, ci_high = kNoValue;  // 95 % Welch t interval of the same
   double mann_whitney_p = kNoValue, welch_p = kNoValue;
   Verdict verdict = Verdict::kInconclusive;
-  double min_effect = 0;
+  VerdictBasis basis = VerdictBasis::kRankTest;
+  double min_effect = 0;  // relative; counts: threshold / |mean(a)| (0 for a zero baseline)
+  double threshold = 0;   // counts: the practical threshold in the metric's unit
   DeltaNote note = DeltaNote::kNone;
   size_t n_base = 0, n_cand = 0;  // sample sizes
-  size_t reps_needed = 0;         // kUnderpowered
-  double cv = kNoValue;           // kUnderpowered: the larger CV of the two samples
+  // kUnderpowered: reps per side that would resolve min_effect at cv (the exact test's
+  // smallest p must reach kAlpha, too); > kMaxAdaptiveReps: repetition cannot resolve it.
+  size_t reps_needed = 0;
+  double min_p = kNoValue;  // kUnderpowered: the smallest p the exact test has at these n
+  double cv = kNoValue;     // kUnderpowered: the larger CV of the two samples
+};
+
+// What the runs behind a delta were measured under.
+struct RunConditions {
+  bool guests_beside = false;  // a run on either side had other guests beside it (run -j)
+  bool icount = false;         // every run on both sides measured instruction-time
 };
 
 struct MetricRow {
@@ -120,9 +143,16 @@ ComparisonGroup compare_group(const GroupRuns& input, const CompareOptions& opti
 
 // Statistics of one sample set (n < 2: only n, values, min and max).
 SampleStats sample_stats(std::vector<double> values);
-// The change of b against a with its verdict.
+// The change of b against a with its verdict: the one rule of compare, report, gate and
+// history. Timings: directional when the exact two-sided Mann-Whitney p <= kAlpha, the Welch
+// interval excludes 0, |change| > min effect and the estimate and the rank statistic agree in
+// sign; "no change" when the interval lies within ± min effect or the change is resolved and
+// smaller; else inconclusive (kUnderpowered), and always inconclusive (kGuestsBeside) when
+// `cond` has guests beside without icount. Counts: a difference of means within the
+// threshold is "no change"; both sides constant within it and apart by more is a change at
+// any n (kExact); else the timing rule with the threshold as the minimum effect.
 Delta compare_samples(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
-                      const CompareOptions& options);
+                      const CompareOptions& options, const RunConditions& cond = {});
 
 // Counter deltas shown in comparisons: THP and fault counters (others, such as free-page
 // gauges, move with everything the guest does).

@@ -13,12 +13,18 @@ bool group_matches(const RunSelector& sel, const ComparisonGroup& g) {
   return true;
 }
 
-// The change resolved by the comparison: its interval excludes zero, or (zero baseline) the
-// verdict says it changed.
+// The comparison's verdict (compare_samples, the one rule) says the metric moved.
 bool resolved(const Delta& d) {
-  if (std::isfinite(d.ci_low)) return d.ci_low > 0 || d.ci_high < 0;
   return d.verdict == Verdict::kImproved || d.verdict == Verdict::kRegressed ||
          d.verdict == Verdict::kChanged;
+}
+
+// A TCG timing is judged when the rule says so: `timings: true`, or `timings: icount` and
+// both sides measured instruction-time.
+bool judges_timing(const GateRule& rule, const ComparisonGroup& g) {
+  if (rule.timings == GateTimings::kAll) return true;
+  return rule.timings == GateTimings::kIcount && g.variants.size() >= 2 && g.variants[0].icount &&
+         g.variants[1].icount;
 }
 
 GateCase found(GateCase c, GateOutcome outcome, GateFinding finding) {
@@ -44,7 +50,7 @@ double worse_change(Better better, const Delta& d, const SampleStats& a, const S
 
 GateCase judge(const GateRule& rule, const ComparisonGroup& g, const MetricRow& row) {
   GateCase c{.rule = rule.name, .group = g.title, .metric = row.metric};
-  if (row.emulated && !rule.timings_under_tcg) {
+  if (row.emulated && !judges_timing(rule, g)) {
     return found(c, GateOutcome::kSkip, GateFinding::kEmulatedTiming);
   }
   if (row.deltas.size() < 2 || !row.deltas[1]) {
@@ -61,7 +67,7 @@ GateCase judge(const GateRule& rule, const ComparisonGroup& g, const MetricRow& 
   }
   const bool moved = resolved(d);
   if (rule.equal) {
-    if (moved || (a.sd == 0 && b.sd == 0 && a.mean != b.mean)) {
+    if (moved) {
       return found(c, GateOutcome::kFail, GateFinding::kChangedNotEqual);
     }
     return found(c, GateOutcome::kPass, GateFinding::kUnchanged);

@@ -21,7 +21,7 @@ std::string_view gate_outcome_name(GateOutcome o);  // "pass", "FAIL", "skip"
 // What a case found. report/ words it (gate_message: "regressed: 1025 → 16.4k (+1499 %),
 // allowed 0 %") from the numbers the case carries.
 enum class GateFinding {
-  kEmulatedTiming,   // skip: a timing measured under TCG, the rule does not set timings
+  kEmulatedTiming,   // skip: a TCG timing the rule's `timings:` does not cover
   kNoComparison,     // no delta against the baseline
   kTooFewSamples,    // fewer than kMinSamples on a side
   kChangedNotEqual,  // `equal: true` and the metric moved
@@ -53,7 +53,9 @@ struct GateReport {
   bool ok() const { return failed == 0; }
 };
 
-// Timings measured under TCG are skipped unless the rule sets `timings: true`.
+// Timings measured under TCG are skipped unless the rule sets `timings: true`, or
+// `timings: icount` and both sides measured instruction-time. A case moves when the
+// comparison's verdict (compare_samples) is directional: the gate adds only its limit.
 GateReport evaluate_gate(const std::vector<GateRule>& rules, ComparisonModel comparison);
 
 }  // namespace foliolab

@@ -7,7 +7,7 @@
 namespace foliolab {
 
 HistoryModel build_history(const std::string& metric, const std::vector<IndexedSample>& samples,
-                           const MetricDecls& declared) {
+                           const MetricDecls& declared, const CompareOptions& options) {
   HistoryModel m;
   m.metric = metric;
   m.info = metric_info(metric, declared);
@@ -24,7 +24,7 @@ HistoryModel build_history(const std::string& metric, const std::vector<IndexedS
     if (added) m.series.push_back({label, {}});
     HistorySeries& series = m.series[it->second];
     if (series.points.empty() || series.points.back().session != r.session) {
-      series.points.push_back({r.session, r.stamp, {}, false});
+      series.points.push_back({r.session, r.stamp, {}, false, std::nullopt});
     }
     values[{it->second, r.session}].push_back(s.value);
     emulated[{it->second, r.session}] = emulated[{it->second, r.session}] || r.timings_emulated;
@@ -35,6 +35,10 @@ HistoryModel build_history(const std::string& metric, const std::vector<IndexedS
       p.stats = sample_stats(values[{i, p.session}]);
       p.emulated = emulated[{i, p.session}] && m.info.kind == MetricKind::kTiming;
       p.icount = p.emulated && !wall[{i, p.session}];
+    }
+    std::vector<HistoryPoint>& points = m.series[i].points;
+    for (size_t k = 1; k < points.size(); ++k) {
+      points[k].delta = compare_samples(m.info, points[k - 1].stats, points[k].stats, options);
     }
   }
   return m;

@@ -3,6 +3,7 @@
 // report/ renders it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct HistoryPoint {
   SampleStats stats;
   bool emulated = false;
   bool icount = false;  // emulated, every run of the point in instruction-time
+  // Against the series' previous point, by the rule of compare (compare_samples; the index
+  // keeps no guests-beside provenance, so that condition is not applied here).
+  std::optional<Delta> delta;
 };
 
 struct HistorySeries {
@@ -32,6 +36,6 @@ struct HistoryModel {
 };
 
 HistoryModel build_history(const std::string& metric, const std::vector<IndexedSample>& samples,
-                           const MetricDecls& declared = {});
+                           const MetricDecls& declared = {}, const CompareOptions& options = {});
 
 }  // namespace foliolab

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -49,8 +51,12 @@ double two_sided_t(double t, double df) {
 }
 
 // Number of arrangements of m a's and n b's for each value of U_a, as doubles
-// (f(i, j, u) = f(i-1, j, u-j) + f(i, j-1, u): the largest element is an a or a b).
-std::vector<double> u_distribution(size_t m, size_t n) {
+// (f(i, j, u) = f(i-1, j, u-j) + f(i, j-1, u): the largest element is an a or a b). Cached per
+// thread: the simulations in the tests and a report's many metrics ask for the same few sizes.
+const std::vector<double>& u_distribution(size_t m, size_t n) {
+  thread_local std::map<std::pair<size_t, size_t>, std::vector<double>> cache;
+  auto [it, added] = cache.try_emplace({m, n});
+  if (!added) return it->second;
   const size_t umax = m * n;
   std::vector<std::vector<double>> f(m + 1, std::vector<double>(umax + 1, 0.0));
   for (size_t i = 0; i <= m; ++i) f[i][0] = 1;  // j = 0: only U = 0
@@ -59,7 +65,83 @@ std::vector<double> u_distribution(size_t m, size_t n) {
       for (size_t u = umax + 1; u-- > j;) f[i][u] += f[i - 1][u - j];
     }
   }
-  return f[m];
+  it->second = std::move(f[m]);
+  return it->second;
+}
+
+// Two-sided exact p of U_a = u without ties (the distribution is symmetric about mn/2).
+double exact_p_no_ties(size_t m, size_t n, double u) {
+  const std::vector<double>& f = u_distribution(m, n);
+  const double total = std::accumulate(f.begin(), f.end(), 0.0);
+  const auto ui = static_cast<size_t>(std::llround(u));
+  double le = 0, ge = 0;
+  for (size_t k = 0; k < f.size(); ++k) {
+    if (k <= ui) le += f[k];
+    if (k >= ui) ge += f[k];
+  }
+  return std::min(1.0, 2 * std::min(le, ge) / total);
+}
+
+// Two-sided exact p conditional on the ties: every way of choosing which m of the pooled
+// values are a's is equally likely; g[c][s] counts the choices of c items among those seen
+// whose doubled mid-ranks sum to s. p = P(|S - E S| >= |s_obs - E S|), E S = m (N + 1).
+double exact_p_ties(const std::vector<int>& doubled_ranks, size_t m, int observed) {
+  const int smax = std::accumulate(doubled_ranks.begin(), doubled_ranks.end(), 0);
+  std::vector<std::vector<double>> g(m + 1, std::vector<double>(smax + 1, 0.0));
+  g[0][0] = 1;
+  for (int r : doubled_ranks) {
+    for (size_t c = m; c >= 1; --c) {
+      for (int s = smax; s >= r; --s) g[c][s] += g[c - 1][s - r];
+    }
+  }
+  const int center = static_cast<int>(m * (doubled_ranks.size() + 1));
+  const int dist = std::abs(observed - center);
+  double tail = 0, total = 0;
+  for (int s = 0; s <= smax; ++s) {
+    total += g[m][s];
+    if (std::abs(s - center) >= dist) tail += g[m][s];
+  }
+  return std::min(1.0, tail / total);
+}
+
+struct Ranked {
+  std::vector<int> doubled;  // doubled mid-rank of each pooled value, in sorted order
+  int doubled_sum_a = 0;
+  double tie_term = 0;  // sum(t^3 - t) over tie groups
+};
+
+Ranked rank_pooled(std::span<const double> a, std::span<const double> b) {
+  struct Item {
+    double x;
+    bool from_a;
+  };
+  std::vector<Item> all;
+  all.reserve(a.size() + b.size());
+  for (double x : a) all.push_back({x, true});
+  for (double x : b) all.push_back({x, false});
+  std::sort(all.begin(), all.end(), [](const Item& l, const Item& r) { return l.x < r.x; });
+  Ranked out;
+  for (size_t i = 0; i < all.size();) {
+    size_t k = i;
+    while (k < all.size() && all[k].x == all[i].x) ++k;
+    const double t = static_cast<double>(k - i);
+    const int doubled = static_cast<int>(i + 1 + k);  // 2 × (i+1 + k) / 2
+    for (size_t q = i; q < k; ++q) {
+      out.doubled.push_back(doubled);
+      if (all[q].from_a) out.doubled_sum_a += doubled;
+    }
+    out.tie_term += t * t * t - t;
+    i = k;
+  }
+  return out;
+}
+
+double normal_p(double u, double dm, double dn, double tie_term) {
+  const double big_n = dm + dn;
+  const double var = dm * dn / 12 * ((big_n + 1) - tie_term / (big_n * (big_n - 1)));
+  if (var <= 0) return 1.0;  // every value identical
+  const double z = std::max(0.0, std::fabs(u - dm * dn / 2) - 0.5) / std::sqrt(var);
+  return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(boost::math::normal(), z)));
 }
 
 }  // namespace
@@ -94,49 +176,33 @@ double welch_t_test(std::span<const double> a, std::span<const double> b) {
   return two_sided_t(t, df);
 }
 
-double mann_whitney_u_test(std::span<const double> a, std::span<const double> b) {
+RankTest rank_test(std::span<const double> a, std::span<const double> b) {
   const size_t m = a.size(), n = b.size();
-  if (m == 0 || n == 0) return kNaN;
-  struct Item {
-    double x;
-    bool from_a;
-  };
-  std::vector<Item> all;
-  all.reserve(m + n);
-  for (double x : a) all.push_back({x, true});
-  for (double x : b) all.push_back({x, false});
-  std::sort(all.begin(), all.end(), [](const Item& l, const Item& r) { return l.x < r.x; });
-  // Mid-ranks; ties accumulate sum(t^3 - t).
-  double rank_sum_a = 0, tie_term = 0;
-  for (size_t i = 0; i < all.size();) {
-    size_t k = i;
-    while (k < all.size() && all[k].x == all[i].x) ++k;
-    const double t = static_cast<double>(k - i);
-    const double rank = (static_cast<double>(i + 1) + static_cast<double>(k)) / 2;
-    for (size_t q = i; q < k; ++q) {
-      if (all[q].from_a) rank_sum_a += rank;
-    }
-    tie_term += t * t * t - t;
-    i = k;
-  }
+  if (m == 0 || n == 0) return {};
+  const Ranked r = rank_pooled(a, b);
   const double dm = static_cast<double>(m), dn = static_cast<double>(n);
-  const double u = rank_sum_a - dm * (dm + 1) / 2;
-  if (tie_term == 0 && m * n <= kMannWhitneyExactMax) {
-    const std::vector<double> f = u_distribution(m, n);
-    const double total = std::accumulate(f.begin(), f.end(), 0.0);
-    const auto ui = static_cast<size_t>(std::llround(u));
-    double le = 0, ge = 0;
-    for (size_t k = 0; k < f.size(); ++k) {
-      if (k <= ui) le += f[k];
-      if (k >= ui) ge += f[k];
-    }
-    return std::min(1.0, 2 * std::min(le, ge) / total);
+  const double u = r.doubled_sum_a / 2.0 - dm * (dm + 1) / 2;
+  RankTest out;
+  out.shift = 0.5 - u / (dm * dn);  // U_b = mn - U_a
+  if (r.tie_term == 0 && m * n <= kMannWhitneyExactMax) {
+    out.p = exact_p_no_ties(m, n, u);
+  } else if (r.tie_term > 0 && m + n <= kMannWhitneyTiesExactMax) {
+    out.p = exact_p_ties(r.doubled, m, r.doubled_sum_a);
+  } else {
+    out.p = normal_p(u, dm, dn, r.tie_term);
   }
-  const double big_n = dm + dn;
-  const double var = dm * dn / 12 * ((big_n + 1) - tie_term / (big_n * (big_n - 1)));
-  if (var <= 0) return 1.0;  // every value identical
-  const double z = std::max(0.0, std::fabs(u - dm * dn / 2) - 0.5) / std::sqrt(var);
-  return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(boost::math::normal(), z)));
+  return out;
+}
+
+double mann_whitney_u_test(std::span<const double> a, std::span<const double> b) {
+  return rank_test(a, b).p;
+}
+
+double min_rank_p(size_t m, size_t n) {
+  if (m == 0 || n == 0) return 1;
+  double c = 1;  // C(m+n, m)
+  for (size_t i = 1; i <= m; ++i) c = c * static_cast<double>(n + i) / static_cast<double>(i);
+  return std::min(1.0, 2 / c);
 }
 
 double mean(std::span<const double> v) { return v.empty() ? kNaN : mean_of(v); }
@@ -145,57 +211,48 @@ double median(std::span<const double> v) { return v.empty() ? kNaN : median_of(v
 
 namespace {
 
-// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and the same on every platform, unlike
-// std::uniform_int_distribution.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n) by multiply-shift (Lemire); the bias is below 2^-40 for our n.
-  size_t below(size_t n) {
-    return static_cast<size_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
-  }
-
- private:
-  uint64_t state_;
-};
-
-double resampled_mean(std::span<const double> v, SplitMix64& rng) {
-  double sum = 0;
-  for (size_t i = 0; i < v.size(); ++i) sum += v[rng.below(v.size())];
-  return sum / static_cast<double>(v.size());
+// Welch's interval of mean(y) - mean(x); estimate only when both variances are zero.
+Interval welch_interval(std::span<const double> x, std::span<const double> y, double level) {
+  const double nx = static_cast<double>(x.size()), ny = static_cast<double>(y.size());
+  const double mx = mean_of(x), my = mean_of(y);
+  const double sx = variance_of(x, mx) / nx, sy = variance_of(y, my) / ny;
+  Interval out{my - mx, my - mx, my - mx, false};
+  if (sx + sy == 0) return out;
+  const double df = (sx + sy) * (sx + sy) / (sx * sx / (nx - 1) + sy * sy / (ny - 1));
+  const double t = boost::math::quantile(boost::math::students_t(df), 1 - (1 - level) / 2);
+  const double half = t * std::sqrt(sx + sy);
+  out.low = out.estimate - half;
+  out.high = out.estimate + half;
+  return out;
 }
 
-// Linear interpolation between order statistics (R's type 7).
-double quantile_sorted(const std::vector<double>& s, double q) {
-  const double h = (static_cast<double>(s.size()) - 1) * q;
-  const size_t lo = static_cast<size_t>(std::floor(h));
-  const size_t hi = std::min(lo + 1, s.size() - 1);
-  return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
+bool all_positive(std::span<const double> v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
 }
 
 }  // namespace
 
-Interval bootstrap_ratio_ci(std::span<const double> a, std::span<const double> b, double level,
-                            int resamples, uint64_t seed) {
-  if (a.size() < kMinSamples || b.size() < kMinSamples || resamples <= 0) return {};
-  SplitMix64 rng(seed);
-  std::vector<double> ratios;
-  ratios.reserve(static_cast<size_t>(resamples));
-  for (int i = 0; i < resamples; ++i) {
-    const double ma = resampled_mean(a, rng);
-    const double mb = resampled_mean(b, rng);
-    if (ma != 0) ratios.push_back(mb / ma);
+Interval difference_interval(std::span<const double> a, std::span<const double> b, double level) {
+  if (a.size() < kMinSamples || b.size() < kMinSamples) return {};
+  return welch_interval(a, b, level);
+}
+
+Interval relative_change_interval(std::span<const double> a, std::span<const double> b,
+                                  double level) {
+  if (a.size() < kMinSamples || b.size() < kMinSamples) return {};
+  if (all_positive(a) && all_positive(b)) {
+    std::vector<double> la, lb;
+    for (double x : a) la.push_back(std::log(x));
+    for (double x : b) lb.push_back(std::log(x));
+    const Interval d = welch_interval(la, lb, level);
+    return {std::expm1(d.estimate), std::expm1(d.low), std::expm1(d.high), true};
   }
-  if (ratios.empty()) return {};
-  std::sort(ratios.begin(), ratios.end());
-  const double tail = (1 - level) / 2;
-  return {quantile_sorted(ratios, tail), quantile_sorted(ratios, 1 - tail)};
+  const double ma = mean_of(a);
+  if (ma == 0) return {};
+  const Interval d = welch_interval(a, b, level);
+  // mean(b) / mean(a) - 1 = (mean(b) - mean(a)) / mean(a): a negative mean(a) swaps the ends.
+  const double lo = d.low / ma, hi = d.high / ma;
+  return {d.estimate / ma, std::min(lo, hi), std::max(lo, hi), false};
 }
 
 size_t reps_needed(double cv, double min_effect, double alpha, double power) {

@@ -1,7 +1,8 @@
 // Descriptive statistics and two-sample comparison for repeated measurements.
 //
 // Honesty rules (DESIGN.md): no aggregate from fewer than 2 samples (fields are NaN), sample
-// stddev computed in two passes, p-values from Welch's t and Mann-Whitney U, warnings for small n.
+// stddev computed in two passes, p-values from Welch's t and an exact Mann-Whitney U, Welch
+// intervals of the change, warnings for small n.
 // Inputs are expected to be finite; a NaN input propagates into the results.
 #pragma once
 
@@ -41,27 +42,40 @@ Comparison compare(std::span<const double> a, std::span<const double> b);
 // Two-sided Welch t-test p-value (NaN if undefined).
 double welch_t_test(std::span<const double> a, std::span<const double> b);
 
-// Two-sided Mann-Whitney U p-value: exact distribution when there are no ties and
-// n_a * n_b <= kMannWhitneyExactMax, else normal approximation with tie and continuity correction.
+// Two-sided Mann-Whitney U test, exact under exchangeability for any distribution: the
+// permutation distribution of U (cached per (m, n)) when there are no ties and
+// m * n <= kMannWhitneyExactMax; with ties, the permutation distribution of the sum of doubled
+// mid-ranks conditional on the ties when m + n <= kMannWhitneyTiesExactMax; else the normal
+// approximation with tie and continuity correction.
 inline constexpr size_t kMannWhitneyExactMax = 2500;
+inline constexpr size_t kMannWhitneyTiesExactMax = 60;
+struct RankTest {
+  double p = kNoValue;      // two-sided
+  double shift = kNoValue;  // P(b > a) + P(b = a) / 2 - 1/2 from U: > 0 when b tends larger
+};
+RankTest rank_test(std::span<const double> a, std::span<const double> b);
 double mann_whitney_u_test(std::span<const double> a, std::span<const double> b);
+// The smallest two-sided p the exact test can give for m and n untied values: 2 / C(m+n, m).
+double min_rank_p(size_t m, size_t n);
 
 // Mean (with a correction pass) and median; NaN for an empty span.
 double mean(std::span<const double> values);
 double median(std::span<const double> values);
 
-// Percentile bootstrap confidence interval of the ratio of means mean(b) / mean(a): `resamples`
-// resamplings of both samples with replacement, drawn from a SplitMix64 stream started at
-// `seed`, so the same input always gives the same interval. NaN when either side has fewer
-// than kMinSamples values or every resampled baseline mean is zero.
+// A 95 % Welch t interval (Welch-Satterthwaite df) of the change of b against a.
+//   relative: every value positive: of the log ratio of geometric means, change =
+//     gm(b) / gm(a) - 1 (log_scale); otherwise of the difference of means divided by mean(a),
+//     change = mean(b) / mean(a) - 1 (NaN when mean(a) is zero).
+//   absolute: of mean(b) - mean(a).
+// Zero variance on both sides gives the point as its interval. NaN below kMinSamples.
 struct Interval {
-  double low = kNoValue, high = kNoValue;
+  double estimate = kNoValue, low = kNoValue, high = kNoValue;
+  bool log_scale = false;
 };
-inline constexpr uint64_t kBootstrapSeed = 0x666f6c696f6c6162;  // "foliolab"
-inline constexpr int kBootstrapResamples = 4000;
-Interval bootstrap_ratio_ci(std::span<const double> a, std::span<const double> b,
-                            double level = 0.95, int resamples = kBootstrapResamples,
-                            uint64_t seed = kBootstrapSeed);
+Interval relative_change_interval(std::span<const double> a, std::span<const double> b,
+                                  double level = 0.95);
+Interval difference_interval(std::span<const double> a, std::span<const double> b,
+                             double level = 0.95);
 
 // Repetitions per side a two-sided test at alpha needs to detect a relative change of
 // `min_effect` with the given power, for samples with coefficient of variation `cv` (normal

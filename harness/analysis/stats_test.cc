@@ -67,8 +67,16 @@ TEST(Stats, WelchWikipediaExample) {
   EXPECT_NEAR(
       welch_t_test(std::vector<double>{1, 2, 3, 4, 5}, std::vector<double>{2, 4, 6, 8, 10, 12}),
       0.0492843382067305, 1e-10);
-  // Normal approximation with ties (mid-ranks, tie and continuity correction).
-  EXPECT_NEAR(mann_whitney_u_test(a, b), 0.0152013038212153, 1e-10);
+  // Ties at N = 30: the exact permutation p conditional on the ties (the normal approximation
+  // gave 0.0152); N = 90 > kMannWhitneyTiesExactMax: the normal approximation with tie and
+  // continuity correction (both values from an independent Python computation).
+  EXPECT_NEAR(mann_whitney_u_test(a, b), 0.013172760884779488, 1e-12);
+  std::vector<double> a3, b3;
+  for (int i = 0; i < 3; ++i) {
+    a3.insert(a3.end(), a.begin(), a.end());
+    b3.insert(b3.end(), b.begin(), b.end());
+  }
+  EXPECT_NEAR(mann_whitney_u_test(a3, b3), 1.8274004406078656e-05, 1e-12);
 }
 
 TEST(Stats, MannWhitneyExact) {
@@ -86,10 +94,20 @@ TEST(Stats, MannWhitneyExact) {
               1e-12);
 }
 
+// Exact conditional on the ties: 18 of the C(15, 7) = 6435 ways of choosing the a's lie as
+// far from the centre (enumerated in Python); the normal approximation said 0.00479.
 TEST(Stats, MannWhitneyTies) {
   EXPECT_NEAR(mann_whitney_u_test(std::vector<double>{1, 2, 2, 3, 3, 3, 4},
                                   std::vector<double>{3, 4, 4, 5, 5, 6, 7, 7}),
-              0.00479334874618546, 1e-10);
+              18.0 / 6435, 1e-12);
+  // Counts that jitter by one: 2 vs 2 with a tie (doubled ranks 2, 5, 5, 8; a's sum 7, 3 from
+  // the centre 10, as are 4 of the 6 choices); 3 vs 3 apart with ties inside each side.
+  EXPECT_NEAR(mann_whitney_u_test(std::vector<double>{1024, 1025}, std::vector<double>{1025, 1026}),
+              4.0 / 6, 1e-12);
+  EXPECT_NEAR(mann_whitney_u_test(std::vector<double>{1, 1, 2}, std::vector<double>{3, 4, 4}), 0.1,
+              1e-12);
+  const RankTest rt = rank_test(std::vector<double>{1, 1, 2}, std::vector<double>{3, 4, 4});
+  EXPECT_DOUBLE_EQ(rt.shift, 0.5);  // every b above every a
   EXPECT_DOUBLE_EQ(mann_whitney_u_test(std::vector<double>{5, 5, 5}, std::vector<double>{5, 5}),
                    1.0);
 }
@@ -152,38 +170,35 @@ TEST(Stats, MeanAndMedian) {
   EXPECT_TRUE(std::isnan(mean(std::vector<double>{})));
 }
 
-TEST(Stats, BootstrapRatioIsDeterministicAndSensible) {
-  // Two noisy samples from a fixed pseudo-random sequence, the second about 1.5x the first.
-  std::vector<double> a, b;
-  uint64_t x = 42;
-  auto next = [&] {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<double>(x >> 11) / 9007199254740992.0;
-  };
-  for (int i = 0; i < 40; ++i) a.push_back(100 + 10 * (next() - 0.5));
-  for (int i = 0; i < 40; ++i) b.push_back(150 + 15 * (next() - 0.5));
-  const Interval ci = bootstrap_ratio_ci(a, b);
-  const Interval again = bootstrap_ratio_ci(a, b);
-  EXPECT_EQ(ci.low, again.low);  // the fixed seed makes output deterministic
-  EXPECT_EQ(ci.high, again.high);
-  const double ratio = mean(b) / mean(a);
-  EXPECT_LT(ci.low, ratio);
-  EXPECT_GT(ci.high, ratio);
-  // Against the delta-method interval of a ratio of means: same width within 20 %.
-  const Summary sa = summarize(a), sb = summarize(b);
-  const double se = ratio * std::sqrt(std::pow(sa.stddev / sa.mean, 2) / 40 +
-                                      std::pow(sb.stddev / sb.mean, 2) / 40);
-  EXPECT_NEAR(ci.high - ci.low, 2 * 1.96 * se, 0.2 * 2 * 1.96 * se);
-  // Another seed moves the interval a little, not a lot.
-  const Interval other = bootstrap_ratio_ci(a, b, 0.95, kBootstrapResamples, 7);
-  EXPECT_NE(other.low, ci.low);
-  EXPECT_NEAR(other.low, ci.low, 0.01);
+TEST(Stats, MinimumExactP) {
+  EXPECT_NEAR(min_rank_p(2, 2), 1.0 / 3, 1e-12);
+  EXPECT_NEAR(min_rank_p(3, 3), 0.1, 1e-12);
+  EXPECT_NEAR(min_rank_p(4, 4), 2.0 / 70, 1e-12);
+  EXPECT_NEAR(min_rank_p(5, 5), 2.0 / 252, 1e-12);
+}
+
+TEST(Stats, WelchIntervalsOfTheChange) {
   // Deterministic counts: the interval is the point.
-  const Interval flat = bootstrap_ratio_ci(std::vector<double>{1024, 1024, 1024},
-                                           std::vector<double>{16384, 16384, 16384});
-  EXPECT_DOUBLE_EQ(flat.low, 16);
-  EXPECT_DOUBLE_EQ(flat.high, 16);
-  EXPECT_TRUE(std::isnan(bootstrap_ratio_ci(std::vector<double>{1}, b).low));
+  const Interval flat = relative_change_interval(std::vector<double>{1024, 1024, 1024},
+                                                 std::vector<double>{16384, 16384, 16384});
+  EXPECT_TRUE(flat.log_scale);
+  EXPECT_NEAR(flat.estimate, 15, 1e-12);
+  EXPECT_EQ(flat.low, flat.estimate);
+  EXPECT_EQ(flat.high, flat.estimate);
+  // Log scale: ratio of geometric means, Welch df. a = {1, 2}, b = {2, 4}: log ratio ln 2,
+  // each log variance (ln 2)^2 / 2, se = ln 2 / sqrt 2, df = 2, t(0.975, 2) = 4.302653.
+  const Interval r = relative_change_interval(std::vector<double>{1, 2}, std::vector<double>{2, 4});
+  EXPECT_NEAR(r.estimate, 1, 1e-12);
+  EXPECT_NEAR(r.low, std::exp(std::log(2) * (1 - 4.302652729749464 / std::sqrt(2))) - 1, 1e-9);
+  EXPECT_NEAR(r.high, std::exp(std::log(2) * (1 + 4.302652729749464 / std::sqrt(2))) - 1, 1e-9);
+  // A zero in a sample: the difference of means over mean(a).
+  const Interval z = relative_change_interval(std::vector<double>{0, 2}, std::vector<double>{1, 3});
+  EXPECT_FALSE(z.log_scale);
+  EXPECT_NEAR(z.estimate, 1, 1e-12);
+  EXPECT_NEAR(z.high - z.low, 2 * 4.302652729749464 * std::sqrt(2), 1e-9);  // mean(a) = 1
+  const Interval d = difference_interval(std::vector<double>{1, 3}, std::vector<double>{2, 4});
+  EXPECT_NEAR(d.estimate, 1, 1e-12);
+  EXPECT_TRUE(std::isnan(difference_interval(std::vector<double>{1}, std::vector<double>{2}).low));
 }
 
 TEST(Stats, RepsNeeded) {

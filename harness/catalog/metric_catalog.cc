@@ -7,9 +7,43 @@ namespace {
 
 bool ends_with(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
 
-}  // namespace
+// Practical thresholds of the counts that jitter between identical runs (a percentage is of
+// the larger mean of the two sides), from two identical quickstart sessions (fault 64M, n=3,
+// x86_64 and arm64 under TCG; README "Statistics"):
+//   rss_kb, vmrss_kb, rss_kb_after: Rss moved by 4-56 kB (a folio, page tables, the stack):
+//     one PMD at 4K pages (2048 kB) or 0.5 %, whichever is larger;
+//   meminfo.* (kB, gauges): AnonPages by 0-20 kB, MemFree by up to 80 MB: 2048 kB or 0.5 %;
+//   vmstat.nr_*hugepages (THPs): 1; other vmstat.nr_* (pages, gauges): nr_anon_pages by 0-18,
+//     nr_free_pages by up to 4000: 512 pages (one PMD at 4K) or 0.5 %;
+//   mthp.<size>.nr_anon, nr_anon_partially_mapped, split_deferred: 0 or 1 folio a rep: 1;
+//   other vmstat. and mthp. event counters: pgfault by 5 in 16.4k, mthp anon_fault_alloc by 3
+//     in 1024 (the agent's own faults), pgalloc/pgfree by 60 in 17.1k: 0.5 % of the mean with
+//     no absolute floor, so that 31 THP faults against 32 is still a change.
+// Workload counts (faults, pages, anon_huge_kb, tap.*) are exact: 0.
+CountThreshold count_threshold(std::string_view metric) {
+  constexpr double kPmdKb = 2048, kPmdPages = 512, kRel = 0.005;
+  if (metric == "rss_kb" || metric == "vmrss_kb" || metric == "rss_kb_after") {
+    return {kPmdKb, kRel};
+  }
+  if (metric.starts_with("meminfo.")) return {kPmdKb, kRel};
+  if (metric.starts_with("vmstat.nr_")) {
+    return ends_with(metric, "hugepages") ? CountThreshold{1, 0} : CountThreshold{kPmdPages, kRel};
+  }
+  if (metric.starts_with("mthp.")) {
+    for (std::string_view gauge : {".nr_anon", ".nr_anon_partially_mapped", ".split_deferred"}) {
+      if (ends_with(metric, gauge)) return {1, 0};
+    }
+  }
+  if (metric.starts_with("vmstat.") || metric.starts_with("mthp.")) return {0, kRel};
+  return {};
+}
 
-MetricInfo metric_info(std::string_view metric, const MetricDecls& declared) {
+MetricInfo with_threshold(MetricInfo info, std::string_view metric) {
+  if (info.kind == MetricKind::kCount) info.threshold = count_threshold(metric);
+  return info;
+}
+
+MetricInfo catalog_info(std::string_view metric, const MetricDecls& declared) {
   for (const auto& [name, info] : declared) {
     if (name == metric) {
       MetricInfo out = info;
@@ -38,6 +72,12 @@ MetricInfo metric_info(std::string_view metric, const MetricDecls& declared) {
     }
   }
   return {"", Better::kNone, MetricKind::kCount, false};
+}
+
+}  // namespace
+
+MetricInfo metric_info(std::string_view metric, const MetricDecls& declared) {
+  return with_threshold(catalog_info(metric, declared), metric);
 }
 
 }  // namespace foliolab

@@ -8,6 +8,11 @@ constexpr std::string_view kKinds[] = {"count", "timing"};
 
 }  // namespace
 
+double CountThreshold::of(double scale) const {
+  const double r = rel * (scale < 0 ? -scale : scale);
+  return r > abs ? r : abs;
+}
+
 std::string_view better_name(Better b) { return kNames[static_cast<size_t>(b)]; }
 std::string_view metric_kind_name(MetricKind k) { return kKinds[static_cast<size_t>(k)]; }
 

@@ -15,11 +15,21 @@ namespace foliolab {
 enum class Better { kNone, kHigher, kLower };
 enum class MetricKind { kCount, kTiming };
 
+// A count's practical threshold: a difference of means within max(abs, rel × the larger
+// |mean|) is "no change" (analysis/comparison.h). Zero for exact counts; set for counts that jitter
+// by a folio or a page between identical runs (metric_catalog.cc says which and why).
+struct CountThreshold {
+  double abs = 0;  // in the metric's unit
+  double rel = 0;  // of the larger |mean| of the two sides
+  double of(double scale) const;
+};
+
 struct MetricInfo {
   std::string unit;  // "pages", "kB", "s", "ns", "faults/s", "" (dimensionless)
   Better better = Better::kNone;
   MetricKind kind = MetricKind::kCount;
-  bool known = false;  // from the catalog or a declaration, not guessed from the name
+  bool known = false;        // from the catalog or a declaration, not guessed from the name
+  CountThreshold threshold;  // kCount only
 };
 
 using MetricDecls = std::vector<std::pair<std::string, MetricInfo>>;  // name -> info

@@ -161,6 +161,11 @@ struct Expectation {
   SourceLoc loc;
 };
 
+// Which timings a gate rule judges when they were measured under TCG (`timings:`): none
+// (false, the default), those measured as instruction-time under icount (`icount`:
+// reproducible, independent of the host's load), or all of them (true).
+enum class GateTimings { kNone, kIcount, kAll };
+
 // A `gate:` rule: how much a metric may regress against a baseline session before
 // `foliolab gate` fails (analysis/gate.h).
 struct GateRule {
@@ -172,8 +177,8 @@ struct GateRule {
   // or `equal: true` (any change of the metric fails, whatever its direction).
   std::optional<double> max_regression;
   bool equal = false;
-  std::optional<Better> better;    // overrides the metric's own direction
-  bool timings_under_tcg = false;  // judge a timing metric even when it is an emulation timing
+  std::optional<Better> better;              // overrides the metric's own direction
+  GateTimings timings = GateTimings::kNone;  // TCG timings judged (host and KVM ones always)
   SourceLoc loc;
 };
 

@@ -52,9 +52,15 @@ Status Parser::parse_gate_rule(const Field& f, GateRule* g) const {
     g->better = *better;
   }
   if (const Field* t = fields->find("timings")) {
-    auto on = read_bool(*t);
-    FL_TRY(on);
-    g->timings_under_tcg = *on;
+    auto text = read_scalar(*t);
+    FL_TRY(text);
+    if (*text == "icount") {
+      g->timings = GateTimings::kIcount;
+    } else {
+      auto on = read_bool(*t);
+      FL_TRY(on);
+      g->timings = *on ? GateTimings::kAll : GateTimings::kNone;
+    }
   }
   const Field* max = fields->find("max_regression");
   const Field* equal = fields->find("equal");

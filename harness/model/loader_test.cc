@@ -962,3 +962,26 @@ TEST(LoaderRepeat, RepeatUntilCiOnTheCommandLine) {
 
 }  // namespace
 }  // namespace foliolab
+
+namespace foliolab {
+namespace {
+
+TEST(LoaderTest, GateRuleTimingsTrueFalseOrIcount) {
+  const std::string gate = std::string(kMinimal) +
+                           "gate:\n"
+                           "  - {metric: sys_s, max_regression: 5%, timings: icount}\n"
+                           "  - {metric: sys_s, max_regression: 5%, timings: true}\n"
+                           "  - {metric: sys_s, max_regression: 5%}\n";
+  auto exp = parse(gate);
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  ASSERT_EQ(exp->gate_rules.size(), 3u);
+  EXPECT_EQ(exp->gate_rules[0].timings, GateTimings::kIcount);
+  EXPECT_EQ(exp->gate_rules[1].timings, GateTimings::kAll);
+  EXPECT_EQ(exp->gate_rules[2].timings, GateTimings::kNone);
+  EXPECT_NE(error_of(std::string(kMinimal) +
+                     "gate:\n  - {metric: sys_s, max_regression: 5%, timings: wall}\n"),
+            "<parsed without error>");
+}
+
+}  // namespace
+}  // namespace foliolab

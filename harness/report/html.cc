@@ -296,8 +296,8 @@ json comparison_page_data(const ComparisonModel& model) {
         const Delta& d = *r.deltas[v];
         row["vs_first"][v]["text"] = {{"change", format_change(d.rel_change)},
                                       {"ci", ci_text(d)},
-                                      {"p_mw", format_p_cell(d.mann_whitney_p)},
-                                      {"p_welch", format_p_cell(d.welch_p)}};
+                                      {"p_mw", p_cell(d, d.mann_whitney_p)},
+                                      {"p_welch", p_cell(d, d.welch_p)}};
       }
     }
   }

@@ -27,7 +27,9 @@ json delta_json(const Delta& d) {
           {"mann_whitney_p", number_json(d.mann_whitney_p)},
           {"welch_p", number_json(d.welch_p)},
           {"verdict", verdict_name(d.verdict)},
+          {"basis", basis_name(d.basis)},
           {"min_effect", d.min_effect},
+          {"threshold", d.threshold},
           {"note", delta_note(d)}};
 }
 
@@ -80,7 +82,8 @@ json point_json(const HistoryPoint& p) {
           {"sd", number_json(p.stats.sd)},
           {"ci95", {number_json(p.stats.ci_low), number_json(p.stats.ci_high)}},
           {"emulated", p.emulated},
-          {"icount", p.icount}};
+          {"icount", p.icount},
+          {"vs_previous", p.delta ? delta_json(*p.delta) : json()}};
 }
 
 }  // namespace

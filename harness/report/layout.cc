@@ -1,10 +1,12 @@
 #include "report/layout.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "report/number_format.h"
 
@@ -61,6 +63,8 @@ std::string n_cell(const SampleStats& s, const VariantInfo& v, const std::string
   return std::to_string(s.n);
 }
 
+}
+
 std::string n_text(const ComparisonGroup& g) {
   size_t lo = SIZE_MAX, hi = 0;
   for (const MetricRow& r : g.rows) {
@@ -108,7 +112,7 @@ std::vector<std::string> compact_row(const MetricRow& row, bool pair, bool* mark
     cells.push_back(format_change(d.rel_change));
     cells.push_back(std::string(verdict_name(d.verdict)));
     cells.push_back(ci_text(d));
-    cells.push_back(format_p_cell(d.mann_whitney_p));
+    cells.push_back(p_cell(d, d.mann_whitney_p));
   }
   return cells;
 }
@@ -186,8 +190,8 @@ TextTable full_table(const ComparisonGroup& g) {
       if (v < row.deltas.size() && row.deltas[v]) {
         const Delta& d = *row.deltas[v];
         cells.push_back(delta_text(d));
-        cells.push_back(format_p_cell(d.mann_whitney_p));
-        cells.push_back(format_p_cell(d.welch_p));
+        cells.push_back(p_cell(d, d.mann_whitney_p));
+        cells.push_back(p_cell(d, d.welch_p));
         cells.push_back(std::string(verdict_name(d.verdict)));
       } else {
         cells.insert(cells.end(), {"(baseline)", "", "", ""});
@@ -244,10 +248,10 @@ void add_host_lines(const SessionReport& r, std::vector<std::string>* lines) {
   }
 }
 
-// One line per metric, however many of its changes have a note: the first note in its own
-// words, and how many changes have one ("sys_s: 3 of 4 changes against 4K, first 16K: n=3/3
-// ..."); a single note as it is ("sys_s: n=3/3 ...").
-std::string metric_warning(const ComparisonGroup& g, const MetricRow& row) {
+// A metric's note, however many of its changes have one: the first note in its own words, and
+// how many changes have one ("3 of 4 changes against 4K, first 16K: n=3/3 ..."); a single note
+// as it is. "" when none has a note.
+std::string metric_note(const ComparisonGroup& g, const MetricRow& row) {
   size_t noted = 0, changes = 0, first = 0;
   for (size_t v = 0; v < row.deltas.size(); ++v) {
     if (!row.deltas[v]) continue;
@@ -257,12 +261,16 @@ std::string metric_warning(const ComparisonGroup& g, const MetricRow& row) {
   }
   if (noted == 0) return "";
   const std::string note = delta_note(*row.deltas[first]);
-  if (noted == 1) return row.metric + ": " + note;
-  return fmt::format("{}: {} of {} changes against {}, first {}: {}", row.metric, noted, changes,
+  if (noted == 1) return note;
+  return fmt::format("{} of {} changes against {}, first {}: {}", noted, changes,
                      g.variants[0].label, g.variants[first].label, note);
 }
 
 }  // namespace
+
+std::string p_cell(const Delta& d, double p) {
+  return d.basis == VerdictBasis::kExact ? "exact" : format_p_cell(p);
+}
 
 std::string metric_label(const MetricRow& row) { return row.metric + (row.emulated ? "†" : ""); }
 
@@ -272,6 +280,27 @@ std::string stats_mean_sd(const SampleStats& s) {
       std::isfinite(s.sd) && s.sd > 0 ? decimals_for(s.sd, 2) : decimals_for(s.mean, 4);
   return format_number(s.mean, decimals) + " ± " + format_number(s.sd, decimals);
 }
+
+namespace {
+
+// "n=3/3: p 0.10 cannot reach 0.05; n>=5 (repeat: {max: 5}) would resolve 2 % at CV 1.1 %",
+// or that repetition within kMaxAdaptiveReps cannot.
+std::string underpowered_note(const Delta& d) {
+  const std::string n = fmt::format("n={}/{}", d.n_base, d.n_cand);
+  const std::string p =
+      d.min_p > kAlpha ? fmt::format("{}: p {} cannot reach {}", n, format_p_cell(d.min_p), kAlpha)
+                       : fmt::format("{}: p {}", n, format_p_cell(d.mann_whitney_p));
+  if (!(d.min_effect > 0)) return p + "; the count varies within each side";
+  const std::string what =
+      fmt::format("{} at CV {}", format_percent_g(d.min_effect), format_percent(d.cv));
+  if (d.reps_needed > kMaxAdaptiveReps) {
+    return fmt::format("{}; {} reps per side cannot resolve {}", p, kMaxAdaptiveReps, what);
+  }
+  return fmt::format("{}; n>={} (repeat: {{max: {}}}) would resolve {}", p, d.reps_needed,
+                     d.reps_needed, what);
+}
+
+}  // namespace
 
 std::string delta_note(const Delta& d) {
   switch (d.note) {
@@ -283,18 +312,29 @@ std::string delta_note(const Delta& d) {
     case DeltaNote::kZeroBaseline:
       return "baseline mean is zero: no ratio";
     case DeltaNote::kUnderpowered:
-      return fmt::format("n={}/{} too small to resolve {}: need {} reps at CV {}", d.n_base,
-                         d.n_cand, format_percent_g(d.min_effect), d.reps_needed,
-                         format_percent(d.cv));
+      return underpowered_note(d);
+    case DeltaNote::kGuestsBeside:
+      return "other guests ran beside (run -j): timing not judged; -j 1, `exclusive: true` or "
+             "machine.timing: icount";
   }
   return "";
 }
 
+// The group's warnings, then one line per metric note (metric_note), after all the metrics
+// that share it ("user_s, sys_s: other guests ran beside ...").
 std::vector<std::string> group_warnings(const ComparisonGroup& g) {
   std::vector<std::string> out = g.warnings;
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;  // note -> metrics
   for (const MetricRow& row : g.rows) {
-    if (const std::string w = metric_warning(g, row); !w.empty()) out.push_back(w);
+    const std::string note = metric_note(g, row);
+    if (note.empty()) continue;
+    auto it =
+        std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == note; });
+    if (it == notes.end()) it = notes.insert(notes.end(), {note, {}});
+    it->second.push_back(row.metric);
   }
+  for (const auto& [note, metrics] : notes)
+    out.push_back(fmt::format("{}: {}", fmt::join(metrics, ", "), note));
   return out;
 }
 
@@ -333,14 +373,17 @@ Document layout_history(const HistoryModel& m) {
   for (const HistorySeries& s : m.series) {
     TextTable t;
     t.title = s.label;
-    t.header = {"session", "n", "median", "mean ± sd", "95% CI of mean", "CV"};
+    t.header = {"session", "n", "median", "mean ± sd", "95% CI of mean", "CV", "vs previous"};
     bool emulated = false, icount = false;
     for (const HistoryPoint& p : s.points) {
       emulated = emulated || (p.emulated && !p.icount);
       icount = icount || p.icount;
       t.rows.push_back({p.stamp + (p.emulated ? "†" : ""), std::to_string(p.stats.n),
                         format_compact(p.stats.median), stats_mean_sd(p.stats),
-                        mean_ci_cell(p.stats), format_percent(p.stats.cv)});
+                        mean_ci_cell(p.stats), format_percent(p.stats.cv),
+                        p.delta ? format_change(p.delta->rel_change) + " " +
+                                      std::string(verdict_name(p.delta->verdict))
+                                : ""});
     }
     if (emulated) t.notes.push_back("† TCG emulation timing");
     if (icount)
@@ -364,8 +407,8 @@ std::string gate_message(const GateCase& c) {
                   format_change(c.delta.rel_change));
   switch (c.finding) {
     case GateFinding::kEmulatedTiming:
-      return "timing measured under TCG (emulated): gates use counts unless the rule sets "
-             "timings: true";
+      return "timing measured under TCG: gates use counts unless the rule sets timings: true "
+             "or icount";
     case GateFinding::kNoComparison:
       return "no comparison";
     case GateFinding::kTooFewSamples:

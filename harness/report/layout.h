@@ -44,7 +44,9 @@ std::string stats_mean_sd(const SampleStats& s);  // "1,025 ± 0.5"
 std::string delta_text(const Delta& d);           // "-93.7 % [-93.8 %, -93.6 %]"
 std::string ci_text(const Delta& d);              // "-93.8 % … -93.6 %", "n/a"
 std::string delta_note(const Delta& d);           // "baseline mean is zero: no ratio"; "" for none
-// The group's warnings, then "<metric>: <delta note>" for every delta with a note.
+// The p column: "exact" for a count whose sides are constant and apart (no p-value applies).
+std::string p_cell(const Delta& d, double p);
+// The group's warnings, then "<metrics>: <note>", one line per distinct metric note.
 std::vector<std::string> group_warnings(const ComparisonGroup& g);
 
 }  // namespace foliolab

@@ -1,0 +1,138 @@
+// compare_samples (analysis/comparison.h): the verdict rule of compare, report, gate and
+// history. Its false-alarm rate and power are simulated in verdict_test.cc and quoted in the
+// README's "Statistics" section.
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/comparison.h"
+
+namespace foliolab {
+namespace {
+
+Verdict directional(Better better, double change) {
+  switch (better) {
+    case Better::kHigher:
+      return change > 0 ? Verdict::kImproved : Verdict::kRegressed;
+    case Better::kLower:
+      return change < 0 ? Verdict::kImproved : Verdict::kRegressed;
+    case Better::kNone:
+      break;
+  }
+  return Verdict::kChanged;
+}
+
+double finite_or_zero(double x) { return std::isfinite(x) ? x : 0; }
+
+// The n per side at which the exact rank test can reach kAlpha at all (4 for equal sizes).
+size_t n_for_min_p() {
+  size_t n = kMinSamples;
+  while (min_rank_p(n, n) > kAlpha) ++n;
+  return n;
+}
+
+// An inconclusive delta: what repetition would need to resolve `effect` at the samples' CV.
+void underpowered(Delta* d, const SampleStats& a, const SampleStats& b, double effect) {
+  d->verdict = Verdict::kInconclusive;
+  d->note = DeltaNote::kUnderpowered;
+  d->cv = std::max(finite_or_zero(a.cv), finite_or_zero(b.cv));
+  d->min_p = min_rank_p(a.n, b.n);
+  d->reps_needed = std::max(n_for_min_p(), reps_needed(d->cv, effect));
+  if (effect <= 0) d->reps_needed = kMaxAdaptiveReps + 1;
+}
+
+// The rank test, the interval and the estimate agree on a change.
+bool resolved(const Delta& d, const RankTest& rt) {
+  const bool excludes_zero = d.ci_low > 0 || d.ci_high < 0;
+  const bool same_sign = (d.rel_change > 0) == (rt.shift > 0) && rt.shift != 0;
+  return rt.p <= kAlpha && excludes_zero && same_sign;
+}
+
+void judge_timing(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
+                  const RankTest& rt, Delta* d) {
+  const Interval ci = relative_change_interval(a.values, b.values);
+  d->rel_change = ci.estimate;
+  d->ci_low = ci.low;
+  d->ci_high = ci.high;
+  if (!std::isfinite(d->rel_change)) {
+    d->note = DeltaNote::kZeroBaseline;
+    return;
+  }
+  const double e = d->min_effect;
+  const bool significant = resolved(*d, rt);
+  if (significant && std::fabs(d->rel_change) > e) {
+    d->verdict = directional(info.better, d->rel_change);
+  } else if (significant || (d->ci_low >= -e && d->ci_high <= e)) {
+    d->verdict = Verdict::kNoChange;  // resolved and small, or the whole interval within ±e
+  } else {
+    underpowered(d, a, b, e);
+  }
+}
+
+bool constant_within(const SampleStats& s, double threshold) { return s.max - s.min <= threshold; }
+
+void judge_count(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
+                 const RankTest& rt, Delta* d) {
+  // Of the larger mean: the same threshold whichever side is the baseline, and one that a
+  // count appearing from zero (0 against 1024 +- 3 64 KiB folios) still has.
+  const double t = info.threshold.of(std::max(std::fabs(a.mean), std::fabs(b.mean)));
+  const double diff = b.mean - a.mean;
+  d->threshold = t;
+  const Interval ci = difference_interval(a.values, b.values);
+  if (a.mean != 0) {
+    d->rel_change = b.mean / a.mean - 1;
+    const double lo = ci.low / a.mean, hi = ci.high / a.mean;
+    d->ci_low = std::min(lo, hi);
+    d->ci_high = std::max(lo, hi);
+    d->min_effect = t / std::fabs(a.mean);
+  } else if (b.mean == 0 && a.sd == 0 && b.sd == 0) {
+    d->rel_change = d->ci_low = d->ci_high = 0;
+  }
+  const bool apart = b.min > a.max || b.max < a.min;
+  if (std::fabs(diff) <= t) {
+    d->verdict = Verdict::kNoChange;
+  } else if (apart && constant_within(a, t) && constant_within(b, t)) {
+    d->verdict = directional(info.better, diff);
+    d->basis = VerdictBasis::kExact;
+  } else if (rt.p <= kAlpha && (ci.low > 0 || ci.high < 0) && (diff > 0) == (rt.shift > 0) &&
+             rt.shift != 0) {
+    d->verdict = directional(info.better, diff);
+  } else if (a.mean == 0) {
+    d->note = DeltaNote::kZeroBaseline;
+  } else {
+    underpowered(d, a, b, d->min_effect);
+  }
+}
+
+}  // namespace
+
+std::string_view basis_name(VerdictBasis b) {
+  return b == VerdictBasis::kExact ? "exact" : "rank test";
+}
+
+Delta compare_samples(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
+                      const CompareOptions& options, const RunConditions& cond) {
+  Delta d;
+  const bool timing = info.kind == MetricKind::kTiming;
+  d.min_effect = timing ? options.min_effect_timing : 0;
+  d.n_base = a.n;
+  d.n_cand = b.n;
+  if (a.n < kMinSamples || b.n < kMinSamples) {
+    d.note = DeltaNote::kFewSamples;
+    return d;
+  }
+  const RankTest rt = rank_test(a.values, b.values);
+  d.mann_whitney_p = rt.p;
+  d.welch_p = welch_t_test(a.values, b.values);
+  if (!timing) {
+    judge_count(info, a, b, rt, &d);
+    return d;
+  }
+  judge_timing(info, a, b, rt, &d);
+  if (cond.guests_beside && !cond.icount) {
+    d.verdict = Verdict::kInconclusive;
+    d.note = DeltaNote::kGuestsBeside;
+  }
+  return d;
+}
+
+}  // namespace foliolab
