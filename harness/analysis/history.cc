@@ -24,7 +24,7 @@ HistoryModel build_history(const std::string& metric, const std::vector<IndexedS
     if (added) m.series.push_back({label, {}});
     HistorySeries& series = m.series[it->second];
     if (series.points.empty() || series.points.back().session != r.session) {
-      series.points.push_back({r.session, r.stamp, {}, false, std::nullopt});
+      series.points.push_back({r.session, r.stamp, {}, false, false, std::nullopt});
     }
     values[{it->second, r.session}].push_back(s.value);
     emulated[{it->second, r.session}] = emulated[{it->second, r.session}] || r.timings_emulated;
@@ -38,7 +38,10 @@ HistoryModel build_history(const std::string& metric, const std::vector<IndexedS
     }
     std::vector<HistoryPoint>& points = m.series[i].points;
     for (size_t k = 1; k < points.size(); ++k) {
-      points[k].delta = compare_samples(m.info, points[k - 1].stats, points[k].stats, options);
+      const RunConditions cond{.guests_beside = false,
+                               .icount = points[k - 1].icount && points[k].icount};
+      points[k].delta =
+          compare_samples(m.info, points[k - 1].stats, points[k].stats, options, cond);
     }
   }
   return m;

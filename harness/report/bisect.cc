@@ -45,9 +45,9 @@ std::string bisect_step_line(const BisectStep& step, const std::string& candidat
 
 std::string bisect_text(const BisectTitle& title, const BisectOutcome& out,
                         const std::vector<std::string>& names) {
-  std::string s = fmt::format("bisect {} over {}{}: {}\n", title.metric, title.candidates,
-                              title.where.empty() ? "" : " (" + title.where + ")",
-                              answer(out, names));
+  std::string s =
+      fmt::format("bisect {} over {}{}: {}\n", title.metric, title.candidates,
+                  title.where.empty() ? "" : " (" + title.where + ")", answer(out, names));
   std::vector<BisectStep> rows = out.steps;
   std::stable_sort(rows.begin(), rows.end(), [](const BisectStep& a, const BisectStep& b) {
     return a.candidate < b.candidate;
@@ -56,9 +56,9 @@ std::string bisect_text(const BisectTitle& title, const BisectOutcome& out,
   for (const BisectStep& r : rows) width = std::max(width, names[r.candidate].size());
   s += fmt::format("  {:<{}}  {:<8}  {}\n", "candidate", width, "class", "values · session");
   for (const BisectStep& r : rows) {
-    s += fmt::format("  {:<{}}  {:<8}  {}{}\n", names[r.candidate], width,
-                     r.cls.value_or("skipped"), r.evidence,
-                     r.session.empty() ? "" : " · " + r.session);
+    s +=
+        fmt::format("  {:<{}}  {:<8}  {}{}\n", names[r.candidate], width, r.cls.value_or("skipped"),
+                    r.evidence, r.session.empty() ? "" : " · " + r.session);
   }
   for (const BisectConfirmation& c : out.confirmations) {
     s += fmt::format("confirmation, {} fresh session(s): {}: {}\n", c.sessions.size(), c.evidence,

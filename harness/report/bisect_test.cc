@@ -13,7 +13,10 @@ TEST(BisectText, TheAnswerThenTheEvidenceInCandidateOrder) {
                {.candidate = 3, .cls = "bad", .session = "s2", .evidence = "n=2: 64 64"},
                {.candidate = 2, .cls = "bad", .session = "s3", .evidence = "n=2: 64 64"},
                {.candidate = 1, .cls = std::nullopt, .session = "s4", .evidence = "failed"}};
-  out.confirmations = {{.parent = 1, .culprit = 2, .confirmed = true, .evidence = "a → b",
+  out.confirmations = {{.parent = 1,
+                        .culprit = 2,
+                        .confirmed = true,
+                        .evidence = "a → b",
                         .sessions = {"s5", "s6"}}};
   const std::string text =
       bisect_text({"faults", "4 knob sets", "arch=x86_64"}, out, {"a", "b", "c", "d"});

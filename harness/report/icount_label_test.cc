@@ -26,10 +26,13 @@ std::vector<RunRecord> session(const std::string& timing) {
   return out;
 }
 
+// The text with its wrapped warning lines joined again.
 std::string text_of(const ComparisonModel& m) {
   std::ostringstream text;
   render_comparison(m, Format::kText, text);
-  return text.str();
+  std::string t = text.str();
+  for (size_t at; (at = t.find("\n  ")) != std::string::npos;) t.replace(at, 3, " ");
+  return t;
 }
 
 TEST(IcountLabel, ComparisonSaysInstructionTimeInsteadOfTcgEmulationTimings) {

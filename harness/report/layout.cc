@@ -63,8 +63,6 @@ std::string n_cell(const SampleStats& s, const VariantInfo& v, const std::string
   return std::to_string(s.n);
 }
 
-}
-
 std::string n_text(const ComparisonGroup& g) {
   size_t lo = SIZE_MAX, hi = 0;
   for (const MetricRow& r : g.rows) {
