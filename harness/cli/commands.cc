@@ -19,6 +19,7 @@
 #include "cli/cli_util.h"
 #include "cli/merge_command.h"
 #include "cli/progress.h"
+#include "cli/run_setup.h"
 #include "cli/results_commands.h"
 #include "cli/timing_flag.h"
 #include "cli/workload_commands.h"
@@ -46,48 +47,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Common {
-  std::string root = project_root().string();  // --root, FOLIOLAB_ROOT or the source tree
-  std::string cache = cache_root().string();
-  void add(CLI::App& app) {
-    app.add_option("--root", root, "project root (kernel-config/, patches/, workloads/)");
-    app.add_option("--cache", cache, "cache for sources, kernels and images (FOLIOLAB_CACHE)");
-  }
-};
-
 void log_line(const std::string& s) { fmt::print(stderr, "{}\n", s); }
-
-// Loads, validates and optionally filters an experiment; prints errors.
-std::optional<Experiment> load(const std::string& file, const Common& c,
-                               const std::vector<std::string>& archs) {
-  auto exp = load_experiment(file);
-  if (!exp.ok()) {
-    fmt::print(stderr, "error: {}\n", exp.error().message);
-    return std::nullopt;
-  }
-  if (auto st = validate_project(*exp, c.root, read_host_facts()); !st.ok()) {
-    fmt::print(stderr, "error: {}\n", st.error().message);
-    return std::nullopt;
-  }
-  if (auto st = validate_backend(*exp); !st.ok()) {
-    fmt::print(stderr, "error: {}\n", st.error().message);
-    return std::nullopt;
-  }
-  if (!archs.empty()) {
-    std::vector<Arch> keep;
-    for (const auto& a : archs) {
-      auto parsed = parse_arch(a);
-      if (!parsed) {
-        fmt::print(stderr, "error: --arch {}: unknown architecture (x86_64, arm64)\n", a);
-        return std::nullopt;
-      }
-      if (std::find(exp->archs.begin(), exp->archs.end(), *parsed) != exp->archs.end())
-        keep.push_back(*parsed);
-    }
-    exp->archs = keep;
-  }
-  return std::move(*exp);
-}
 
 // What the plan will build and how long that should take (nothing is built).
 int print_plan_cost(const Experiment& exp, const std::vector<Run>& runs, const Common& common,
@@ -176,98 +136,6 @@ void collect_after_run(const std::string& cache) {
   }
 }
 
-// `foliolab run`'s flags.
-struct RunFlags {
-  std::string file;
-  Common common;
-  std::vector<std::string> archs;
-  std::string results = default_results_root().string();
-  std::string resume;
-  bool resume_latest = false;
-  bool retry = false;
-  int make_jobs = 0;
-  int guests = 0;
-  std::string accel;
-  std::string timing;
-  std::string shard;
-  std::string connect;
-  std::string backend;
-  std::string hosts;
-  std::string repeat_ci;  // --repeat-until-ci
-  bool quiet = false;
-  bool verbose = false;
-  Verbosity verbosity() const {
-    return quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal;
-  }
-};
-
-void add_run_flags(CLI::App& app, RunFlags& f) {
-  app.add_option("experiment", f.file, "experiment YAML file")->required();
-  app.add_option("--arch", f.archs, "only these architectures");
-  app.add_option("--shard", f.shard,
-                 "run only slice K of N of the plan (K/N, 1-based; `foliolab merge` joins them)");
-  std::string backends_doc = "backend (overrides machine.backend):";
-  for (const auto& e : backend_table()) backends_doc += fmt::format("\n  {}: {}", e.name, e.doc);
-  app.add_option("--backend", f.backend, backends_doc)->check(CLI::IsMember(backend_names()));
-  app.add_option("--accel", f.accel,
-                 "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
-      ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
-  add_timing_flag(app, f.timing);
-  app.add_option(
-      "--connect", f.connect,
-      fmt::format("libvirt URI (overrides machine.connect; default {})", kDefaultLibvirtUri));
-  app.add_option("--hosts", f.hosts,
-                 "a pool of libvirt hosts: URI[*slots],URI... or a YAML file `hosts: [{uri, "
-                 "slots}]` (implies --backend libvirt; runs go to free slots, a lost host's runs "
-                 "move to another; default -j: all slots)");
-  app.add_option("--results", f.results, "results root (default: <root>/results)");
-  app.add_option("--resume-dir", f.resume, "continue this results session (skips runs it has)");
-  app.add_flag("--resume", f.resume_latest,
-               "continue the newest results session of this experiment");
-  app.add_flag("--retry-failed", f.retry, "with --resume: rerun runs that failed");
-  app.add_option(
-         "-j,--jobs", f.guests,
-         "guests at once (default: host cores, bounded by free memory over the guest's RAM)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--make-jobs", f.make_jobs,
-                 "parallel make jobs for kernel builds (default: all CPUs)");
-  app.add_option("--repeat-until-ci", f.repeat_ci,
-                 "adaptive reps: until the 95% CI of each watched timing is within this (2%)");
-  app.add_flag("--quiet,-q", f.quiet, "only failures, warnings and the final report");
-  app.add_flag("--verbose,-v", f.verbose, "a line as each run starts and ends");
-  f.common.add(app);
-}
-
-// Applies --accel, --timing, --backend, --connect, --hosts to exp.machine; the chosen backend.
-Result<BackendChoice> choose_backend(const RunFlags& f, Experiment& exp) {
-  if (!f.accel.empty()) exp.machine.accel = *parse_accel_choice(f.accel);
-  apply_timing_flag(f.timing, exp);
-  if (!f.backend.empty()) exp.machine.backend = f.backend;
-  if (!f.connect.empty()) exp.machine.connect = f.connect;
-  BackendChoice choice;
-  if (!f.hosts.empty()) {
-    if (!f.backend.empty() && f.backend != "libvirt") {
-      return make_error("--hosts is a pool of libvirt hosts: it cannot go with --backend " +
-                        f.backend);
-    }
-    if (!f.connect.empty()) {
-      return make_error("--connect and --hosts: list the host in --hosts instead");
-    }
-    auto hosts = load_hosts(f.hosts);
-    if (!hosts.ok()) return hosts.error();
-    choice.hosts = std::move(*hosts);
-    exp.machine.backend = "libvirt";
-    exp.machine.connect.clear();
-  }
-  if (!exp.machine.connect.empty() && exp.machine.backend != "libvirt") {
-    return make_error("--connect " + exp.machine.connect +
-                      ": a libvirt URI needs --backend libvirt");
-  }
-  choice.name = exp.machine.backend;
-  choice.connect = exp.machine.connect;
-  return choice;
-}
-
 // --shard K/N: keeps the slice's runs and says so; nullopt without --shard.
 Result<std::optional<RunnerOptions::ShardOf>> select_shard(const std::string& text,
                                                            std::vector<Run>& runs) {
@@ -279,41 +147,6 @@ Result<std::optional<RunnerOptions::ShardOf>> select_shard(const std::string& te
   fmt::print(stderr, "shard {}: {} of the plan's {} runs (plan {})\n", parsed->text(), runs.size(),
              shard.plan_runs, shard.plan_hash);
   return std::optional(shard);
-}
-
-// Guests at once: -j, else all the pool's slots, else as many as cores and memory allow; one
-// for a backend that runs one run at a time (which the status is told).
-int guests_at_once(const RunFlags& f, const MadeBackend& made, const Experiment& exp,
-                   RunStatus& status) {
-  const BackendEntry& entry = *made.entry;
-  int parallel = !entry.needs.parallel ? 1
-                 : f.guests > 0        ? f.guests
-                 : made.pool           ? made.pool->slots()
-                                       : default_guest_jobs(exp.machine.memory_mb);
-  if (parallel > 1) status.note(fmt::format("{} guests at once (-j)", parallel));
-  if (f.guests > 1 && !entry.needs.parallel) {
-    status.note(
-        fmt::format("backend {} runs one run at a time (-j {} ignored)", entry.name, f.guests));
-  }
-  return parallel;
-}
-
-KernelBuildOptions kernel_build_options(const RunFlags& f, const Experiment& exp,
-                                        RunStatus* shown) {
-  return {.project_root = f.common.root,
-          .spec_dir = fs::path(exp.file).parent_path(),
-          .cache = f.common.cache,
-          .jobs = f.make_jobs,
-          .log = [shown](const std::string& line) { shown->note(line); },
-          .progress = [shown](const std::string& what, double s,
-                              const std::string& last) { shown->build_progress(what, s, last); }};
-}
-
-void print_pool_usage(const PoolBackend& pool) {
-  for (const PoolHostUse& u : pool.usage()) {
-    fmt::print(stderr, "host {} ({} slot{}): {} run{}{}\n", u.uri, u.slots, u.slots == 1 ? "" : "s",
-               u.runs, u.runs == 1 ? "" : "s", u.lost ? "; lost: " + u.lost_why : "");
-  }
 }
 
 // The session's report, where it is and how many runs ended how; the exit status.
@@ -344,40 +177,16 @@ int run_experiment(const RunFlags& f) {
   if (auto st = apply_repeat_until_ci(*exp, f.repeat_ci); !st.ok()) return fail(st.error());
   auto choice = choose_backend(f, *exp);
   if (!choice.ok()) return fail(choice.error());
-  if (auto restored = recover_interrupted_runs(f.common.cache); !restored.ok()) {
-    return fail(restored.error(), kExitFailed);
-  } else if (!restored->empty()) {
-    fmt::print(stderr, "{}\n", *restored);
-  }
   auto runs = expand(*exp);
   auto shard = select_shard(f.shard, runs);
   if (!shard.ok()) return fail(shard.error());
   if (f.verbosity() != Verbosity::kQuiet) fmt::print(stderr, "{}", format_plan(*exp, runs));
-  // A status block redrawn in place on a terminal, plain lines in CI logs.
-  std::unique_ptr<RunStatus> status = make_status(stderr, f.verbosity());
-  RealProcessRunner proc;
-  std::vector<std::string> warnings;
-  auto made = make_backend(*choice, proc, f.common.cache, warnings);
-  for (const auto& w : warnings) fmt::print(stderr, "warning: {}\n", w);
-  if (!made.ok()) return fail(made.error());
-  auto index = ResultIndex::open(f.results);
-  if (!index.ok()) {
-    fmt::print(stderr, "warning: runs will not be indexed: {}\n", index.error().message);
-  }
-  RunnerOptions opt{.project_root = f.common.root,
-                    .results_root = f.results,
-                    .resume_latest = f.resume_latest,
-                    .retry_failed = f.retry,
-                    .index = index.ok() ? &*index : nullptr,
-                    .shard = *shard,
-                    .needs = made->entry->needs,
-                    .jobs = guests_at_once(f, *made, *exp, *status),
-                    .status = status.get()};
+  auto context = RunContext::open(f, *choice, *exp);
+  if (!context.ok()) return fail(context.error());
+  RunnerOptions opt{.resume_latest = f.resume_latest, .retry_failed = f.retry, .shard = *shard};
   if (!f.resume.empty()) opt.resume_dir = fs::path(f.resume);
-  BuildingArtifactProvider artifacts(proc, kernel_build_options(f, *exp, status.get()));
-  auto summary = ExperimentRunner(artifacts, *made->backend, opt).run(*exp, runs);
-  status.reset();  // the block goes before the report is printed
-  if (made->pool) print_pool_usage(*made->pool);
+  auto summary = (*context)->run(*exp, runs, opt);
+  (*context)->finish();  // the status block goes before the report is printed
   return report_session(*exp, summary, f.common.cache);
 }
 
