@@ -80,10 +80,16 @@ std::function<int()> setup_plan(CLI::App& app) {
                  "only the runs of slice K of N (as `run --shard K/N` would run them)");
   auto results = std::make_shared<std::string>(default_results_root().string());
   app.add_option("--results", *results, "results root whose past runs time the guests");
+  auto timing = std::make_shared<std::string>();
+  auto repeat_ci = std::make_shared<std::string>();
+  add_timing_flag(app, *timing);
+  app.add_option("--repeat-until-ci", *repeat_ci, "as for run: adaptive reps (the worst case)");
   common->add(app);
   return [=] {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
+    if (auto st = apply_repeat_until_ci(*exp, *repeat_ci); !st.ok()) return fail(st.error());
+    apply_timing_flag(*timing, *exp);
     auto runs = expand(*exp);
     if (auto refused = timing_refused(*exp, runs)) return *refused;
     fmt::print("plan {}\n", plan_hash(runs));
