@@ -16,11 +16,12 @@
 #include "backend/backend_table.h"
 #include "backend/libvirt_backend.h"
 #include "catalog/validate.h"
+#include "cli/bisect_command.h"
 #include "cli/cli_util.h"
 #include "cli/merge_command.h"
 #include "cli/progress.h"
-#include "cli/run_setup.h"
 #include "cli/results_commands.h"
+#include "cli/run_setup.h"
 #include "cli/timing_flag.h"
 #include "cli/workload_commands.h"
 #include "image/image_builder.h"
@@ -401,6 +402,8 @@ const std::vector<Command>& commands() {
       {"gate", "judge a candidate session against a baseline with the experiment's gate: rules",
        setup_gate},
       {"history", "one metric across sessions, from the index", setup_history},
+      {"bisect", "find the knob set (of an ordered list) where a count changes; confirm it",
+       setup_bisect},
       {"merge", "join result sessions of one plan (shards, hosts) into one new session",
        setup_merge},
       {"index", "manage <results>/index.sqlite (rebuild)", setup_index},

@@ -151,8 +151,7 @@ void print_pool_usage(const PoolBackend& pool) {
 
 }  // namespace
 
-Result<std::unique_ptr<RunContext>> RunContext::open(const RunFlags& f,
-                                                     const BackendChoice& choice,
+Result<std::unique_ptr<RunContext>> RunContext::open(const RunFlags& f, const BackendChoice& choice,
                                                      const Experiment& exp) {
   if (auto restored = recover_interrupted_runs(f.common.cache); !restored.ok()) {
     return restored.error();

@@ -194,31 +194,6 @@ std::vector<pid_t> children_named(pid_t parent, const std::string& prefix) {
   return out;
 }
 
-// Starts the real CLI with `args`, output to `log`; returns its pid.
-pid_t spawn_cli(const std::vector<std::string>& args, const fs::path& log) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  if (fd >= 0) {
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-  }
-  std::vector<char*> argv;
-  std::string cli = foliolab::cli_binary();
-  argv.push_back(cli.data());
-  std::vector<std::string> copy = args;
-  for (auto& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  ::execv(cli.c_str(), argv.data());
-  ::_exit(127);
-}
-
-int wait_exit(pid_t pid) {
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 size_t count_records(const fs::path& results) {
   size_t n = 0;
   std::error_code ec;

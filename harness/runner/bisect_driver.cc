@@ -53,6 +53,7 @@ Result<BisectLog> BisectLog::open(std::filesystem::path file) {
   auto j = parse_log(log.file_, *text);
   if (!j.ok()) return j.error();
   try {
+    log.meta_ = j->value("bisect", std::map<std::string, std::string>{});
     for (const json& s : (*j)["steps"]) {
       log.steps_.push_back({s.at("candidate").get<size_t>(),
                             s.at("class").is_null()
@@ -72,28 +73,31 @@ Result<BisectLog> BisectLog::open(std::filesystem::path file) {
   return log;
 }
 
-namespace {
-
-Status save(const std::filesystem::path& file, const std::vector<BisectStep>& steps,
-            const std::vector<BisectConfirmation>& confirmations) {
-  json j{{"schema", kBisectLogSchema}, {"steps", json::array()}, {"confirmations", json::array()}};
-  for (const BisectStep& s : steps) j["steps"].push_back(step_json(s));
-  for (const BisectConfirmation& c : confirmations) {
+Status BisectLog::save() const {
+  json j{{"schema", kBisectLogSchema},
+         {"bisect", meta_},
+         {"steps", json::array()},
+         {"confirmations", json::array()}};
+  for (const BisectStep& s : steps_) j["steps"].push_back(step_json(s));
+  for (const BisectConfirmation& c : confirmations_) {
     j["confirmations"].push_back(confirmation_json(c));
   }
-  return write_file_atomic(file, j.dump(1) + "\n");
+  return write_file_atomic(file_, j.dump(1) + "\n");
 }
 
-}  // namespace
+Status BisectLog::set_meta(std::map<std::string, std::string> meta) {
+  meta_ = std::move(meta);
+  return save();
+}
 
 Status BisectLog::append(const BisectStep& step) {
   steps_.push_back(step);
-  return save(file_, steps_, confirmations_);
+  return save();
 }
 
 Status BisectLog::append(const BisectConfirmation& c) {
   confirmations_.push_back(c);
-  return save(file_, steps_, confirmations_);
+  return save();
 }
 
 bool BisectOutcome::confirmed() const {

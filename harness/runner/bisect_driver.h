@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,13 +58,19 @@ class BisectEvaluator {
 class BisectLog {
  public:
   static Result<BisectLog> open(std::filesystem::path file);
+  // What the bisection is (the command's own keys: experiment, variants, metric, where), so that
+  // `bisect resume DIR` needs nothing else; written once, when it starts.
+  const std::map<std::string, std::string>& meta() const { return meta_; }
+  Status set_meta(std::map<std::string, std::string> meta);
   const std::vector<BisectStep>& steps() const { return steps_; }
   const std::vector<BisectConfirmation>& confirmations() const { return confirmations_; }
   Status append(const BisectStep& step);
   Status append(const BisectConfirmation& c);
 
  private:
+  Status save() const;
   std::filesystem::path file_;
+  std::map<std::string, std::string> meta_;
   std::vector<BisectStep> steps_;
   std::vector<BisectConfirmation> confirmations_;
 };

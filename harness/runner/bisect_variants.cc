@@ -74,10 +74,8 @@ Result<std::unique_ptr<VariantBisectEvaluator>> VariantBisectEvaluator::make(
     if (!run.ok()) return run.error();
     runs.push_back(*run);
   }
-  // Counts are exact; a practical threshold (rss_kb's one PMD) arrives with the catalog's.
-  const double threshold = 0;
   return std::unique_ptr<VariantBisectEvaluator>(new VariantBisectEvaluator(
-      exp, std::move(spec), std::move(runs), std::move(run_session), threshold));
+      exp, std::move(spec), std::move(runs), std::move(run_session), info.threshold));
 }
 
 std::string VariantBisectEvaluator::describe(size_t i) const {
@@ -109,7 +107,7 @@ Result<std::vector<std::vector<double>>> VariantBisectEvaluator::measure(
 }
 
 bool VariantBisectEvaluator::same(double a, double b) const {
-  return std::fabs(a - b) <= threshold_;
+  return std::fabs(a - b) <= threshold_.of(std::max(std::fabs(a), std::fabs(b)));
 }
 
 // "good" / "bad" for a candidate like an endpoint, its value for a third one, nothing when its

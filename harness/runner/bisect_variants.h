@@ -5,10 +5,10 @@
 // shrinker stop splitting?).
 //
 // Counts only, for now: a step's class is its value when every rep agrees (within the metric's
-// practical threshold, catalog/metric_kind.h): "good" or "bad" when it equals an endpoint's,
-// else the value itself (a third value: the search explores both halves). Reps that disagree
-// make the step a skip. Timings are refused: under plain TCG they are not reproducible, and the
-// sequential test that KVM, host and icount timings need is not written yet.
+// practical threshold, catalog/metric_kind.h CountThreshold): "good" or "bad" when it equals an
+// endpoint's, else the value itself (a third value: the search explores both halves). Reps that
+// disagree make the step a skip. Timings are refused: under plain TCG they are not reproducible,
+// and the sequential test that KVM, host and icount timings need is not written yet.
 #pragma once
 
 #include <functional>
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/metric_kind.h"
 #include "model/experiment.h"
 #include "runner/bisect_driver.h"
 #include "runner/session.h"
@@ -48,7 +49,7 @@ class VariantBisectEvaluator : public BisectEvaluator {
 
  private:
   VariantBisectEvaluator(const Experiment& exp, VariantBisectSpec spec, std::vector<Run> runs,
-                         SessionRun run_session, double threshold)
+                         SessionRun run_session, CountThreshold threshold)
       : exp_(exp),
         spec_(std::move(spec)),
         runs_(std::move(runs)),
@@ -64,7 +65,7 @@ class VariantBisectEvaluator : public BisectEvaluator {
   VariantBisectSpec spec_;
   std::vector<Run> runs_;  // one per variant
   SessionRun run_session_;
-  double threshold_;                  // absolute: values closer than this are the same
+  CountThreshold threshold_;          // values closer than this are the same (the catalog's)
   std::optional<double> good_, bad_;  // the endpoints' values once observed
 };
 
