@@ -90,9 +90,8 @@ int bisect(BisectFlags& f) {
   if (!where.ok()) return fail(where.error());
   VariantBisectSpec spec{.variants = f.variants, .metric = f.metric, .where = *where};
   std::unique_ptr<RunContext> context;
-  auto eval = VariantBisectEvaluator::make(*exp, spec, [&](const std::vector<Run>& runs) {
-    return context->run(*exp, runs, {});
-  });
+  auto eval = VariantBisectEvaluator::make(
+      *exp, spec, [&](const std::vector<Run>& runs) { return context->run(*exp, runs, {}); });
   if (!eval.ok()) return fail(eval.error());
   auto dir = bisect_dir(f, *exp);
   if (!dir.ok()) return fail(dir.error());

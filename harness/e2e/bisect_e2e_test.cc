@@ -24,27 +24,21 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-
 std::vector<std::string> bisect_args(const fs::path& results) {
-  return {"bisect",
-          (fs::path(source_dir()) / "experiments/examples/bisect-variants.yaml").string(),
-          "--variants",
-          "v1,v2,v3,v4,v5,v6,v7,v8",
-          "--metric",
-          "faults",
-          "--where",
-          "arch=x86_64",
-          "--confirm",
-          "2",
-          "--results",
-          results.string(),
-          "-j",
-          "1",
-          "-q"};
+  return {
+      "bisect",     (fs::path(source_dir()) / "experiments/examples/bisect-variants.yaml").string(),
+      "--variants", "v1,v2,v3,v4,v5,v6,v7,v8",
+      "--metric",   "faults",
+      "--where",    "arch=x86_64",
+      "--confirm",  "2",
+      "--results",  results.string(),
+      "-j",         "1",
+      "-q"};
 }
 
 fs::path fresh(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / fmt::format("foliolab-e2e-{}-{}", name, getpid());
+  const fs::path dir =
+      fs::temp_directory_path() / fmt::format("foliolab-e2e-{}-{}", name, getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -74,8 +68,7 @@ TEST(E2EBisect, VariantsNameTheSixthOfEightInThreeStepsAndConfirmIt) {
       << out;
   EXPECT_NE(out.find("[step 3/3]"), std::string::npos) << out;
   EXPECT_EQ(out.find("[step 4/"), std::string::npos) << out;
-  EXPECT_NE(out.find("v5 → v6: n=4: 4096 4096 4096 4096 | n=4: 256 256 256 256"),
-            std::string::npos)
+  EXPECT_NE(out.find("v5 → v6: n=4: 4096 4096 4096 4096 | n=4: 256 256 256 256"), std::string::npos)
       << out;
   fs::remove_all(dir);
 }
@@ -103,9 +96,9 @@ TEST(E2EBisect, KilledMidWayResumesToTheSameAnswerMeasuringNothingTwice) {
   const size_t kept = before["steps"].size();
 
   const fs::path log2 = dir / "resume.log";
-  const pid_t resumed = spawn_cli({"bisect", "resume", bisection.string(), "--results",
-                                   results.string(), "-j", "1", "-q"},
-                                  log2);
+  const pid_t resumed = spawn_cli(
+      {"bisect", "resume", bisection.string(), "--results", results.string(), "-j", "1", "-q"},
+      log2);
   ASSERT_EQ(wait_exit(resumed), 0) << *read_file(log2);
   const std::string out = *read_file(log2);
   EXPECT_NE(out.find("culprit knob set 'v6' (6 of 8) (good → bad), confirmed"), std::string::npos)
