@@ -18,15 +18,19 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int PlanCost::to_build() const {
-  return static_cast<int>(
-      std::count_if(kernels.begin(), kernels.end(), [](const auto& k) { return !k.cached; }));
+  std::set<std::string> ids;  // two kernel names with one build id are one build
+  for (const PlannedKernel& k : kernels) {
+    if (!k.cached) ids.insert(k.build_id);
+  }
+  return static_cast<int>(ids.size());
 }
 
 BuildEstimate estimate_builds(const std::vector<PlannedKernel>& kernels,
                               const std::vector<PastKernelBuild>& past) {
   BuildEstimate out;
+  std::set<std::string> counted;  // a build id once: the same patches in two forms build once
   for (const PlannedKernel& k : kernels) {
-    if (k.cached) continue;
+    if (k.cached || !counted.insert(k.build_id).second) continue;
     std::vector<double> same, any;
     for (const auto& p : past) {
       any.push_back(p.build_seconds);

@@ -42,6 +42,16 @@ TEST(PlanCost, EstimatesFromThisHostsPastBuilds) {
                         "builds)\n"));
 }
 
+// The same series as a quilt folder, an mbox and a format-patch folder is one build id: one build.
+TEST(PlanCost, KernelsWithOneBuildIdAreOneBuild) {
+  const std::vector<PlannedKernel> forms = {{"quilt", "x86_64", "04cc", false},
+                                            {"mbox", "x86_64", "04cc", false},
+                                            {"format-patch", "x86_64", "04cc", false}};
+  EXPECT_EQ(estimate_builds(forms, {{"x86_64", 200}}).seconds, 200);
+  PlanCost cost{.kernels = forms};
+  EXPECT_EQ(cost.to_build(), 1);
+}
+
 TEST(PlanCost, AHostWithoutPastBuildsGetsTheGenericFigure) {
   std::vector<PlannedKernel> one = {{"k", "x86_64", "a", false}};
   PlanCost cost{.kernels = one, .builds = estimate_builds(one, {})};
