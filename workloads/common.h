@@ -151,16 +151,23 @@ static inline double wl_tv_s(struct timeval tv) {
   return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-/* Process-wide (all threads, RUSAGE_SELF) counters at one instant. */
+/* Process-wide (all threads, RUSAGE_SELF) counters at one instant. cpu_s is the process's CPU
+ * time from CLOCK_PROCESS_CPUTIME_ID: the scheduler's exact runtime of all threads, where the
+ * user/system split of getrusage is that runtime cut by sampled ticks (cputime_adjust), so
+ * user_s and sys_s move by a tick between identical runs even under QEMU's -icount. */
 struct wl_usage {
   long minflt, majflt;
-  double user_s, sys_s;
+  double user_s, sys_s, cpu_s;
 };
 
 static inline struct wl_usage wl_usage_self(void) {
   struct rusage ru;
+  struct timespec cpu;
   if (getrusage(RUSAGE_SELF, &ru)) wl_fail("getrusage: %s", strerror(errno));
-  return (struct wl_usage){ru.ru_minflt, ru.ru_majflt, wl_tv_s(ru.ru_utime), wl_tv_s(ru.ru_stime)};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu))
+    wl_fail("clock_gettime(CLOCK_PROCESS_CPUTIME_ID): %s", strerror(errno));
+  return (struct wl_usage){ru.ru_minflt, ru.ru_majflt, wl_tv_s(ru.ru_utime), wl_tv_s(ru.ru_stime),
+                           (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9};
 }
 
 /* ---------------- /proc readers ---------------- */

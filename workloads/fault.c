@@ -17,6 +17,7 @@
  *
  * Measured from the release of the start barrier to after all threads joined:
  *   faults = RUSAGE_SELF ru_minflt delta (all threads), user_s/sys_s = RUSAGE_SELF cpu delta,
+ *   cpu_s = CLOCK_PROCESS_CPUTIME_ID delta (exact; the rusage split is by sampled ticks),
  *   wall_s = CLOCK_MONOTONIC. faults_per_sec = pages / wall_s, faults_per_sec_per_cpu =
  *   pages / (user_s + sys_s) (pft's definitions: pages touched, not faults taken).
  * rss_kb, anon_huge_kb and shmem_pmd_kb come from /proc/self/smaps_rollup after touching,
@@ -242,6 +243,7 @@ static void print_metrics(const struct result *r, size_t pages, size_t ps) {
   wl_json_int(&j, "faults", faults);
   wl_json_num(&j, "user_s", user);
   wl_json_num(&j, "sys_s", sys);
+  wl_json_num(&j, "cpu_s", r->after.cpu_s - r->before.cpu_s);
   wl_json_num(&j, "wall_s", wall);
   wl_json_num(&j, "faults_per_sec", wall > 0 ? (double)pages / wall : NAN);
   wl_json_num(&j, "faults_per_sec_per_cpu", user + sys > 0 ? (double)pages / (user + sys) : NAN);

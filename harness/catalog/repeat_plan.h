@@ -27,7 +27,7 @@ RepeatPlan repeat_plan(const Experiment& exp, const Run& run);
 
 // `plan`'s line about repetitions: "" for a plain count without warm-up, else e.g.
 // "repeat: adaptive, 3..30 reps per run until the 95 % CI half-width of the mean is within
-// ±2 % for fault: sys_s; zero-page watches no timing metric and does 3\n".
+// ±2 % for fault: cpu_s; zero-page watches no timing metric and does 3\n".
 std::string format_repeat_plan(const Experiment& exp, const std::vector<Run>& runs);
 
 }  // namespace foliolab

@@ -21,7 +21,8 @@ Experiment experiment(std::vector<std::string> workloads) {
 foliolab::Run run_of(size_t workload) { return {"id", 0, Arch::kX86_64, 0, workload}; }
 
 TEST(RepeatPlan, BuiltInPrimaryMetricsAreTimings) {
-  EXPECT_TRUE(find_workload("fault")->metric("sys_s")->primary);
+  EXPECT_TRUE(find_workload("fault")->metric("cpu_s")->primary);
+  EXPECT_FALSE(find_workload("fault")->metric("sys_s")->primary);
   EXPECT_FALSE(find_workload("fault")->metric("wall_s")->primary);
   EXPECT_TRUE(find_workload("tlb")->metric("ns_per_access")->primary);
   for (const WorkloadInfo& w : workload_catalog()) {
@@ -39,7 +40,7 @@ TEST(RepeatPlan, GateTimingsFirstThenPrimaryOnesCountsNever) {
   e.gate_rules = {GateRule{.metric = "wall_s"}, GateRule{.metric = "faults"},
                   GateRule{.metric = "sys_s"}};
   const RepeatPlan fault = repeat_plan(e, run_of(0));
-  EXPECT_EQ(fault.metrics, (std::vector<std::string>{"wall_s", "sys_s"}));
+  EXPECT_EQ(fault.metrics, (std::vector<std::string>{"wall_s", "sys_s", "cpu_s"}));
   EXPECT_TRUE(fault.adaptive());
   EXPECT_EQ(fault.max, 20);
   // The gate's rules apply to zero-page too, whose wall_s and sys_s are timings.
@@ -73,7 +74,7 @@ TEST(RepeatPlan, PlanSaysRepsAreAdaptive) {
   e.adaptive = AdaptiveRepeat{.max = 30, .ci = 0.02};
   EXPECT_EQ(format_repeat_plan(e, runs),
             "repeat: adaptive, 3..30 reps per run until the 95 % CI half-width of the mean is "
-            "within ±2 % for fault: sys_s; zero-page watches no timing metric and does 3\n");
+            "within ±2 % for fault: cpu_s; zero-page watches no timing metric and does 3\n");
 }
 
 }  // namespace

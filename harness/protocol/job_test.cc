@@ -73,7 +73,7 @@ TEST(Job, TapProgramsMayExitNonZeroAndOutputStaysOnTheHost) {
 }
 
 // Adaptive repetitions: `repeat` stays the minimum; the watched metrics are the gate rules'
-// timings that apply to the run, then the workload's primary one (fault: sys_s); counts and
+// timings that apply to the run, then the workload's primary one (fault: cpu_s); counts and
 // rules for other runs are left out.
 TEST(Job, AdaptiveRepetitionsNameTheWatchedMetrics) {
   Experiment e = experiment();
@@ -86,9 +86,10 @@ TEST(Job, AdaptiveRepetitionsNameTheWatchedMetrics) {
   r.id = "id";
   auto job = render_job(e, r);
   ASSERT_TRUE(job.ok());
-  EXPECT_NE(job->find("run_id id\nrepeat 3\nrepeat_max 30\nrepeat_ci 0.02\n"
-                      "repeat_metric wall_s\nrepeat_metric sys_s\nwarmup 1\nknob "),
-            std::string::npos)
+  EXPECT_NE(
+      job->find("run_id id\nrepeat 3\nrepeat_max 30\nrepeat_ci 0.02\n"
+                "repeat_metric wall_s\nrepeat_metric sys_s\nrepeat_metric cpu_s\nwarmup 1\nknob "),
+      std::string::npos)
       << *job;
   // A fixed count with a warm-up rep: no adaptive lines.
   e.adaptive.reset();
