@@ -12,7 +12,11 @@
 #include "report/bisect.h"
 #include "results/index.h"
 #include "runner/bisect_driver.h"
-#include "runner/bisect_variants.h"
+#include "runner/bisect_candidates.h"
+#include "runner/bisect_counts.h"
+#include "runner/bisect_timings.h"
+#include "analysis/session_report.h"
+#include "catalog/metric_catalog.h"
 #include "util/fs_ops.h"
 #include "util/text.h"
 
@@ -23,8 +27,10 @@ namespace {
 struct BisectFlags {
   RunFlags run;  // the experiment and how its sessions run (backend, accel, -j, --results, ...)
   std::vector<std::string> variants;
+  std::string series, range;  // --series S, --range GOOD..BAD
   std::string metric, where;
   int confirm = 3;
+  size_t max_reps = 32;  // timings: the sequential test's last look
   std::string resume;  // `bisect resume DIR`
 };
 
@@ -60,27 +66,95 @@ Result<fs::path> bisect_dir(const BisectFlags& f, const Experiment& exp) {
 // `bisect resume DIR`: the flags the bisection started with, from its log.
 Status restore_flags(const BisectLog& log, BisectFlags& f) {
   const auto& m = log.meta();
-  if (!m.count("experiment") || !m.count("variants") || !m.count("metric")) {
+  if (!m.count("experiment") || !m.count("metric")) {
     return make_error(f.resume + "/bisect.json: not a started bisection (no experiment recorded)");
   }
+  auto get = [&m](const char* key) { return m.count(key) ? m.at(key) : std::string(); };
   f.run.file = m.at("experiment");
   f.variants.clear();
-  for (std::string_view v : split_lines(m.at("variants"))) f.variants.emplace_back(v);
+  for (std::string_view v : split_lines(get("variants"))) f.variants.emplace_back(v);
+  f.series = get("series");
+  f.range = get("range");
   f.metric = m.at("metric");
-  f.where = m.count("where") ? m.at("where") : "";
+  f.where = get("where");
+  // How the steps were timed, unless given again.
+  if (f.run.timing.empty()) f.run.timing = get("timing");
+  if (auto reps = parse_uint(get("max_reps"))) f.max_reps = *reps;
   return {};
 }
 
+// The candidates the flags name: exactly one of --variants, --series, --range.
+Result<BisectCandidates> candidates(const BisectFlags& f, const Experiment& exp,
+                                    const RunSelector& where) {
+  const int given = !f.variants.empty() + !f.series.empty() + !f.range.empty();
+  if (given != 1 || f.metric.empty()) {
+    return make_error(
+        "bisect needs one of --variants a,b,…, --series S or --range GOOD..BAD, and --metric M "
+        "(or: bisect resume DIR)");
+  }
+  RealProcessRunner proc;
+  if (!f.series.empty()) {
+    return series_candidates(exp, f.series, where, proc,
+                             fs::path(f.run.common.root) / "patches" / f.series,
+                             fs::path(f.run.common.cache) / "work" / "bisect-mbox");
+  }
+  if (!f.range.empty()) return range_candidates(exp, f.range, where, proc);
+  return variant_candidates(exp, f.variants, where);
+}
+
+// The log: the resumed one, or a new one in `dir` with the flags as its meta.
+Result<BisectLog> start_log(const BisectFlags& f, std::optional<BisectLog>& resumed,
+                            const fs::path& dir) {
+  if (resumed) return std::move(*resumed);
+  auto log = BisectLog::open(dir / "bisect.json");
+  if (!log.ok()) return log.error();
+  const std::map<std::string, std::string> meta = {
+      {"experiment", fs::absolute(f.run.file).string()},
+      {"variants", join(f.variants, "\n")},
+      {"series", f.series},
+      {"range", f.range},
+      {"metric", f.metric},
+      {"where", f.where},
+      {"timing", f.run.timing},
+      {"max_reps", std::to_string(f.max_reps)}};
+  FL_TRY(log->set_meta(meta));
+  return log;
+}
+
+// The evaluator for the metric's kind: a count's exact values, or a timing's sequential test.
+struct Evaluator {
+  std::unique_ptr<BisectEvaluator> eval;
+  const BisectCandidates* candidates = nullptr;
+  std::string predicted;  // timings: the cost line printed before starting
+};
+Result<Evaluator> evaluator(const BisectFlags& f, BisectCandidates c, const RunSelector& where,
+                            SessionRun run) {
+  const MetricInfo info = metric_info(f.metric, declared_metrics(c.exp));
+  Evaluator e;
+  if (info.kind != MetricKind::kTiming) {
+    auto counts = CountBisectEvaluator::make(std::move(c), f.metric, where, std::move(run));
+    if (!counts.ok()) return counts.error();
+    e.candidates = &(*counts)->candidate_list();
+    e.eval = std::move(*counts);
+    return e;
+  }
+  TimingBisectOptions opt;
+  opt.plan.max_reps = f.max_reps;
+  auto timings = TimingBisectEvaluator::make(std::move(c), f.metric, std::move(run), opt);
+  if (!timings.ok()) return timings.error();
+  e.candidates = &(*timings)->candidate_list();
+  e.predicted = (*timings)->predicted_cost(f.confirm);
+  e.eval = std::move(*timings);
+  return e;
+}
+
 int bisect(BisectFlags& f) {
-  std::optional<BisectLog> log;
+  std::optional<BisectLog> resumed;
   if (!f.resume.empty()) {
     auto opened = BisectLog::open(fs::path(f.resume) / "bisect.json");
     if (!opened.ok()) return fail(opened.error());
     if (auto st = restore_flags(*opened, f); !st.ok()) return fail(st.error());
-    log.emplace(std::move(*opened));
-  }
-  if (f.variants.empty() || f.metric.empty()) {
-    return fail(make_error("bisect needs --variants a,b,… and --metric M (or: bisect resume DIR)"));
+    resumed.emplace(std::move(*opened));
   }
   auto exp = load(f.run.file, f.run.common, f.run.archs);
   if (!exp) return kExitBadInput;
@@ -88,39 +162,32 @@ int bisect(BisectFlags& f) {
   if (!choice.ok()) return fail(choice.error());
   auto where = parse_where(f.where);
   if (!where.ok()) return fail(where.error());
-  VariantBisectSpec spec{.variants = f.variants, .metric = f.metric, .where = *where};
+  auto cands = candidates(f, *exp, *where);
+  if (!cands.ok()) return fail(cands.error());
   std::unique_ptr<RunContext> context;
-  auto eval = VariantBisectEvaluator::make(
-      *exp, spec, [&](const std::vector<Run>& runs) { return context->run(*exp, runs, {}); });
+  auto eval = evaluator(f, std::move(*cands), *where, [&](const Experiment& e, const auto& runs) {
+    return context->run(e, runs, {});
+  });
   if (!eval.ok()) return fail(eval.error());
   auto dir = bisect_dir(f, *exp);
   if (!dir.ok()) return fail(dir.error());
-  if (!log) {
-    auto opened = BisectLog::open(*dir / "bisect.json");
-    if (!opened.ok()) return fail(opened.error());
-    log.emplace(std::move(*opened));
-    const std::map<std::string, std::string> meta = {
-        {"experiment", fs::absolute(f.run.file).string()},
-        {"variants", join(f.variants, "\n")},
-        {"metric", f.metric},
-        {"where", f.where}};
-    if (auto st = log->set_meta(meta); !st.ok()) return fail(st.error());
-  }
-  auto made = RunContext::open(f.run, *choice, *exp);
+  auto log = start_log(f, resumed, *dir);
+  if (!log.ok()) return fail(log.error());
+  auto made = RunContext::open(f.run, *choice, eval->candidates->exp);
   if (!made.ok()) return fail(made.error());
   context = std::move(*made);
   fmt::print(stderr, "bisection: {} (bisect resume {} continues it)\n", dir->string(),
              dir->string());
-  std::vector<std::string> names;
-  for (size_t i = 0; i < spec.variants.size(); ++i) names.push_back((*eval)->describe(i));
+  const BisectCandidates& c = *eval->candidates;
+  if (!eval->predicted.empty()) fmt::print(stderr, "{}\n", eval->predicted);
   BisectHooks hooks{.on_step = [&](const BisectStep& s, size_t k, size_t bound) {
-    fmt::print(stderr, "{}\n", bisect_step_line(s, names[s.candidate], k, bound));
+    fmt::print(stderr, "{}\n", bisect_step_line(s, c.names[s.candidate], k, bound));
   }};
-  auto out = run_bisect(**eval, *log, f.confirm, hooks);
+  auto out = run_bisect(*eval->eval, *log, f.confirm, hooks);
   context->finish();
   if (!out.ok()) return fail(out.error(), kExitFailed);
-  const BisectTitle title{f.metric, fmt::format("{} knob sets", names.size()), f.where};
-  fmt::print("{}", bisect_text(title, *out, names));
+  const BisectTitle title{f.metric, fmt::format("{} {}", c.names.size(), c.kind), f.where};
+  fmt::print("{}", bisect_text(title, *out, c.names));
   fmt::print("bisection: {}\n", dir->string());
   return out->confirmed() ? kExitOk : kExitFailed;
 }
@@ -138,9 +205,16 @@ std::function<int()> setup_bisect(CLI::App& app) {
   app.add_option("--variants", f->variants,
                  "knob sets of the experiment in order, the good one first, the bad one last")
       ->delimiter(',');
-  app.add_option("--metric", f->metric, "the count to follow (a workload metric or counter)");
+  app.add_option("--series", f->series,
+                 "a patch series under patches/ that the experiment's kernel names: its prefixes");
+  app.add_option("--range", f->range,
+                 "GOOD..BAD of the kernel's git source: GOOD, then each commit to BAD");
+  app.add_option("--metric", f->metric,
+                 "the metric to follow: a count, or a timing under icount, KVM or the host");
   app.add_option("--where", f->where, "kernel=…,arch=…,workload=…: the one run per knob set");
   app.add_option("--confirm", f->confirm, "fresh sessions for the culprit against its parent")
+      ->capture_default_str();
+  app.add_option("--max-reps", f->max_reps, "timings: a step's reps at most (looks 4, 8, 16, …)")
       ->capture_default_str();
   CLI::App* resume = app.add_subcommand("resume", "continue a bisection from its directory");
   resume->fallthrough();  // bisect resume DIR --results R -j 1: the flags are bisect's

@@ -106,8 +106,11 @@ Status GitRepo::extract(const std::string& commit, const std::vector<std::string
   return {};
 }
 
-Result<Series> GitRepo::commit_range(const std::string& range, const fs::path& dir) const {
+Result<std::pair<std::string, std::string>> GitRepo::range_ends(const std::string& range) const {
   const size_t dots = range.find("..");
+  if (dots == std::string::npos || range.find("...") != std::string::npos) {
+    return make_error(fmt::format("commit range '{}': expected BASE..TIP", range));
+  }
   const std::string base = range.substr(0, dots), tip = range.substr(dots + 2);
   auto base_id = commit_of(base);
   if (!base_id.ok())
@@ -125,6 +128,30 @@ Result<Series> GitRepo::commit_range(const std::string& range, const fs::path& d
   }
   if (!anc.ok())
     return make_error(fmt::format("commit range {}: git merge-base failed: {}", range, anc.output));
+  return std::pair{*base_id, *tip_id};
+}
+
+Result<std::vector<std::string>> GitRepo::commits(const std::string& range) const {
+  auto ends = range_ends(range);
+  if (!ends.ok()) return ends.error();
+  auto out = git({"rev-list", "--reverse", "--first-parent", ends->first + ".." + ends->second},
+                 "rev-list " + range);
+  if (!out.ok()) return out.error();
+  std::vector<std::string> ids = {ends->first};
+  for (std::string_view line : split_lines(*out)) {
+    if (!trim(line).empty()) ids.emplace_back(trim(line));
+  }
+  if (ids.size() < 2) {
+    return make_error(fmt::format("commit range {} in {} holds no commits", range, repo_.string()));
+  }
+  return ids;
+}
+
+Result<Series> GitRepo::commit_range(const std::string& range, const fs::path& dir) const {
+  auto ends = range_ends(range);
+  if (!ends.ok()) return ends.error();
+  const std::string* base_id = &ends->first;
+  const std::string* tip_id = &ends->second;
   // Stored by commit ids: the same range is written once.
   const fs::path out = dir / (base_id->substr(0, 12) + ".." + tip_id->substr(0, 12));
   if (!path_exists(out / "series")) {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel/series.h"
@@ -38,8 +39,13 @@ class GitRepo {
   // written to `dir`. Errors name the range: an unknown end, TIP not descending from BASE, an
   // empty range.
   Result<Series> commit_range(const std::string& range, const std::filesystem::path& dir) const;
+  // BASE and the commits of BASE..TIP along the first parent, oldest first (merges included, as
+  // `git bisect --first-parent` walks them): the candidates of `bisect --range`.
+  Result<std::vector<std::string>> commits(const std::string& range) const;
 
  private:
+  // Both ends' commit ids, TIP descending from BASE; errors name the range.
+  Result<std::pair<std::string, std::string>> range_ends(const std::string& range) const;
   Result<std::string> git(std::vector<std::string> args, const std::string& what) const;
   ProcessRunner& runner_;
   std::filesystem::path repo_;

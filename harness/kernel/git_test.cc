@@ -199,6 +199,21 @@ TEST_F(GitSourceTest, RangeErrorsNameTheRange) {
   EXPECT_NE(ok->patches[1].name.find("add-new.c"), std::string::npos) << ok->patches[1].name;
 }
 
+TEST_F(GitSourceTest, CommitsOfARangeAreTheBaseThenEachCommitOldestFirst) {
+  GitRepo repo(real_, root_ / "repo");
+  const std::string base = git({"rev-parse", "v1"}), tip = git({"rev-parse", "topic"});
+  const std::string middle = git({"rev-parse", "topic~1"});
+  auto ids = repo.commits("v1..topic");
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+  EXPECT_EQ(*ids, (std::vector<std::string>{base, middle, tip}));
+  auto empty = repo.commits("topic..topic");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.error().message.find("holds no commits"), std::string::npos);
+  auto malformed = repo.commits("v1");
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_NE(malformed.error().message.find("expected BASE..TIP"), std::string::npos);
+}
+
 TEST_F(GitSourceTest, ChangedPathsListsContentAndModeChangesBetweenCommits) {
   GitRepo repo(real_, root_ / "repo");
   auto changed = repo.changed_paths(git({"rev-parse", "v1"}), git({"rev-parse", "topic"}));

@@ -109,6 +109,39 @@ bool holds_unified_diff(std::string_view text) {
   return diff_start(split_lines(text)) != std::string::npos;
 }
 
+namespace {
+
+// "1-3", "1,2,4,5", "none": 1-based, as patch numbers are said.
+std::string pick_text(const std::vector<size_t>& indices) {
+  if (indices.empty()) return "none";
+  bool run = true;
+  for (size_t i = 1; i < indices.size(); ++i) run = run && indices[i] == indices[i - 1] + 1;
+  if (run && indices.size() > 2) {
+    return fmt::format("{}-{}", indices.front() + 1, indices.back() + 1);
+  }
+  std::string out;
+  for (size_t i : indices) out += (out.empty() ? "" : ",") + std::to_string(i + 1);
+  return out;
+}
+
+}  // namespace
+
+Status pick_patches(Series& series, const std::vector<size_t>& indices) {
+  const size_t total = series.patches.size();
+  std::vector<PatchFile> kept;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const size_t i = indices[k];
+    if (i >= total || (k > 0 && i <= indices[k - 1])) {
+      return make_error(fmt::format("series {}: no patch {} to pick of {} (indices must rise)",
+                                    series.name, i + 1, total));
+    }
+    kept.push_back(series.patches[i]);
+  }
+  series.patches = std::move(kept);
+  series.name = fmt::format("{} (patches {} of {})", series.name, pick_text(indices), total);
+  return {};
+}
+
 std::string series_digest(const std::optional<Series>& series) {
   Hasher h;
   if (series) {

@@ -55,6 +55,11 @@ Result<Series> load_series(const std::filesystem::path& dir);
 Result<Series> load_patch_series(ProcessRunner& runner, const std::filesystem::path& where,
                                  const std::filesystem::path& scratch);
 
+// Keeps the patches at `indices` (0-based, in series order, each at most once) and names the
+// pick in the series' name ("my-series (patches 1-3 of 5)"); an index past the end is an error.
+// `bisect --series` builds a series' prefixes and the series without its culprit this way.
+Status pick_patches(Series& series, const std::vector<size_t>& indices);
+
 // What makes `where` no series, from its file names alone ("" = nothing): a folder with neither
 // a `series` file nor NNNN-*.patch files, a file that is no .mbx/.mbox. `where` exists.
 std::string series_location_problem(const std::filesystem::path& where);

@@ -183,6 +183,11 @@ Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& 
     }
     kt.series = std::move(*series);
   }
+  if (spec.patches_pick && kt.series) {
+    if (auto st = pick_patches(*kt.series, *spec.patches_pick); !st.ok()) {
+      return in_context("kernel " + spec.name, st.error());
+    }
+  }
   kt.tree_key = Hasher().add(kt.source.id).add(series_digest(kt.series)).hex();
   return kt;
 }

@@ -41,6 +41,9 @@ struct KernelSpec {
   // the git source's). Exclusive with `patches` naming a folder.
   std::string patches_range;
   std::string patches_repo;
+  // Which of the series' patches apply, by index, in series order (nullopt = all). Not read from
+  // YAML: `bisect --series` makes one kernel per prefix, and the series without its culprit.
+  std::optional<std::vector<size_t>> patches_pick;
   std::string cmdline;  // extra kernel command-line parameters
   SourceLoc loc;
   SourceLoc source_loc;                // of the `source:` value (unknown when defaulted)

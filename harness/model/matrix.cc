@@ -54,6 +54,10 @@ std::string run_identity(const Experiment& exp, const Run& run) {
   // Only present when used, so that ids of kernels without git stay what they were.
   if (k.source_git) c.add("git-source").add(k.source_ref);
   if (!k.patches_range.empty()) c.add("git-range").add(k.patches_range).add(k.patches_repo);
+  if (k.patches_pick) {
+    c.add("pick").add(k.patches_pick->size());
+    for (size_t i : *k.patches_pick) c.add(static_cast<uint64_t>(i));
+  }
   c.add("config").add(k.config.size());
   for (const auto& fragment : k.config) c.add(fragment);
   c.add_sorted("options", k.options);

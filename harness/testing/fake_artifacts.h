@@ -1,6 +1,8 @@
 // Test double for an ArtifactProvider: builds nothing. Every kernel is build b1d0000000000001
-// (version 6.12.0) except one named "broken", whose build fails; every arch's base image is
-// `base_cpio`; no workload needs files. It counts the kernel builds asked of it.
+// (version 6.12.0) except one named "broken", whose build fails; its image path
+// /nonexistent/<kernel name>/bzImage tells a fake guest which kernel it boots. Every arch's base
+// image is `base_cpio`; no workload needs files. It counts the kernel builds asked of it and keeps
+// the specs.
 #pragma once
 
 #include <filesystem>
@@ -14,10 +16,11 @@ class FakeArtifacts : public ArtifactProvider {
  public:
   Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override {
     ++kernel_builds;
+    specs.push_back(spec);
     if (spec.name == "broken") return make_error("kernel broken: `make bzImage` failed");
     KernelArtifact k;
     k.build_id = "b1d0000000000001";
-    k.image = "/nonexistent/bzImage";
+    k.image = std::filesystem::path("/nonexistent") / spec.name / "bzImage";
     k.version = "6.12.0";
     k.kernel_name = spec.name;
     k.arch = arch;
@@ -36,6 +39,7 @@ class FakeArtifacts : public ArtifactProvider {
     return std::vector<CpioEntry>{};
   }
   int kernel_builds = 0;
+  std::vector<KernelSpec> specs;
   int image_builds = 0;
   int workload_files_asked = 0;
   std::filesystem::path base_cpio;
