@@ -90,7 +90,7 @@ SequentialDecision look(std::span<const double> good, std::span<const double> ba
   } else if (lo > 0 && from_good && !from_bad) {
     d.cls = SequentialClass::kLikeBad;
   } else if (from_good && from_bad) {
-    return undecided(d, SequentialNote::kBetween);
+    return undecided(d, SequentialNote::kApartFromBoth);
   } else if (last) {
     return undecided(d, SequentialNote::kMaxReps);
   }
@@ -141,8 +141,8 @@ std::string_view sequential_note_name(SequentialNote n) {
       return "ends alike";
     case SequentialNote::kNotPositive:
       return "not positive";
-    case SequentialNote::kBetween:
-      return "between";
+    case SequentialNote::kApartFromBoth:
+      return "apart from both ends";
     case SequentialNote::kMaxReps:
       break;
   }

@@ -50,7 +50,7 @@ namespace foliolab {
 
 struct SequentialPlan {
   size_t first_reps = 4;     // the candidate's first look
-  size_t max_reps = 32;      // its last look (--max-reps)
+  size_t max_reps = 32;      // its last look (--max-reps; at least first_reps)
   double alpha = 0.05;       // the per-step error bound, spent over the looks
   double min_effect = 0.02;  // ends closer than this (relative) give no verdict: alike
 };
@@ -68,12 +68,12 @@ std::string_view sequential_class_name(SequentialClass c);  // "like good", "nee
 
 enum class SequentialNote {
   kNone,
-  kEndsAlike,    // undecided: the ends give no verdict between them (or fewer than 2 reps)
-  kNotPositive,  // undecided: a value is zero or negative (timings are positive)
-  kBetween,      // undecided: distinguishable from both ends (a partial effect)
-  kMaxReps,      // undecided: max_reps reached with neither answer
+  kEndsAlike,      // undecided: the ends give no verdict between them (or fewer than 2 reps)
+  kNotPositive,    // undecided: a value is zero or negative (timings are positive)
+  kApartFromBoth,  // undecided: distinguishable from both ends (a partial effect, or beyond one)
+  kMaxReps,        // undecided: max_reps reached with neither answer
 };
-std::string_view sequential_note_name(SequentialNote n);  // "ends alike", "between", ...
+std::string_view sequential_note_name(SequentialNote n);  // "ends alike", "max reps", ...
 
 struct SequentialDecision {
   SequentialClass cls = SequentialClass::kNeedMore;

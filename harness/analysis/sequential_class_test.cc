@@ -19,9 +19,9 @@
 namespace foliolab {
 namespace {
 
-constexpr int kSteps = 2000;           // simulated steps per case
-constexpr double kBadScale = 1.10;     // bad is 10 % slower than good
-constexpr size_t kEndpointReps = 12;   // reps per end
+constexpr int kSteps = 2000;          // simulated steps per case
+constexpr double kBadScale = 1.10;    // bad is 10 % slower than good
+constexpr size_t kEndpointReps = 12;  // reps per end
 
 // Log-normal values of median `scale` and coefficient of variation `cv`.
 std::vector<double> draw(SeededNormal& g, size_t n, double cv, double scale) {
@@ -32,7 +32,7 @@ std::vector<double> draw(SeededNormal& g, size_t n, double cv, double scale) {
 }
 
 struct Tally {
-  int like_good = 0, like_bad = 0, undecided = 0, between = 0, ends_alike = 0;  // steps
+  int like_good = 0, like_bad = 0, undecided = 0, apart = 0, ends_alike = 0;  // steps
   size_t reps = 0;
   double rate(int k) const { return static_cast<double>(k) / kSteps; }
   double mean_reps() const { return static_cast<double>(reps) / kSteps; }
@@ -57,18 +57,18 @@ Tally simulate(uint64_t seed, double cv, double scale, double bad = kBadScale,
     t.like_good += d.cls == SequentialClass::kLikeGood;
     t.like_bad += d.cls == SequentialClass::kLikeBad;
     t.undecided += d.cls == SequentialClass::kUndecided;
-    t.between += d.note == SequentialNote::kBetween;
+    t.apart += d.note == SequentialNote::kApartFromBoth;
     t.ends_alike += d.note == SequentialNote::kEndsAlike;
   }
   return t;
 }
 
 void print(const std::string& label, const Tally& t) {
-  std::cout << fmt::format("{:28} good {:5.1f} %  bad {:5.1f} %  undecided {:5.1f} % "
-                           "(between {:5.1f} %, ends alike {:5.1f} %)  mean reps {:4.1f}\n",
-                           label, 100 * t.rate(t.like_good), 100 * t.rate(t.like_bad),
-                           100 * t.rate(t.undecided), 100 * t.rate(t.between),
-                           100 * t.rate(t.ends_alike), t.mean_reps());
+  std::cout << fmt::format(
+      "{:28} good {:5.1f} %  bad {:5.1f} %  undecided {:5.1f} % "
+      "(apart from both {:5.1f} %, ends alike {:5.1f} %)  mean reps {:4.1f}\n",
+      label, 100 * t.rate(t.like_good), 100 * t.rate(t.like_bad), 100 * t.rate(t.undecided),
+      100 * t.rate(t.apart), 100 * t.rate(t.ends_alike), t.mean_reps());
 }
 
 // Three standard errors of a rate p over kSteps: the margin of the bounds below.
@@ -116,7 +116,11 @@ TEST(SequentialClass, ClearCasesAtTheFirstLook) {
   // Halfway, and tight: apart from both ends, a partial effect.
   const SequentialDecision h = classify_sequential(kGood, bad, scaled(kGood, 1.05, 4));
   EXPECT_EQ(h.cls, SequentialClass::kUndecided);
-  EXPECT_EQ(h.note, SequentialNote::kBetween);
+  EXPECT_EQ(h.note, SequentialNote::kApartFromBoth);
+  // Beyond bad (twice its change): not like bad either.
+  const SequentialDecision w = classify_sequential(kGood, bad, scaled(kGood, 1.2, 4));
+  EXPECT_EQ(w.note, SequentialNote::kApartFromBoth);
+  EXPECT_NEAR(w.position, 1.9, 0.1);
   // The other direction: bad is faster.
   const std::vector<double> fast = scaled(kGood, 0.9);
   EXPECT_EQ(classify_sequential(kGood, fast, scaled(kGood, 0.901, 4)).cls,
@@ -144,7 +148,8 @@ TEST(SequentialClass, EndsAlikeOrValuesNotPositiveAreUndecidedAtOnce) {
   const SequentialDecision same = classify_sequential(kGood, scaled(kGood, 1.001), {});
   EXPECT_EQ(same.cls, SequentialClass::kUndecided);
   EXPECT_EQ(same.note, SequentialNote::kEndsAlike);
-  EXPECT_EQ(classify_sequential(kGood, std::vector<double>{1.1}, {}).note, SequentialNote::kEndsAlike);
+  EXPECT_EQ(classify_sequential(kGood, std::vector<double>{1.1}, {}).note,
+            SequentialNote::kEndsAlike);
   std::vector<double> zero = kGood;
   zero[3] = 0;
   EXPECT_EQ(classify_sequential(zero, scaled(kGood, kBadScale), {}).note,
@@ -163,7 +168,7 @@ TEST(SequentialClass, AdapterGivesTheBisectClassOrASkip) {
   const SequentialStep skip = sequential_step(kGood, bad, scaled(kGood, 1.05, 4));
   EXPECT_FALSE(skip.cls);
   EXPECT_EQ(skip.more_reps, 0u);
-  EXPECT_EQ(sequential_note_name(skip.decision.note), "between");
+  EXPECT_EQ(sequential_note_name(skip.decision.note), "apart from both ends");
 }
 
 // A candidate equal to an end, CV 1 % and 5 %, both directions of the change.
