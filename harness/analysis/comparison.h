@@ -154,6 +154,11 @@ SampleStats sample_stats(std::vector<double> values);
 Delta compare_samples(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
                       const CompareOptions& options, const RunConditions& cond = {});
 
+// The rule's "resolved": the rank test's p <= alpha, `ci` (of b against a) excludes 0, and its
+// estimate and the rank statistic agree in sign. Also the sequential test of bisect
+// (analysis/sequential_class.h), at its per-look alpha.
+bool change_resolved(const Interval& ci, const RankTest& rt, double alpha);
+
 // Counter deltas shown in comparisons: THP and fault counters (others, such as free-page
 // gauges, move with everything the guest does).
 bool shown_counter(const std::string& name);

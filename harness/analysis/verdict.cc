@@ -40,13 +40,6 @@ void underpowered(Delta* d, const SampleStats& a, const SampleStats& b, double e
   if (effect <= 0) d->reps_needed = kMaxAdaptiveReps + 1;
 }
 
-// The rank test, the interval and the estimate agree on a change.
-bool resolved(const Delta& d, const RankTest& rt) {
-  const bool excludes_zero = d.ci_low > 0 || d.ci_high < 0;
-  const bool same_sign = (d.rel_change > 0) == (rt.shift > 0) && rt.shift != 0;
-  return rt.p <= kAlpha && excludes_zero && same_sign;
-}
-
 void judge_timing(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
                   const RankTest& rt, Delta* d) {
   const Interval ci = relative_change_interval(a.values, b.values);
@@ -58,7 +51,7 @@ void judge_timing(const MetricInfo& info, const SampleStats& a, const SampleStat
     return;
   }
   const double e = d->min_effect;
-  const bool significant = resolved(*d, rt);
+  const bool significant = change_resolved(ci, rt, kAlpha);
   if (significant && std::fabs(d->rel_change) > e) {
     d->verdict = directional(info.better, d->rel_change);
   } else if (significant || (d->ci_low >= -e && d->ci_high <= e)) {
@@ -93,8 +86,7 @@ void judge_count(const MetricInfo& info, const SampleStats& a, const SampleStats
   } else if (apart && constant_within(a, t) && constant_within(b, t)) {
     d->verdict = directional(info.better, diff);
     d->basis = VerdictBasis::kExact;
-  } else if (rt.p <= kAlpha && (ci.low > 0 || ci.high < 0) && (diff > 0) == (rt.shift > 0) &&
-             rt.shift != 0) {
+  } else if (change_resolved(ci, rt, kAlpha)) {
     d->verdict = directional(info.better, diff);
   } else if (a.mean == 0) {
     d->note = DeltaNote::kZeroBaseline;
@@ -104,6 +96,12 @@ void judge_count(const MetricInfo& info, const SampleStats& a, const SampleStats
 }
 
 }  // namespace
+
+bool change_resolved(const Interval& ci, const RankTest& rt, double alpha) {
+  const bool excludes_zero = ci.low > 0 || ci.high < 0;
+  const bool same_sign = (ci.estimate > 0) == (rt.shift > 0) && rt.shift != 0;
+  return rt.p <= alpha && excludes_zero && same_sign;
+}
 
 std::string_view basis_name(VerdictBasis b) {
   return b == VerdictBasis::kExact ? "exact" : "rank test";

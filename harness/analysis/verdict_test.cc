@@ -1,7 +1,6 @@
 // The verdict rule (compare_samples) simulated: its false-alarm rate on identical samples (A/A)
 // and its power, for the figures in the README's "Statistics" section. Seeded and
-// deterministic: std::mt19937_64's output is fixed by the standard, and the normal deviates
-// come from our own Box-Muller (std::normal_distribution differs between libraries).
+// deterministic (testing/seeded_normal.h).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -15,6 +14,7 @@
 
 #include "analysis/comparison.h"
 #include "report/layout.h"
+#include "testing/seeded_normal.h"
 
 namespace foliolab {
 namespace {
@@ -22,11 +22,9 @@ namespace {
 constexpr int kPairs = 2000;  // A/A pairs per (n, distribution)
 const size_t kSizes[] = {2, 3, 5, 8, 20};
 
-class Gen {
+class Gen : public SeededNormal {
  public:
-  explicit Gen(uint64_t seed) : rng_(seed) {}
-  double uniform() { return (static_cast<double>(rng_() >> 11) + 0.5) * 0x1.0p-53; }
-  double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform()); }
+  using SeededNormal::SeededNormal;
   // One timing-like sample of the named shape, mean about 1.
   double draw(const std::string& shape, double cv) {
     if (shape == "normal") return 1 + cv * normal();
@@ -34,9 +32,6 @@ class Gen {
     // bimodal: a fast and a slow mode 20 % apart, 1 % noise in each
     return (uniform() < 0.5 ? 1.0 : 1.2) * (1 + 0.01 * normal());
   }
-
- private:
-  std::mt19937_64 rng_;
 };
 
 const MetricInfo kTiming{"s", Better::kLower, MetricKind::kTiming, true, {}};
