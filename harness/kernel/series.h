@@ -60,6 +60,9 @@ Result<Series> load_patch_series(ProcessRunner& runner, const std::filesystem::p
 // `bisect --series` builds a series' prefixes and the series without its culprit this way.
 Status pick_patches(Series& series, const std::vector<size_t>& indices);
 
+// "[PATCH v2 3/5] [RFC] mm: foo" -> "mm: foo".
+std::string strip_subject_tags(const std::string& subject);
+
 // What makes `where` no series, from its file names alone ("" = nothing): a folder with neither
 // a `series` file nor NNNN-*.patch files, a file that is no .mbx/.mbox. `where` exists.
 std::string series_location_problem(const std::filesystem::path& where);

@@ -57,11 +57,6 @@ std::optional<PatchNumber> subject_number(const std::string& subject) {
   return PatchNumber{std::stoi(m[1]), std::stoi(m[2])};
 }
 
-// "[PATCH v2 3/5] [RFC] mm: foo" -> "mm: foo".
-std::string strip_tags(const std::string& subject) {
-  static const std::regex kTags(R"(^\s*(\[[^\]]*\]\s*)+)");
-  return std::regex_replace(subject, kTags, "", std::regex_constants::format_first_only);
-}
 
 // A mail as `git mailinfo` reads it.
 struct Mail {
@@ -200,7 +195,7 @@ Status add_message(ProcessRunner& runner, const fs::path& mbox, const fs::path& 
     return make_error(
         fmt::format("{}: message {} {} holds no diff", where, index, in_quotes(mail->subject)));
   }
-  series->patches.push_back({name, file, std::move(*text), strip_tags(mail->subject)});
+  series->patches.push_back({name, file, std::move(*text), strip_subject_tags(mail->subject)});
   entries->push_back({fmt::format("message {} {}", index, in_quotes(mail->subject)), number});
   return {};
 }
@@ -294,7 +289,7 @@ Result<Series> load_format_patch(ProcessRunner& runner, const fs::path& dir) {
       return make_error(fmt::format("{}: holds no diff", file.string()));
     entries.push_back({mail->subject.empty() ? name : name + " " + in_quotes(mail->subject),
                        subject_number(mail->subject)});
-    series.patches.push_back({name, file, std::move(*text), strip_tags(mail->subject)});
+    series.patches.push_back({name, file, std::move(*text), strip_subject_tags(mail->subject)});
   }
   if (series.patches.empty()) {
     return make_error(
@@ -332,6 +327,11 @@ Result<Series> load_patch_series(ProcessRunner& runner, const fs::path& where,
   if (!fs::is_directory(where, ec)) return load_mbox(runner, where, scratch);
   if (fs::is_regular_file(where / "series", ec)) return load_series(where);
   return load_format_patch(runner, where);
+}
+
+std::string strip_subject_tags(const std::string& subject) {
+  static const std::regex kTags(R"(^\s*(\[[^\]]*\]\s*)+)");
+  return std::regex_replace(subject, kTags, "", std::regex_constants::format_first_only);
 }
 
 }  // namespace foliolab

@@ -74,6 +74,19 @@ Result<BisectCandidates> derive(const Experiment& exp, std::vector<KernelSpec> k
   return c;
 }
 
+// A patch as people name it: its mail subject without "[PATCH …]" (a quilt patch's own
+// "Subject:" header when it has one), else its file name.
+std::string patch_title(const PatchFile& p) {
+  if (!p.subject.empty()) return p.subject;
+  for (std::string_view line : split_lines(p.text)) {
+    if (line.starts_with("diff ") || line.starts_with("--- ")) break;
+    if (!line.starts_with("Subject: ")) continue;
+    const std::string title = strip_subject_tags(std::string(trim(line.substr(9))));
+    if (!title.empty()) return title;
+  }
+  return p.name;
+}
+
 std::vector<size_t> first(size_t n) {
   std::vector<size_t> out(n);
   for (size_t i = 0; i < n; ++i) out[i] = i;
@@ -134,9 +147,8 @@ Result<BisectCandidates> series_candidates(const Experiment& exp, const std::str
   for (size_t i = 0; i <= n; ++i) {
     const PatchFile* p = i ? &loaded->patches[i - 1] : nullptr;
     c->names.push_back(!p ? fmt::format("no patches of {}", n)
-                          : fmt::format("patch {} of {} ({})", i, n,
-                                        p->subject.empty() ? p->name : p->subject));
-    if (p) c->patch_names.push_back(p->subject.empty() ? p->name : p->subject);
+                          : fmt::format("patch {} of {} ({})", i, n, patch_title(*p)));
+    if (p) c->patch_names.push_back(patch_title(*p));
   }
   return c;
 }
