@@ -280,7 +280,7 @@ TEST(BisectIndex, MigratesFromSchema3) {
   }
   auto index = ResultIndex::open(root);
   ASSERT_TRUE(index.ok()) << index.error().message;
-  EXPECT_EQ(*index->db().query_int("PRAGMA user_version"), 4);
+  EXPECT_EQ(*index->db().query_int("PRAGMA user_version"), kIndexSchema);
   FakeBisection b{.variants = kVariants};
   b.steps = {{.candidate = 0,
               .cls = "good",

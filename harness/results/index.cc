@@ -117,6 +117,31 @@ CREATE VIEW bisect_sessions(bisection, role, ordinal, verdict, session) AS
          CASE WHEN c.confirmed THEN 'confirmed' ELSE 'unconfirmed' END, j.value
     FROM bisect_confirmations c, json_each(c.sessions) j;
 )sql",
+    // 5: change points over history and the gate's known-issue matches (results/finding_index.h),
+    // sessions by the key of sessions.path.
+    R"sql(
+CREATE TABLE change_points(
+  id INTEGER PRIMARY KEY,
+  experiment TEXT NOT NULL, kernel TEXT NOT NULL, arch TEXT NOT NULL, knob_set TEXT NOT NULL,
+  workload TEXT NOT NULL, metric TEXT NOT NULL,
+  before_session TEXT NOT NULL,   -- the last session before the change
+  after_session TEXT NOT NULL,    -- the first session after it
+  before_value REAL NOT NULL,     -- the segments' means
+  after_value REAL NOT NULL,
+  method TEXT NOT NULL,
+  p_value REAL,
+  UNIQUE(experiment, kernel, arch, knob_set, workload, metric, after_session));
+CREATE INDEX change_points_before ON change_points(before_session);
+CREATE INDEX change_points_after ON change_points(after_session);
+CREATE TABLE known_issue_matches(
+  session TEXT NOT NULL,          -- the candidate session the gate judged
+  issue TEXT NOT NULL,            -- the known-issues file's id
+  case_name TEXT NOT NULL,        -- the gate's case
+  outcome TEXT NOT NULL,
+  url TEXT NOT NULL,
+  expires TEXT NOT NULL,
+  PRIMARY KEY(session, issue, case_name)) WITHOUT ROWID;
+)sql",
 };
 static_assert(std::size(kMigrations) == kIndexSchema);
 

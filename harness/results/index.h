@@ -20,7 +20,7 @@
 
 namespace foliolab {
 
-inline constexpr int kIndexSchema = 4;
+inline constexpr int kIndexSchema = 5;
 inline constexpr const char* kIndexFile = "index.sqlite";
 
 // A selection of indexed runs: every non-empty field must match. `since`/`until` compare with
