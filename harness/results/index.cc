@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "results/bisect_index.h"
 #include "results/record_codec.h"
 #include "util/fs.h"
 #include "util/text.h"
@@ -69,6 +70,77 @@ CREATE INDEX runs_identity ON runs(experiment, kernel, arch, knob_set, workload)
     // 3: the timing mode of a run (provenance.timing; runs indexed before it were wall).
     R"sql(
 ALTER TABLE runs ADD COLUMN timing TEXT NOT NULL DEFAULT 'wall';
+)sql",
+    // 4: bisections (<experiment>/bisect-<stamp>/bisect.json), their steps and confirmations
+    // (results/bisect_index.h); sessions by the key of sessions.path.
+    R"sql(
+CREATE TABLE bisections(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,      -- relative to the results root: <experiment>/bisect-<stamp>
+  experiment TEXT NOT NULL,       -- as sessions.experiment
+  experiment_file TEXT NOT NULL,
+  metric TEXT NOT NULL,
+  selection TEXT NOT NULL,        -- --where
+  variants TEXT NOT NULL,         -- the candidates in order, one a line
+  candidates INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  culprit TEXT,                   -- the first confirmed culprit's name (else the first tried)
+  culprit_candidate INTEGER,
+  started TEXT NOT NULL,          -- the directory's stamp
+  updated TEXT NOT NULL);         -- bisect.json's modification time, as a stamp
+CREATE TABLE bisect_steps(
+  bisection INTEGER NOT NULL REFERENCES bisections(id) ON DELETE CASCADE,
+  ordinal INTEGER NOT NULL,       -- the log's order, from 0
+  candidate INTEGER NOT NULL,
+  candidate_name TEXT,
+  class TEXT,                     -- NULL: skipped
+  session TEXT,                   -- sessions.path of the session that measured it
+  evidence TEXT NOT NULL,
+  rep_values TEXT NOT NULL,       -- JSON array, one value per rep
+  PRIMARY KEY(bisection, ordinal)) WITHOUT ROWID;
+CREATE INDEX bisect_steps_session ON bisect_steps(session);
+CREATE TABLE bisect_confirmations(
+  bisection INTEGER NOT NULL REFERENCES bisections(id) ON DELETE CASCADE,
+  ordinal INTEGER NOT NULL,
+  parent INTEGER NOT NULL,
+  culprit INTEGER NOT NULL,
+  confirmed INTEGER NOT NULL,
+  evidence TEXT NOT NULL,
+  sessions TEXT NOT NULL,         -- JSON array of sessions.path keys
+  PRIMARY KEY(bisection, ordinal)) WITHOUT ROWID;
+-- Every session a bisection used: a step's (its class, 'skip' if none) and a confirmation's.
+CREATE VIEW bisect_sessions(bisection, role, ordinal, verdict, session) AS
+  SELECT bisection, 'step', ordinal, COALESCE(class, 'skip'), session
+    FROM bisect_steps WHERE session IS NOT NULL
+  UNION ALL
+  SELECT c.bisection, 'confirmation', c.ordinal,
+         CASE WHEN c.confirmed THEN 'confirmed' ELSE 'unconfirmed' END, j.value
+    FROM bisect_confirmations c, json_each(c.sessions) j;
+)sql",
+    // 5: change points over history and the gate's known-issue matches (results/finding_index.h),
+    // sessions by the key of sessions.path.
+    R"sql(
+CREATE TABLE change_points(
+  id INTEGER PRIMARY KEY,
+  experiment TEXT NOT NULL, kernel TEXT NOT NULL, arch TEXT NOT NULL, knob_set TEXT NOT NULL,
+  workload TEXT NOT NULL, metric TEXT NOT NULL,
+  before_session TEXT NOT NULL,   -- the last session before the change
+  after_session TEXT NOT NULL,    -- the first session after it
+  before_value REAL NOT NULL,     -- the segments' means
+  after_value REAL NOT NULL,
+  method TEXT NOT NULL,
+  p_value REAL,
+  UNIQUE(experiment, kernel, arch, knob_set, workload, metric, after_session));
+CREATE INDEX change_points_before ON change_points(before_session);
+CREATE INDEX change_points_after ON change_points(after_session);
+CREATE TABLE known_issue_matches(
+  session TEXT NOT NULL,          -- the candidate session the gate judged
+  issue TEXT NOT NULL,            -- the known-issues file's id
+  case_name TEXT NOT NULL,        -- the gate's case
+  outcome TEXT NOT NULL,
+  url TEXT NOT NULL,
+  expires TEXT NOT NULL,
+  PRIMARY KEY(session, issue, case_name)) WITHOUT ROWID;
 )sql",
 };
 static_assert(std::size(kMigrations) == kIndexSchema);
@@ -412,19 +484,29 @@ Result<int> ResultIndex::rebuild(const fs::path& results_root,
     index = open(results_root);
     if (!index.ok()) return index.error();
   }
+  SqliteTransaction tx(index->db_);
+  if (!tx.begun().ok()) return tx.begun().error();
+  if (auto st = index->db_.exec("DELETE FROM sessions; DELETE FROM bisections"); !st.ok()) {
+    return st.error();
+  }
+  auto runs = index->index_run_files(warn);
+  if (!runs.ok()) return runs.error();
+  if (auto n = write_bisections_under(index->db_, index->root_, warn); !n.ok()) return n.error();
+  if (auto st = tx.commit(); !st.ok()) return st.error();
+  return runs;
+}
+
+Result<int> ResultIndex::index_run_files(const std::function<void(const std::string&)>& warn) {
   // Session directories: <root>/<experiment>/<stamp>/runs.
   std::vector<fs::path> sessions;
   std::error_code ec;
-  for (const auto& exp : fs::directory_iterator(index->root_, ec)) {
+  for (const auto& exp : fs::directory_iterator(root_, ec)) {
     if (!exp.is_directory(ec)) continue;
     for (const auto& s : fs::directory_iterator(exp.path(), ec)) {
       if (fs::is_directory(s.path() / "runs", ec)) sessions.push_back(s.path());
     }
   }
   std::sort(sessions.begin(), sessions.end());
-  SqliteTransaction tx(index->db_);
-  if (!tx.begun().ok()) return tx.begun().error();
-  if (auto st = index->db_.exec("DELETE FROM sessions"); !st.ok()) return st.error();
   int runs = 0;
   for (const fs::path& session : sessions) {
     std::vector<fs::path> files;
@@ -440,13 +522,12 @@ Result<int> ResultIndex::rebuild(const fs::path& results_root,
         warn(record.error().message);
         continue;
       }
-      auto id = index->session_id(session);
+      auto id = session_id(session);
       if (!id.ok()) return id.error();
-      if (auto st = insert_run(index->db_, *id, *record); !st.ok()) return st.error();
+      if (auto st = insert_run(db_, *id, *record); !st.ok()) return st.error();
       ++runs;
     }
   }
-  if (auto st = tx.commit(); !st.ok()) return st.error();
   return runs;
 }
 

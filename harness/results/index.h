@@ -20,7 +20,7 @@
 
 namespace foliolab {
 
-inline constexpr int kIndexSchema = 3;
+inline constexpr int kIndexSchema = 5;
 inline constexpr const char* kIndexFile = "index.sqlite";
 
 // A selection of indexed runs: every non-empty field must match. `since`/`until` compare with
@@ -55,8 +55,9 @@ class ResultIndex {
  public:
   // Opens <root>/index.sqlite, creating it or migrating it from an older schema.
   static Result<ResultIndex> open(const std::filesystem::path& results_root);
-  // Recreates the index from every run file under the root in one transaction; returns the
-  // number of runs indexed. Run files that do not decode are reported through `warn`.
+  // Recreates the index from every run file and bisection log (results/bisect_index.h) under
+  // the root in one transaction; returns the number of runs indexed. Files that do not decode
+  // are reported through `warn`.
   static Result<int> rebuild(const std::filesystem::path& results_root,
                              const std::function<void(const std::string&)>& warn);
 
@@ -81,6 +82,8 @@ class ResultIndex {
   ResultIndex(SqliteDb db, std::filesystem::path root)
       : db_(std::move(db)), root_(std::move(root)) {}
   Result<int64_t> session_id(const std::filesystem::path& session_dir);
+  // Every <root>/<experiment>/<stamp>/runs/*/run.json, in the caller's transaction.
+  Result<int> index_run_files(const std::function<void(const std::string&)>& warn);
   Result<std::optional<double>> newest_ok_run(std::string_view expr, const std::string& run_id);
   SqliteDb db_;
   std::filesystem::path root_;

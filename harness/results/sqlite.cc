@@ -86,6 +86,14 @@ void SqliteStmt::reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
+SqliteStmt& SqliteStmt::bind_or_null(int index, const std::optional<std::string>& value) {
+  return value ? bind(index, std::string_view(*value)) : bind_null(index);
+}
+
+SqliteStmt& SqliteStmt::bind_or_null(int index, std::optional<int64_t> value) {
+  return value ? bind(index, *value) : bind_null(index);
+}
+
 int64_t SqliteStmt::column_int(int i) const { return sqlite3_column_int64(stmt_, i); }
 double SqliteStmt::column_double(int i) const { return sqlite3_column_double(stmt_, i); }
 std::string SqliteStmt::column_text(int i) const {
@@ -94,6 +102,8 @@ std::string SqliteStmt::column_text(int i) const {
                             static_cast<size_t>(sqlite3_column_bytes(stmt_, i)))
               : std::string();
 }
+int SqliteStmt::column_count() const { return sqlite3_column_count(stmt_); }
+
 bool SqliteStmt::column_is_null(int i) const {
   return sqlite3_column_type(stmt_, i) == SQLITE_NULL;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,9 @@ class SqliteStmt {
   SqliteStmt& bind(int index, double value);
   SqliteStmt& bind(int index, std::string_view value);
   SqliteStmt& bind_null(int index);
+  // NULL when the value is absent.
+  SqliteStmt& bind_or_null(int index, const std::optional<std::string>& value);
+  SqliteStmt& bind_or_null(int index, std::optional<int64_t> value);
 
   // true: a row is available; false: done.
   Result<bool> step();
@@ -40,6 +44,7 @@ class SqliteStmt {
   double column_double(int index) const;
   std::string column_text(int index) const;
   bool column_is_null(int index) const;
+  int column_count() const;  // of the result rows
 
  private:
   sqlite3* db_ = nullptr;
