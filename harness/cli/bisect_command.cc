@@ -10,6 +10,7 @@
 #include "cli/run_setup.h"
 #include "model/arch.h"
 #include "report/bisect.h"
+#include "results/bisect_index.h"
 #include "results/index.h"
 #include "runner/bisect_driver.h"
 #include "runner/bisect_candidates.h"
@@ -180,10 +181,23 @@ int bisect(BisectFlags& f) {
              dir->string());
   const BisectCandidates& c = *eval->candidates;
   if (!eval->predicted.empty()) fmt::print(stderr, "{}\n", eval->predicted);
-  BisectHooks hooks{.on_step = [&](const BisectStep& s, size_t k, size_t bound) {
-    fmt::print(stderr, "{}\n", bisect_step_line(s, c.names[s.candidate], k, bound));
-  }};
+  // The index follows the log (bisect.json stays the truth): a warning when it cannot.
+  auto index = [&] {
+    if (!context->index()) return;
+    if (auto st = index_bisection(*context->index(), *dir); !st.ok()) {
+      fmt::print(stderr, "warning: the index keeps no record of this bisection: {}\n",
+                 st.error().message);
+    }
+  };
+  BisectHooks hooks{.on_step =
+                        [&](const BisectStep& s, size_t k, size_t bound) {
+                          fmt::print(stderr, "{}\n",
+                                     bisect_step_line(s, c.names[s.candidate], k, bound));
+                          index();
+                        },
+                    .on_confirm = [&](const BisectConfirmation&) { index(); }};
   auto out = run_bisect(*eval->eval, *log, f.confirm, hooks);
+  index();
   context->finish();
   if (!out.ok()) return fail(out.error(), kExitFailed);
   const BisectTitle title{f.metric, fmt::format("{} {}", c.names.size(), c.kind), f.where};

@@ -77,6 +77,8 @@ class RunContext {
                              RunnerOptions opt);
   // Ends the status block (before a report is printed) and says how a pool's hosts were used.
   void finish();
+  // The results index, when it could be opened.
+  ResultIndex* index() { return index_ ? &*index_ : nullptr; }
 
  private:
   explicit RunContext(const RunFlags& f) : flags_(f) {}
