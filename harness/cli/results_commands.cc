@@ -232,7 +232,15 @@ std::function<int()> setup_gate(CLI::App& app) {
 std::function<int()> setup_history(CLI::App& app) {
   auto metric = std::make_shared<std::string>();
   auto flags = std::make_shared<TableFlags>();
+  auto change_points = std::make_shared<bool>(false);
+  auto min_effect = std::make_shared<double>(2.0);
   app.add_option("metric", *metric, "a workload metric or counter delta")->required();
+  app.add_flag("--change-points", *change_points,
+               "find each series' change points (counts: every step; timings: t-test "
+               "split/merge, p <= 0.001)");
+  app.add_option("--min-effect", *min_effect,
+                 "smallest timing change of interest, in % (vs previous and change points)")
+      ->capture_default_str();
   flags->add(app);
   return [=] {
     auto format = flags->parsed_format();
@@ -243,7 +251,10 @@ std::function<int()> setup_history(CLI::App& app) {
     if (!index.ok()) return fail(index.error());
     auto samples = index->samples(*metric, *where);
     if (!samples.ok()) return fail(samples.error(), kExitFailed);
-    const HistoryModel model = build_history(*metric, *samples);
+    CompareOptions options;
+    options.min_effect_timing = *min_effect / 100;
+    HistoryModel model = build_history(*metric, *samples, {}, options);
+    if (*change_points) find_change_points(model, {.min_magnitude = options.min_effect_timing});
     if (auto st = write_html(flags->html, [&](std::ostream& o) { write_html(model, o); });
         !st.ok()) {
       return fail(st.error(), kExitFailed);

@@ -47,7 +47,7 @@ window.addEventListener('error', e => { document.body.dataset.error = String(e.m
 const NS = 'http://www.w3.org/2000/svg';
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2',
                 '#17becf', '#7f7f7f', '#bcbd22'];
-let plots = 0, marks = 0;
+let plots = 0, marks = 0, changepoints = 0;
 function el(tag, attrs, parent) {
   const e = tag.startsWith('svg:') ? document.createElementNS(NS, tag.slice(4))
                                    : document.createElement(tag);
@@ -180,6 +180,7 @@ function drawComparison(data, root) {
 }
 function drawHistory(data, root) {
   el('h2', {text: data.metric + (data.unit ? ' (' + data.unit + ')' : '') + ' across sessions'}, root);
+  if (data.change_point_summary) el('p', {class: 'summary', text: data.change_point_summary}, root);
   const box = el('div', {class: 'plots'}, root);
   data.series.forEach((s, k) => {
     const W = 520, H = 200, left = 60;
@@ -208,6 +209,17 @@ function drawHistory(data, root) {
       const icount = s.points.every(p => !p.emulated || p.icount);
       el('div', {class: 'emu', text: icount ? 'instruction-time (icount)' : 'emulated timings (TCG)'}, plot);
     }
+    // A change point: a dashed line between its last session before and its first after.
+    const cps = s.change_points || [];
+    cps.forEach(c => {
+      el('svg:line', {x1: x(c.index - 0.5), x2: x(c.index - 0.5), y1: 4, y2: H - 22,
+                      stroke: '#b00', 'stroke-dasharray': '4 3', class: 'changepoint'}, svg);
+      changepoints++;
+    });
+    if (cps.length) {
+      el('div', {class: 'title', text: 'change points'}, plot);
+      table(plot, data.change_point_header, cps.map(c => c.cells)).classList.add('changepoints');
+    }
   });
 }
 const DATA = JSON.parse(document.getElementById('data').textContent);
@@ -215,6 +227,7 @@ const root = document.getElementById('root');
 if (DATA.series) drawHistory(DATA, root); else drawComparison(DATA, root);
 document.body.dataset.plots = plots;
 document.body.dataset.marks = marks;
+document.body.dataset.changepoints = changepoints;
 )js";
 
 // Whether a metric cannot be negative, so that a CI reaching below zero is drawn from zero:
@@ -317,6 +330,13 @@ json history_page_data(const HistoryModel& m) {
       data["series"][si]["points"][pi]["ci_plot"] = plotted_ci(s.points[pi].stats, clip, &e);
     }
     data["series"][si]["axis"] = e.to_json();
+    for (size_t ci = 0; ci < s.change_points.size(); ++ci) {
+      data["series"][si]["change_points"][ci]["cells"] = change_point_cells(s, s.change_points[ci]);
+    }
+  }
+  if (m.change_points) {
+    data["change_point_header"] = change_point_header();
+    data["change_point_summary"] = change_point_summary(m);
   }
   return data;
 }

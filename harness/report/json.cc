@@ -86,6 +86,20 @@ json point_json(const HistoryPoint& p) {
           {"vs_previous", p.delta ? delta_json(*p.delta) : json()}};
 }
 
+json change_point_json(const HistorySeries& s, const ChangePoint& c) {
+  return {{"index", c.index},
+          {"kind", change_kind_name(c.kind)},
+          {"last_before", s.points.at(c.index - 1).session},
+          {"first_after", s.points.at(c.index).session},
+          {"before", number_json(c.before)},
+          {"after", number_json(c.after)},
+          {"n_before", c.n_before},
+          {"n_after", c.n_after},
+          {"magnitude", number_json(c.magnitude)},
+          {"t", number_json(c.t)},
+          {"p", number_json(c.p)}};
+}
+
 }  // namespace
 
 json number_json(double x) { return std::isfinite(x) ? json(x) : json(); }
@@ -103,14 +117,32 @@ json history_json(const HistoryModel& m) {
   for (const HistorySeries& s : m.series) {
     json points = json::array();
     for (const HistoryPoint& p : s.points) points.push_back(point_json(p));
-    series.push_back({{"label", s.label}, {"points", points}});
+    json one = {{"label", s.label}, {"experiment", s.experiment}, {"kernel", s.kernel},
+                {"arch", s.arch},   {"knobs", s.knob_set},        {"workload", s.workload},
+                {"points", points}};
+    if (m.change_points) {
+      one["change_kind"] = change_kind_name(s.change_kind);
+      one["change_points"] = json::array();
+      for (const ChangePoint& c : s.change_points) {
+        one["change_points"].push_back(change_point_json(s, c));
+      }
+    }
+    series.push_back(std::move(one));
   }
-  return {{"schema", kHistorySchema},
-          {"metric", m.metric},
-          {"unit", m.info.unit},
-          {"better", better_name(m.info.better)},
-          {"kind", metric_kind_name(m.info.kind)},
-          {"series", series}};
+  json j = {{"schema", kHistorySchema},
+            {"metric", m.metric},
+            {"unit", m.info.unit},
+            {"better", better_name(m.info.better)},
+            {"kind", metric_kind_name(m.info.kind)},
+            {"series", series}};
+  if (m.change_points) {
+    const ChangePointOptions& o = *m.change_points;
+    j["change_point_rule"] = {{"max_p", o.max_p},
+                              {"min_segment", o.min_segment},
+                              {"min_magnitude", o.min_magnitude},
+                              {"window", o.window}};
+  }
+  return j;
 }
 
 void write_json(const ComparisonModel& model, const std::vector<std::string>& extra,

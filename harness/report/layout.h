@@ -24,6 +24,13 @@ Document layout_comparison(const ComparisonModel& model, bool full);
 Document layout_gate(const GateReport& report, bool full);
 Document layout_history(const HistoryModel& model);
 
+// The history's change points: the rule's line ("change points: 2 in 1 of 3 series (…)"), a
+// table's header and a change point's cells (last before, first after, before, after,
+// sessions, change, p).
+std::string change_point_summary(const HistoryModel& model);
+std::vector<std::string> change_point_header();
+std::vector<std::string> change_point_cells(const HistorySeries& series, const ChangePoint& c);
+
 // "gate: PASSED — 3 passed, 0 failed, 1 skipped (base → cand)".
 std::string gate_summary(const GateReport& report);
 // "regressed: 1025 → 16.4k (+1499 %), allowed 0 %".

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/history.h"
 #include "analysis/session_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
@@ -116,6 +117,60 @@ TEST(E2EHtmlReport, SeedSizeSweepDrawsInChromium) {
   // The knob state and provenance tables are there too.
   EXPECT_NE(dom.find("knob state"), std::string::npos);
   EXPECT_NE(dom.find("provenance"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// A history of two series over 12 sessions, one with a 20 % step at the 7th: one dashed marker
+// between the 6th and 7th session on its plot, its change point table, none on the other.
+TEST(E2EHtmlReport, HistoryMarksAChangePointInChromium) {
+  std::vector<IndexedSample> samples;
+  for (int s = 0; s < 12; ++s) {
+    for (const char* knobs : {"4K", "64K"}) {
+      IndexedRun run{.session = fmt::format("nightly/202611{:02}T000000Z", s + 1),
+                     .stamp = fmt::format("202611{:02}T000000Z", s + 1),
+                     .experiment = "nightly",
+                     .kernel = "6.12",
+                     .arch = "x86_64",
+                     .knob_set = knobs,
+                     .workload = "fault",
+                     .timing = "icount"};
+      const double level = std::string(knobs) == "64K" && s >= 6 ? 0.12 : 0.10;
+      for (int rep = 0; rep < 3; ++rep) {
+        samples.push_back({run, rep, level * (1 + 0.004 * ((s * 7 + rep * 3) % 5 - 2))});
+      }
+    }
+  }
+  HistoryModel h = build_history("sys_s", samples);
+  find_change_points(h);
+  ASSERT_EQ(h.series.size(), 2u);
+  ASSERT_EQ(h.series[1].change_points.size(), 1u);
+  ASSERT_EQ(h.series[1].change_points[0].index, 6u);
+  EXPECT_TRUE(h.series[0].change_points.empty());
+
+  const fs::path dir = fresh_test_dir("foliolab-html-history");
+  std::ostringstream html;
+  write_html(h, html);
+  ASSERT_TRUE(write_file_atomic(dir / "history.html", html.str()).ok());
+  const ProcessResult r =
+      chromium(dir, {"--dump-dom", "file://" + (dir / "history.html").string()});
+  ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.output.substr(0, 4000);
+  const std::string& dom = r.output;
+  EXPECT_EQ(dom.find("data-error"), std::string::npos) << "JavaScript error";
+  EXPECT_EQ(attr(dom, "data-plots"), 2);
+  EXPECT_EQ(attr(dom, "data-marks"), 24);
+  EXPECT_EQ(attr(dom, "data-changepoints"), 1);
+  size_t markers = 0;
+  for (size_t p = 0; (p = dom.find("class=\"changepoint\"", p)) != std::string::npos; ++p) {
+    ++markers;
+  }
+  EXPECT_EQ(markers, 1u);
+  // The table names the sessions either side and the change.
+  const size_t table = dom.find("class=\"changepoints\"");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_NE(dom.find("20261106T000000Z", table), std::string::npos);
+  EXPECT_NE(dom.find("20261107T000000Z", table), std::string::npos);
+  EXPECT_NE(dom.find("+20.", table), std::string::npos);
+  EXPECT_NE(dom.find("change points: 1 in 1 of 2 series"), std::string::npos);
   fs::remove_all(dir);
 }
 
