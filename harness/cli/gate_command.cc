@@ -19,6 +19,7 @@
 #include "results/index.h"
 #include "results/session_ref.h"
 #include "results/store.h"
+#include "util/fs_ops.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -150,8 +151,8 @@ std::function<int()> setup_gate(CLI::App& app) {
   auto f = std::make_shared<GateFlags>();
   add_run_flags(app, f->run);
   // The gate judges two sessions; --confirm makes its own: run's session flags do not apply.
-  for (const char* name : {"experiment", "--shard", "--resume-dir", "--resume", "--retry-failed",
-                           "--repeat-until-ci"}) {
+  for (const char* name : {"experiment", "--arch", "--shard", "--resume-dir", "--resume",
+                           "--retry-failed", "--repeat-until-ci"}) {
     app.remove_option(app.get_option(name));
   }
   app.add_option("cand", f->cand, "candidate session directory")->required();
@@ -165,18 +166,23 @@ std::function<int()> setup_gate(CLI::App& app) {
                  "it fails only if the reruns fail again, else it is flaky");
   app.add_option("--known-issues", f->known_issues,
                  "a reviewed YAML file of expected failures with expiry dates "
-                 "(experiments/examples/known-issues.yaml)");
+                 "(examples/known-issues.yaml)");
   app.add_option("--today", f->today, "the date known issues expire against (default: UTC today)");
   return [f] {
+    // The reruns' sessions go into the candidate session (CAND/confirm/<experiment>/<stamp>,
+    // with their own index), so that `--baseline latest` never takes one for a baseline.
+    auto flags = std::make_shared<RunFlags>(f->run);
+    flags->results = (fs::path(f->cand) / "confirm").string();
     auto context = std::make_shared<std::unique_ptr<RunContext>>();
     GateSessions sessions{
-        .run = [f, context](const Experiment& exp,
-                            const std::vector<Run>& runs) -> Result<SessionSummary> {
+        .run = [flags, context](const Experiment& exp,
+                                const std::vector<Run>& runs) -> Result<SessionSummary> {
           Experiment e = exp;
-          auto choice = choose_backend(f->run, e);
+          auto choice = choose_backend(*flags, e);
           if (!choice.ok()) return choice.error();
           if (!*context) {
-            auto made = RunContext::open(f->run, *choice, e);
+            FL_TRY(make_dirs(flags->results));
+            auto made = RunContext::open(*flags, *choice, e);
             if (!made.ok()) return made.error();
             *context = std::move(*made);
           }
