@@ -98,6 +98,7 @@ Result<GateReport> confirm_gate_failures(GateReport report, const GateConfirmSpe
     if (g.variants.size() < 2 || rule == spec.rules.end()) continue;
     SideRuns base{spec.base, {}, run_ids(g.variants[0])};
     SideRuns cand{spec.cand, {}, run_ids(g.variants[1])};
+    if (base.ids.empty() || cand.ids.empty()) continue;  // nothing to rerun on a side
     for (SideRuns* s : {&base, &cand}) {
       auto runs = runs_of(s->exp, s->ids);
       if (!runs.ok()) return runs.error();
