@@ -3,15 +3,16 @@
 #include <cmath>
 
 namespace foliolab {
-namespace {
 
-bool group_matches(const RunSelector& sel, const ComparisonGroup& g) {
+bool gate_selects(const RunSelector& sel, const ComparisonGroup& g) {
   if (!sel.kernel.empty() && sel.kernel != g.kernel) return false;
   if (sel.arch && arch_info(*sel.arch).name != g.arch) return false;
   if (!sel.knobs.empty() && sel.knobs != g.knobs) return false;
   if (!sel.workload.empty() && sel.workload != g.workload) return false;
   return true;
 }
+
+namespace {
 
 // The comparison's verdict (compare_samples, the one rule) says the metric moved.
 bool resolved(const Delta& d) {
@@ -93,6 +94,12 @@ std::string_view gate_outcome_name(GateOutcome o) {
       return "pass";
     case GateOutcome::kFail:
       return "FAIL";
+    case GateOutcome::kFlaky:
+      return "flaky";
+    case GateOutcome::kInfra:
+      return "INFRA";
+    case GateOutcome::kKnown:
+      return "known";
     case GateOutcome::kSkip:
       break;
   }
@@ -104,12 +111,14 @@ GateReport evaluate_gate(const std::vector<GateRule>& rules, ComparisonModel com
   out.comparison = std::move(comparison);
   for (const GateRule& rule : rules) {
     size_t matched = 0;
-    for (const ComparisonGroup& g : out.comparison.groups) {
-      if (!group_matches(rule.runs, g)) continue;
+    for (size_t i = 0; i < out.comparison.groups.size(); ++i) {
+      const ComparisonGroup& g = out.comparison.groups[i];
+      if (!gate_selects(rule.runs, g)) continue;
       for (const MetricRow& row : g.rows) {
         if (row.metric != rule.metric) continue;
         ++matched;
         out.cases.push_back(judge(rule, g, row));
+        out.cases.back().group_index = static_cast<int>(i);
       }
     }
     if (matched == 0) {
@@ -121,12 +130,34 @@ GateReport evaluate_gate(const std::vector<GateRule>& rules, ComparisonModel com
                            .selector = selector_text(rule.runs)});
     }
   }
-  for (const GateCase& c : out.cases) {
-    ++(c.outcome == GateOutcome::kPass   ? out.passed
-       : c.outcome == GateOutcome::kFail ? out.failed
-                                         : out.skipped);
-  }
+  count_outcomes(out);
   return out;
+}
+
+void count_outcomes(GateReport& r) {
+  r.passed = r.failed = r.skipped = r.flaky = r.infra = r.known = 0;
+  for (const GateCase& c : r.cases) {
+    switch (c.outcome) {
+      case GateOutcome::kPass:
+        ++r.passed;
+        break;
+      case GateOutcome::kFail:
+        ++r.failed;
+        break;
+      case GateOutcome::kSkip:
+        ++r.skipped;
+        break;
+      case GateOutcome::kFlaky:
+        ++r.flaky;
+        break;
+      case GateOutcome::kInfra:
+        ++r.infra;
+        break;
+      case GateOutcome::kKnown:
+        ++r.known;
+        break;
+    }
+  }
 }
 
 }  // namespace foliolab

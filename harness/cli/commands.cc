@@ -18,6 +18,7 @@
 #include "catalog/validate.h"
 #include "cli/bisect_command.h"
 #include "cli/cli_util.h"
+#include "cli/gate_command.h"
 #include "cli/merge_command.h"
 #include "cli/progress.h"
 #include "cli/results_commands.h"

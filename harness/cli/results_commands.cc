@@ -6,14 +6,12 @@
 #include <filesystem>
 #include <memory>
 
-#include "analysis/gate.h"
 #include "analysis/history.h"
 #include "analysis/pairing.h"
 #include "analysis/session_report.h"
 #include "cli/cli_util.h"
 #include "model/loader.h"
 #include "report/html.h"
-#include "report/junit.h"
 #include "report/render.h"
 #include "results/index.h"
 #include "results/session_ref.h"
@@ -54,7 +52,8 @@ bool keep(const RunRecord& r, const RunQuery& q) {
          (q.experiment.empty() || q.experiment == r.id.experiment);
 }
 
-// The records of a session directory, filtered; the experiment from its experiment.yaml.
+}  // namespace
+
 Result<Side> session_side(const fs::path& dir, const RunQuery& where) {
   auto store = ResultStore::open(dir);
   if (!store.ok()) return store.error();
@@ -69,6 +68,8 @@ Result<Side> session_side(const fs::path& dir, const RunQuery& where) {
   }
   return side;
 }
+
+namespace {
 
 // A selection of indexed runs ("kernel=a,arch=x86_64"), read back from their run files.
 Result<Side> selection_side(const std::string& text, const RunQuery& where, const fs::path& root) {
@@ -115,39 +116,6 @@ Status write_html(const std::string& path, const std::function<void(std::ostream
   return write_output(path, write);
 }
 
-// The gate's baseline session: `latest` is the newest indexed session of the experiment
-// before the candidate; else a directory or tag:NAME.
-Result<fs::path> gate_baseline(const std::string& baseline, const fs::path& results,
-                               const Experiment& exp, const fs::path& cand_dir) {
-  if (baseline != "latest") return resolve_session(baseline, results, exp.name);
-  auto index = ResultIndex::open(results);
-  if (!index.ok()) return index.error();
-  auto sessions = index->sessions(exp.name);
-  if (!sessions.ok()) return sessions.error();
-  const std::string me = exp.name + "/" + cand_dir.filename().string();
-  fs::path base_dir;
-  for (const std::string& s : *sessions) {
-    if (s < me) base_dir = results / s;
-  }
-  if (base_dir.empty()) {
-    return make_error(fmt::format("no indexed session of '{}' before {}", exp.name, me));
-  }
-  return base_dir;
-}
-
-// --junit and --markdown: the JUnit XML and the Markdown summary, where asked for.
-Status write_gate_files(const GateReport& report, const std::string& suite,
-                        const std::string& junit, const std::string& markdown) {
-  if (!junit.empty()) {
-    FL_TRY(write_output(junit, [&](std::ostream& o) { write_junit(report, suite, o); }));
-  }
-  if (!markdown.empty()) {
-    FL_TRY(write_output(markdown,
-                        [&](std::ostream& o) { render_gate(report, Format::kMarkdown, o); }));
-  }
-  return {};
-}
-
 }  // namespace
 
 std::function<int()> setup_compare(CLI::App& app) {
@@ -184,48 +152,6 @@ std::function<int()> setup_compare(CLI::App& app) {
     (void)write_output("-", [&](std::ostream& o) { render_comparison(model, *format, o); });
     return model.groups.empty() ? fail(make_error("no runs paired between base and candidate"))
                                 : kExitOk;
-  };
-}
-
-std::function<int()> setup_gate(CLI::App& app) {
-  auto cand = std::make_shared<std::string>();
-  auto baseline = std::make_shared<std::string>();
-  auto junit = std::make_shared<std::string>();
-  auto markdown = std::make_shared<std::string>();
-  auto flags = std::make_shared<TableFlags>();
-  app.add_option("cand", *cand, "candidate session directory")->required();
-  app.add_option("--baseline", *baseline, "PATH | latest | tag:NAME")->required();
-  app.add_option("--junit", *junit, "write JUnit XML here");
-  app.add_option("--markdown", *markdown, "write a Markdown summary here");
-  flags->add(app, /*html_flag=*/false);
-  return [=] {
-    auto format = flags->parsed_format();
-    if (!format.ok()) return fail(format.error());
-    auto where = parse_run_query(flags->where);
-    if (!where.ok()) return fail(where.error());
-    auto cand_store = ResultStore::open(*cand);
-    if (!cand_store.ok()) return fail(cand_store.error());
-    auto exp = load_experiment((cand_store->dir() / "experiment.yaml").string());
-    if (!exp.ok()) return fail(exp.error());
-    if (exp->gate_rules.empty()) {
-      return fail(make_error(fmt::format("{} has no gate: block", exp->file)));
-    }
-    auto base_dir = gate_baseline(*baseline, flags->results, *exp, cand_store->dir());
-    if (!base_dir.ok()) return fail(base_dir.error());
-    auto b = session_side(*base_dir, *where);
-    if (!b.ok()) return fail(b.error());
-    auto c = session_side(cand_store->dir(), *where);
-    if (!c.ok()) return fail(c.error());
-    CompareOptions options;
-    options.declared = declared_metrics(*exp);
-    for (const GateRule& r : exp->gate_rules) options.keep.push_back(r.metric);
-    GateReport report = evaluate_gate(exp->gate_rules, compare_sides(*b, *c, options));
-    report.comparison.kind = "gate";
-    if (auto st = write_gate_files(report, exp->name, *junit, *markdown); !st.ok()) {
-      return fail(st.error());
-    }
-    (void)write_output("-", [&](std::ostream& o) { render_gate(report, *format, o); });
-    return report.ok() ? kExitOk : kExitFailed;
   };
 }
 

@@ -1,7 +1,11 @@
-// Subcommands over stored results: compare, gate, history, index, baseline.
+// Subcommands over stored results: compare, history, index, baseline (gate: gate_command.h).
 #pragma once
 
+#include <filesystem>
 #include <functional>
+
+#include "analysis/pairing.h"
+#include "results/index.h"
 
 namespace CLI {
 class App;
@@ -9,8 +13,10 @@ class App;
 
 namespace foliolab::cli {
 
+// The records of a session directory that `where` keeps, labelled "<experiment>/<stamp>".
+Result<Side> session_side(const std::filesystem::path& dir, const RunQuery& where);
+
 std::function<int()> setup_compare(CLI::App& app);
-std::function<int()> setup_gate(CLI::App& app);
 std::function<int()> setup_history(CLI::App& app);
 std::function<int()> setup_index(CLI::App& app);
 std::function<int()> setup_baseline(CLI::App& app);

@@ -177,12 +177,9 @@ namespace {
 
 // The experiment in a parsed document (a Null node for an empty file).
 Result<Experiment> experiment_from(const YAML::Node& root, const std::string& file_name) {
-  if (root.IsNull()) return make_error(file_name + ":1:1: empty experiment file");
-  try {
-    return loader_internal::Parser(file_name).parse(root);
-  } catch (const std::exception& e) {
-    return yaml_exception_error(e, file_name);
-  }
+  return loader_internal::parse_document<Experiment>(
+      root, file_name, "experiment file",
+      [&](const loader_internal::Parser& p) { return p.parse(root); });
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 // The experiment loader: run selections (exclude), expectations (expect) and the gate.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -70,16 +72,10 @@ Status Parser::parse_gate_rule(const Field& f, GateRule* g) const {
   }
   std::string limit;
   if (max) {
-    auto text = read_scalar(*max);
-    FL_TRY(text);
-    const bool has_pct = !text->empty() && text->back() == '%';
-    const auto pct =
-        has_pct ? parse_double(std::string_view(*text).substr(0, text->size() - 1)) : std::nullopt;
-    if (!pct || *pct < 0 || !std::isfinite(*pct)) {
-      return error(*max, "expected a percentage such as 5% or 0%, got '" + *text + "'");
-    }
-    g->max_regression = *pct / 100;
-    limit = "regresses by at most " + *text;
+    auto fraction = read_percent(*max, "");
+    FL_TRY(fraction);
+    g->max_regression = *fraction;
+    limit = "regresses by at most " + *read_scalar(*max);
   } else {
     auto on = read_bool(*equal);
     FL_TRY(on);
@@ -89,6 +85,22 @@ Status Parser::parse_gate_rule(const Field& f, GateRule* g) const {
   }
   if (g->name.empty()) g->name = g->metric + " " + limit + " (" + selector_text(g->runs) + ")";
   return {};
+}
+
+Result<double> Parser::read_percent(const Field& f, std::string_view prefix) const {
+  auto text = read_scalar(f);
+  FL_TRY(text);
+  std::string_view t = trim(*text);
+  const bool has_prefix = t.substr(0, prefix.size()) == prefix;
+  if (has_prefix) t = trim(t.substr(prefix.size()));
+  const bool has_pct = has_prefix && !t.empty() && t.back() == '%';
+  const auto pct = has_pct ? parse_double(trim(t.substr(0, t.size() - 1))) : std::nullopt;
+  if (!pct || *pct < 0 || !std::isfinite(*pct)) {
+    return error(f, fmt::format("expected a percentage such as {}5% or {}0%, got '{}'",
+                                prefix.empty() ? "" : std::string(prefix) + " ",
+                                prefix.empty() ? "" : std::string(prefix) + " ", *text));
+  }
+  return *pct / 100;
 }
 
 // Names are resolved against the rest of the document later (check_references), since the

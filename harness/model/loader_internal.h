@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/experiment.h"
+#include "model/known_issue.h"
 #include "util/result.h"
 #include "util/yaml_reader.h"
 
@@ -24,6 +25,8 @@ class Parser : public YamlReader {
   explicit Parser(std::string file) : YamlReader(std::move(file)) {}
 
   Result<Experiment> parse(const YAML::Node& root) const;
+  // loader_known_issues.cc: a known-issues file (model/known_issue.h).
+  Result<std::vector<KnownIssue>> parse_known_issues(const YAML::Node& root) const;
 
  private:
   using YamlReader::error;
@@ -97,11 +100,31 @@ class Parser : public YamlReader {
                           std::string* value_text) const;
   static std::string generated_name(const Expectation& e, const std::string& value_text);
 
+  // "5%" (after `prefix`, e.g. "<="), a fraction in [0, inf): max_regression, regressed.
+  Result<double> read_percent(const Field& f, std::string_view prefix) const;
+
+  // loader_known_issues.cc
+  Status parse_known_issue(const Field& f, KnownIssue* k) const;
+  Status parse_known_effect(const Field& f, const Fields& fields, KnownIssue* k) const;
+
   // loader.cc: names used across sections, resolved once the whole document is read.
   Status check_references(const Experiment& exp) const;
   static std::string arch_names(const Experiment& exp);
   Status check_selector(const Experiment& exp, const RunSelector& sel,
                         const std::string& path) const;
 };
+
+// `parse` run on a parsed document (a Null node for an empty file: "file:1:1: empty <what>"),
+// yaml-cpp's exceptions turned into located errors.
+template <class T, class Parse>
+Result<T> parse_document(const YAML::Node& root, const std::string& file_name,
+                         const std::string& what, Parse parse) {
+  if (root.IsNull()) return make_error(file_name + ":1:1: empty " + what);
+  try {
+    return parse(Parser(file_name));
+  } catch (const std::exception& e) {
+    return yaml_exception_error(e, file_name);
+  }
+}
 
 }  // namespace foliolab::loader_internal

@@ -152,24 +152,55 @@ void write_json(const ComparisonModel& model, const std::vector<std::string>& ex
   out << j.dump(2) << "\n";
 }
 
-void write_json(const GateReport& r, std::ostream& out) {
-  json cases = json::array();
-  for (const GateCase& c : r.cases) {
-    cases.push_back({{"rule", c.rule},
-                     {"group", c.group},
-                     {"metric", c.metric},
-                     {"outcome", gate_outcome_name(c.outcome)},
-                     {"message", gate_message(c)}});
+namespace {
+
+json gate_case_json(const GateCase& c) {
+  json j = {{"rule", c.rule},
+            {"group", c.group},
+            {"metric", c.metric},
+            {"outcome", gate_outcome_name(c.outcome)},
+            {"message", gate_message(c)}};
+  if (!c.known_id.empty()) j["known_issue"] = {{"id", c.known_id}, {"url", c.known_url}};
+  if (c.rerun) {
+    j["rerun"] = {{"rounds", c.rerun->rounds},
+                  {"retries", c.rerun->retries},
+                  {"completed", c.rerun->completed},
+                  {"outcome", gate_outcome_name(c.rerun->outcome)},
+                  {"sessions", c.rerun->sessions}};
   }
-  out << json{{"schema", kGateSchema},
-              {"ok", r.ok()},
-              {"passed", r.passed},
-              {"failed", r.failed},
-              {"skipped", r.skipped},
-              {"cases", cases},
-              {"comparison", comparison_json(r.comparison)}}
-             .dump(2)
-      << "\n";
+  return j;
+}
+
+}  // namespace
+
+json gate_json(const GateReport& r) {
+  json cases = json::array();
+  for (const GateCase& c : r.cases) cases.push_back(gate_case_json(c));
+  json notes = json::array();
+  for (const KnownIssueNote& n : r.known_notes) {
+    notes.push_back({{"id", n.id},
+                     {"url", n.url},
+                     {"expires", n.expires},
+                     {"state", n.expired ? "expired" : "fixed?"}});
+  }
+  return {{"schema", kGateSchema},
+          {"ok", r.ok()},
+          {"baseline", r.comparison.base},
+          {"candidate", r.comparison.candidate},
+          {"passed", r.passed},
+          {"failed", r.failed},
+          {"skipped", r.skipped},
+          {"flaky", r.flaky},
+          {"infra", r.infra},
+          {"known", r.known},
+          {"cases", cases},
+          {"known_issue_notes", notes}};
+}
+
+void write_json(const GateReport& r, std::ostream& out) {
+  json j = gate_json(r);
+  j["comparison"] = comparison_json(r.comparison);
+  out << j.dump(2) << "\n";
 }
 
 void write_json(const HistoryModel& model, std::ostream& out) {

@@ -359,6 +359,8 @@ Document layout_comparison(const ComparisonModel& model, bool full) {
 
 Document layout_gate(const GateReport& r, bool full) {
   Document doc = layout_comparison(r.comparison, full);
+  const std::vector<std::string> notes = gate_note_lines(r);
+  doc.preamble.insert(doc.preamble.begin(), notes.begin(), notes.end());
   doc.preamble.insert(doc.preamble.begin(), full ? "### " + gate_summary(r) : gate_summary(r));
   TextTable cases = gate_cases_table(r, full);
   if (!cases.rows.empty()) doc.tables.insert(doc.tables.begin(), std::move(cases));
@@ -438,12 +440,21 @@ std::vector<std::string> change_point_cells(const HistorySeries& s, const Change
 }
 
 std::string gate_summary(const GateReport& r) {
-  return fmt::format("gate: {} — {} passed, {} failed, {} skipped ({} → {})",
-                     r.ok() ? "PASSED" : "FAILED", r.passed, r.failed, r.skipped, r.comparison.base,
+  std::string more;
+  for (auto [n, what] : {std::pair{r.flaky, "flaky"}, {r.known, "known"}, {r.infra, "infra"}}) {
+    if (n > 0) more += fmt::format(", {} {}", n, what);
+  }
+  return fmt::format("gate: {} — {} passed, {} failed, {} skipped{} ({} → {})",
+                     r.failed > 0  ? "FAILED"
+                     : r.infra > 0 ? "INCOMPLETE"
+                                   : "PASSED",
+                     r.passed, r.failed, r.skipped, more, r.comparison.base,
                      r.comparison.candidate);
 }
 
-std::string gate_message(const GateCase& c) {
+namespace {
+
+std::string finding_message(const GateCase& c) {
   const std::string values =
       fmt::format("{} → {} ({})", format_compact(c.base_median), format_compact(c.cand_median),
                   format_change(c.delta.rel_change));
@@ -476,6 +487,52 @@ std::string gate_message(const GateCase& c) {
       break;
   }
   return "no compared run has this metric (" + c.selector + ")";
+}
+
+std::string rerun_message(const GateCase& c) {
+  const GateRerun& r = *c.rerun;
+  if (!r.completed) {
+    return fmt::format("infra: the rerun could not complete after {} retr{}: {}", r.retries,
+                       r.retries == 1 ? "y" : "ies", r.incomplete_why);
+  }
+  GateCase again = c;
+  again.finding = r.finding;
+  again.base_median = r.base_median;
+  again.cand_median = r.cand_median;
+  again.delta = r.delta;
+  return fmt::format("rerun {}× in fresh boots: {}", r.rounds, finding_message(again));
+}
+
+}  // namespace
+
+std::string gate_message(const GateCase& c) {
+  std::string m = finding_message(c);
+  if (c.rerun) m += "; " + rerun_message(c);
+  if (c.outcome == GateOutcome::kKnown) {
+    m = fmt::format("known issue {} ({}): {}", c.known_id, c.known_url, m);
+  }
+  return m;
+}
+
+std::vector<std::string> gate_note_lines(const GateReport& r) {
+  std::vector<std::string> lines;
+  for (const GateCase& c : r.cases) {
+    if (c.outcome != GateOutcome::kFlaky && c.outcome != GateOutcome::kKnown &&
+        c.outcome != GateOutcome::kInfra) {
+      continue;
+    }
+    lines.push_back(fmt::format("{}: {} · {} ({}): {}", gate_outcome_name(c.outcome), c.group,
+                                c.metric, c.rule, gate_message(c)));
+  }
+  for (const KnownIssueNote& n : r.known_notes) {
+    lines.push_back(n.expired ? fmt::format("known issue {} expired on {}: it suppresses nothing; "
+                                            "review it ({})",
+                                            n.id, n.expires, n.url)
+                              : fmt::format("known issue {}: fixed? none of its cases fails "
+                                            "(expires {}; {})",
+                                            n.id, n.expires, n.url));
+  }
+  return lines;
 }
 
 std::vector<std::string> test_result_lines(const std::vector<RunSubtests>& runs) {

@@ -34,7 +34,11 @@ std::vector<std::string> change_point_cells(const HistorySeries& series, const C
 // "gate: PASSED — 3 passed, 0 failed, 1 skipped (base → cand)".
 std::string gate_summary(const GateReport& report);
 // "regressed: 1025 → 16.4k (+1499 %), allowed 0 %".
+// Flaky, infra and known cases get the rerun's or the known issue's words after it.
 std::string gate_message(const GateCase& c);
+// A line per flaky, infra or known case and per known issue that suppressed nothing (fixed?,
+// expired): what the Markdown and text reports print under the verdict.
+std::vector<std::string> gate_note_lines(const GateReport& report);
 
 // "tests:" then per run a count line and one line per failed, mixed or skipped test (passed
 // tests are counted, not listed: every test is in run.json's reps[].tests).

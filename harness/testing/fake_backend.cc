@@ -1,5 +1,7 @@
 #include "testing/fake_backend.h"
 
+#include <fmt/format.h>
+
 #include "testing/stream_builder.h"
 #include "util/fs.h"
 
@@ -47,6 +49,22 @@ Result<BootOutcome> scripted_guest_boot(const BootRequest& req) {
   }
   FL_TRY(write_file_atomic(out.records_file, b.bytes()));
   FL_TRY(write_file_atomic(out.console_log, console));
+  return out;
+}
+
+Result<BootOutcome> count_guest_boot(const BootRequest& req, int64_t faults, int reps) {
+  BootOutcome out{.backend = "fake"};
+  out.console_log = req.run_dir / "console.log";
+  out.records_file = req.run_dir / "records.bin";
+  StreamBuilder b;
+  b.with_version("#1 SMP PREEMPT_DYNAMIC foliolab-b1d0000000000001").prologue();
+  for (int rep = 0; rep < reps; ++rep) {
+    b.counters(rep, "before", 1000, 10).workload(rep);
+    b.out(fmt::format("{{\"pages\":16384,\"faults\":{}}}\nFOLIOLAB-WORKLOAD-OK\n", faults));
+    b.counters(rep, "after", 1000 + faults, 10);
+  }
+  FL_TRY(write_file_atomic(out.records_file, b.done().bytes()));
+  FL_TRY(write_file_atomic(out.console_log, "Linux version 6.12.117\n"));
   return out;
 }
 

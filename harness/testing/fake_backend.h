@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -37,5 +38,9 @@ Result<AccelVerdict> no_kvm_accel(const AccelRequest& req);
 // repetitions (values 100 and 110) and finishes. The guest runs build b1d0000000000001
 // ("6.12.117"); the console log and the record stream go to the run directory.
 Result<BootOutcome> scripted_guest_boot(const BootRequest& req);
+
+// A guest whose `fault` workload reports `faults` minor faults in each of `reps` repetitions
+// (the gate's count tests vary it between sessions); build b1d0000000000001 as above.
+Result<BootOutcome> count_guest_boot(const BootRequest& req, int64_t faults, int reps);
 
 }  // namespace foliolab

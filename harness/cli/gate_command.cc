@@ -1,0 +1,199 @@
+#include "cli/gate_command.h"
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "analysis/gate.h"
+#include "analysis/known_issues.h"
+#include "analysis/pairing.h"
+#include "cli/results_commands.h"
+#include "model/known_issue.h"
+#include "model/loader.h"
+#include "report/json.h"
+#include "report/junit.h"
+#include "report/render.h"
+#include "results/index.h"
+#include "results/session_ref.h"
+#include "results/store.h"
+#include "util/fs_ops.h"
+
+namespace foliolab::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// The gate's baseline session: `latest` is the newest indexed session of the experiment
+// before the candidate; else a directory or tag:NAME.
+Result<fs::path> gate_baseline(const std::string& baseline, const fs::path& results,
+                               const Experiment& exp, const fs::path& cand_dir) {
+  if (baseline != "latest") return resolve_session(baseline, results, exp.name);
+  auto index = ResultIndex::open(results);
+  if (!index.ok()) return index.error();
+  auto sessions = index->sessions(exp.name);
+  if (!sessions.ok()) return sessions.error();
+  const std::string me = exp.name + "/" + cand_dir.filename().string();
+  fs::path base_dir;
+  for (const std::string& s : *sessions) {
+    if (s < me) base_dir = results / s;
+  }
+  if (base_dir.empty()) {
+    return make_error(fmt::format("no indexed session of '{}' before {}", exp.name, me));
+  }
+  return base_dir;
+}
+
+// --junit and --markdown: the JUnit XML and the Markdown summary, where asked for; gate.json
+// in the candidate session always.
+Status write_gate_files(const GateReport& report, const std::string& suite, const GateFlags& f,
+                        const fs::path& cand_dir) {
+  if (!f.junit.empty()) {
+    FL_TRY(write_output(f.junit, [&](std::ostream& o) { write_junit(report, suite, o); }));
+  }
+  if (!f.markdown.empty()) {
+    FL_TRY(write_output(f.markdown,
+                        [&](std::ostream& o) { render_gate(report, Format::kMarkdown, o); }));
+  }
+  return write_output((cand_dir / "gate.json").string(),
+                      [&](std::ostream& o) { o << gate_json(report).dump(2) << "\n"; });
+}
+
+Result<std::chrono::year_month_day> gate_today(const std::string& text) {
+  if (text.empty()) {
+    return std::chrono::year_month_day(
+        std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now()));
+  }
+  auto d = parse_iso_date(text);
+  if (!d) return make_error("--today " + text + ": expected a date YYYY-MM-DD");
+  return *d;
+}
+
+Status apply_known_file(const GateFlags& f, GateReport& report) {
+  if (f.known_issues.empty()) return {};
+  auto today = gate_today(f.today);
+  FL_TRY(today);
+  auto issues = load_known_issues(f.known_issues);
+  FL_TRY(issues);
+  apply_known_issues(report, *issues, *today);
+  return {};
+}
+
+// What the gate judged, before --confirm and --known-issues.
+struct Judged {
+  fs::path cand_dir, base_dir;
+  Experiment exp;  // the candidate's, as its session stored it
+  CompareOptions options;
+  GateReport report;
+};
+
+Result<Judged> judge(const GateFlags& f) {
+  auto where = parse_run_query(f.where);
+  FL_TRY(where);
+  auto cand_store = ResultStore::open(f.cand);
+  FL_TRY(cand_store);
+  Judged j{.cand_dir = cand_store->dir()};
+  auto exp = load_experiment((j.cand_dir / "experiment.yaml").string());
+  FL_TRY(exp);
+  j.exp = std::move(*exp);
+  if (j.exp.gate_rules.empty()) return make_error(j.exp.file + " has no gate: block");
+  auto base_dir = gate_baseline(f.baseline, f.run.results, j.exp, j.cand_dir);
+  FL_TRY(base_dir);
+  j.base_dir = *base_dir;
+  auto b = session_side(j.base_dir, *where);
+  FL_TRY(b);
+  auto c = session_side(j.cand_dir, *where);
+  FL_TRY(c);
+  j.options.declared = declared_metrics(j.exp);
+  for (const GateRule& r : j.exp.gate_rules) j.options.keep.push_back(r.metric);
+  j.report = evaluate_gate(j.exp.gate_rules, compare_sides(*b, *c, j.options));
+  j.report.comparison.kind = "gate";
+  return j;
+}
+
+// --confirm N: the failing cases rerun, each side from its own session's experiment.
+Result<GateReport> confirm_failures(const GateFlags& f, Judged& j, const GateSessions& sessions) {
+  if (f.confirm <= 0 || j.report.failed == 0) return std::move(j.report);
+  auto base_exp = load_experiment((j.base_dir / "experiment.yaml").string());
+  FL_TRY(base_exp);
+  const GateConfirmSpec spec{.rules = j.exp.gate_rules,
+                             .base = *base_exp,
+                             .cand = j.exp,
+                             .options = j.options,
+                             .rounds = f.confirm};
+  auto out = confirm_gate_failures(std::move(j.report), spec, sessions.run);
+  if (sessions.finish) sessions.finish();
+  return out;
+}
+
+}  // namespace
+
+int run_gate(const GateFlags& f, const GateSessions& sessions) {
+  Format format;
+  if (!parse_format(f.format, &format)) {
+    return fail(make_error(fmt::format("--format {}: use text, markdown, csv or json", f.format)));
+  }
+  if (f.confirm < 0) return fail(make_error("--confirm: a number of reruns, 0 or more"));
+  auto judged = judge(f);
+  if (!judged.ok()) return fail(judged.error());
+  auto report = confirm_failures(f, *judged, sessions);
+  if (!report.ok()) return fail(report.error(), kExitEnvironment);
+  if (auto st = apply_known_file(f, *report); !st.ok()) return fail(st.error());
+  if (auto st = write_gate_files(*report, judged->exp.name, f, judged->cand_dir); !st.ok()) {
+    return fail(st.error());
+  }
+  (void)write_output("-", [&](std::ostream& o) { render_gate(*report, format, o); });
+  return report->failed > 0 ? kExitFailed : report->infra > 0 ? kExitEnvironment : kExitOk;
+}
+
+std::function<int()> setup_gate(CLI::App& app) {
+  auto f = std::make_shared<GateFlags>();
+  add_run_flags(app, f->run);
+  // The gate judges two sessions; --confirm makes its own: run's session flags do not apply.
+  for (const char* name : {"experiment", "--arch", "--shard", "--resume-dir", "--resume",
+                           "--retry-failed", "--repeat-until-ci"}) {
+    app.remove_option(app.get_option(name));
+  }
+  app.add_option("cand", f->cand, "candidate session directory")->required();
+  app.add_option("--baseline", f->baseline, "PATH | latest | tag:NAME")->required();
+  app.add_option("--junit", f->junit, "write JUnit XML here");
+  app.add_option("--markdown", f->markdown, "write a Markdown summary here");
+  app.add_option("--format", f->format, "text | markdown | csv | json")->capture_default_str();
+  app.add_option("--where", f->where, "select runs: kernel=…,arch=…,knobs=…,workload=…");
+  app.add_option("--confirm", f->confirm,
+                 "rerun a failing case N times (fresh baseline and candidate boots, interleaved): "
+                 "it fails only if the reruns fail again, else it is flaky");
+  app.add_option("--known-issues", f->known_issues,
+                 "a reviewed YAML file of expected failures with expiry dates "
+                 "(examples/known-issues.yaml)");
+  app.add_option("--today", f->today, "the date known issues expire against (default: UTC today)");
+  return [f] {
+    // The reruns' sessions go into the candidate session (CAND/confirm/<experiment>/<stamp>,
+    // with their own index), so that `--baseline latest` never takes one for a baseline.
+    auto flags = std::make_shared<RunFlags>(f->run);
+    flags->results = (fs::path(f->cand) / "confirm").string();
+    auto context = std::make_shared<std::unique_ptr<RunContext>>();
+    GateSessions sessions{
+        .run = [flags, context](const Experiment& exp,
+                                const std::vector<Run>& runs) -> Result<SessionSummary> {
+          Experiment e = exp;
+          auto choice = choose_backend(*flags, e);
+          if (!choice.ok()) return choice.error();
+          if (!*context) {
+            FL_TRY(make_dirs(flags->results));
+            auto made = RunContext::open(*flags, *choice, e);
+            if (!made.ok()) return made.error();
+            *context = std::move(*made);
+          }
+          return (*context)->run(e, runs, {});
+        },
+        .finish =
+            [context] {
+              if (*context) (*context)->finish();
+            }};
+    return run_gate(*f, sessions);
+  };
+}
+
+}  // namespace foliolab::cli

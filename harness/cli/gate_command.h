@@ -1,0 +1,39 @@
+// `foliolab gate CAND --baseline B`: the candidate session judged against the baseline with the
+// experiment's gate: rules; `--confirm N` reruns failing cases (runner/gate_rerun.h) and
+// `--known-issues FILE` expects the failures a reviewed file names (analysis/known_issues.h).
+// The outcome goes to stdout, --junit, --markdown and the candidate session's gate.json.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "cli/run_setup.h"
+#include "runner/gate_rerun.h"
+
+namespace CLI {
+class App;
+}
+
+namespace foliolab::cli {
+
+struct GateFlags {
+  RunFlags run;  // how --confirm's sessions run (backend, accel, -j); run.results is --results
+  std::string cand, baseline, junit, markdown, where, known_issues;
+  std::string format = "text";
+  std::string today;  // --today YYYY-MM-DD for known-issue expiry; "": today's UTC date
+  int confirm = 0;
+};
+
+// Where --confirm's sessions come from: a RunContext in the CLI, a fake backend in tests.
+struct GateSessions {
+  ExperimentSessionRun run;
+  std::function<void()> finish;  // before the report is printed (ends a status block)
+};
+
+// Exit 0 when no case fails (flaky and known ones do not), 1 when one does, 2 bad input, 3
+// when a case could not be rerun (infra) and none fails.
+int run_gate(const GateFlags& f, const GateSessions& sessions);
+
+std::function<int()> setup_gate(CLI::App& app);
+
+}  // namespace foliolab::cli

@@ -1,0 +1,219 @@
+// `foliolab gate --confirm` and `--known-issues` at the command's level: baseline and candidate
+// sessions made by the shared FakeBackend, the reruns through the same seam.
+#include "cli/gate_command.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/loader.h"
+#include "model/matrix.h"
+#include "runner/experiment_runner.h"
+#include "testing/fake_artifacts.h"
+#include "testing/fake_backend.h"
+#include "testing/temp_dir.h"
+#include "util/build_info.h"
+#include "util/fs.h"
+#include "util/process.h"
+
+namespace foliolab::cli {
+namespace {
+namespace fs = std::filesystem;
+
+// The same experiment on kernel `base` and on kernel `cand`; faults may not regress at all.
+std::string gate_yaml(const std::string& kernel) {
+  return fmt::format(R"(name: gated
+kernels:
+  - name: {}
+archs: [x86_64]
+knobs:
+  thp: {{enabled: always}}
+workloads:
+  - name: fault
+repeat: 3
+timeout: 5
+gate:
+  - name: faults may not grow
+    metric: faults
+    max_regression: 0%
+)",
+                     kernel);
+}
+
+constexpr int64_t kGood = 16384, kBad = 20000;
+
+class GateCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fresh_test_dir("foliolab-gate-command");
+    ASSERT_TRUE(write_file_atomic(root_ / "base.cpio", "070701").ok());
+    artifacts_.base_cpio = root_ / "base.cpio";
+    for (const char* k : {"base", "cand"}) {
+      ASSERT_TRUE(write_file_atomic(root_ / (std::string(k) + ".yaml"), gate_yaml(k)).ok());
+    }
+    backend_.on_boot = [this](const BootRequest& req) -> Result<BootOutcome> {
+      if (hang_) {
+        BootOutcome out{.backend = "fake", .timed_out = true};
+        out.console_log = req.run_dir / "console.log";
+        out.records_file = req.run_dir / "records.bin";
+        FL_TRY(write_file_atomic(out.records_file, ""));
+        FL_TRY(write_file_atomic(out.console_log, "rcu: INFO: rcu_sched self-detected stall\n"));
+        return out;
+      }
+      return count_guest_boot(req, faults_, 3);
+    };
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // One session of `runs` of `exp`; the candidate kernel's guests report `cand_faults(n)` for
+  // its n-th session (0-based), the baseline's always kGood.
+  Result<SessionSummary> session(const Experiment& exp, const std::vector<foliolab::Run>& runs) {
+    const bool cand = exp.kernels.at(0).name == "cand";
+    faults_ = cand ? cand_faults_(cand_sessions_++) : kGood;
+    hang_ = cand && cand_sessions_ > 1 && hang_reruns_;
+    ++sessions_;
+    RunnerOptions opt{.project_root = root_, .results_root = root_ / "results"};
+    return ExperimentRunner(artifacts_, backend_, opt).run(exp, runs);
+  }
+  fs::path first_session(const std::string& kernel) {
+    auto exp = load_experiment((root_ / (kernel + ".yaml")).string());
+    EXPECT_TRUE(exp.ok()) << exp.error().message;
+    auto s = session(*exp, expand(*exp));
+    EXPECT_TRUE(s.ok()) << s.error().message;
+    return s->dir;
+  }
+  GateFlags flags(int confirm) {
+    GateFlags f;
+    f.baseline = first_session("base").string();
+    f.cand = first_session("cand").string();
+    f.run.results = (root_ / "results").string();
+    f.junit = (root_ / "junit.xml").string();
+    f.markdown = (root_ / "gate.md").string();
+    f.confirm = confirm;
+    sessions_ = 0;
+    return f;
+  }
+  int gate(const GateFlags& f) {
+    return run_gate(f, {.run = [this](const Experiment& e, const std::vector<foliolab::Run>& r) {
+                      return session(e, r);
+                    }});
+  }
+  nlohmann::json gate_json(const GateFlags& f) {
+    auto text = read_file(fs::path(f.cand) / "gate.json");
+    EXPECT_TRUE(text.ok());
+    return nlohmann::json::parse(text.ok() ? *text : "{}");
+  }
+  // junit.xml against Jenkins' schema (harness/report/testdata/junit.xsd).
+  void expect_valid_junit() {
+    RealProcessRunner proc;
+    const ProcessResult r =
+        proc.run({.argv = {"xmllint", "--noout", "--schema",
+                           (fs::path(source_dir()) / "harness/report/testdata/junit.xsd").string(),
+                           (root_ / "junit.xml").string()},
+                  .capture = true,
+                  .timeout = std::chrono::seconds(60)});
+    EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.output;
+  }
+  std::string file(const std::string& name) {
+    auto text = read_file(root_ / name);
+    return text.ok() ? *text : "";
+  }
+
+  fs::path root_;
+  FakeArtifacts artifacts_;
+  FakeBackend backend_;
+  std::function<int64_t(int)> cand_faults_ = [](int) { return kBad; };
+  int64_t faults_ = kGood;
+  bool hang_ = false, hang_reruns_ = false;
+  int cand_sessions_ = 0, sessions_ = 0;
+};
+
+TEST_F(GateCommand, AFailureInjectedOnceIsFlakyAndPasses) {
+  cand_faults_ = [](int n) { return n == 0 ? kBad : kGood; };
+  const GateFlags f = flags(2);
+  EXPECT_EQ(gate(f), kExitOk);
+  EXPECT_EQ(sessions_, 4);  // 2 rounds of baseline then candidate
+  const nlohmann::json j = gate_json(f);
+  EXPECT_EQ(j["flaky"], 1);
+  EXPECT_EQ(j["failed"], 0);
+  EXPECT_EQ(j["cases"][0]["outcome"], "flaky");
+  EXPECT_EQ(j["cases"][0]["rerun"]["sessions"].size(), 4u);
+  EXPECT_NE(file("junit.xml").find("<property name=\"flaky\" value=\"faults may not grow: "),
+            std::string::npos);
+  EXPECT_EQ(file("junit.xml").find("<failure"), std::string::npos);
+  expect_valid_junit();
+  EXPECT_NE(file("gate.md").find("flaky: "), std::string::npos);
+  EXPECT_NE(file("gate.md").find("rerun 2× in fresh boots: no resolved change"), std::string::npos);
+}
+
+TEST_F(GateCommand, ARealRegressionFailsAgainOnTheReruns) {
+  const GateFlags f = flags(2);
+  EXPECT_EQ(gate(f), kExitFailed);
+  EXPECT_EQ(sessions_, 4);
+  const nlohmann::json j = gate_json(f);
+  EXPECT_EQ(j["failed"], 1);
+  EXPECT_EQ(j["cases"][0]["outcome"], "FAIL");
+  EXPECT_EQ(j["cases"][0]["rerun"]["outcome"], "FAIL");
+  EXPECT_NE(file("junit.xml").find("<failure"), std::string::npos);
+}
+
+TEST_F(GateCommand, WithoutConfirmNothingIsRerun) {
+  cand_faults_ = [](int n) { return n == 0 ? kBad : kGood; };
+  const GateFlags f = flags(0);
+  EXPECT_EQ(gate(f), kExitFailed);
+  EXPECT_EQ(sessions_, 0);
+  EXPECT_FALSE(gate_json(f)["cases"][0].contains("rerun"));
+}
+
+TEST_F(GateCommand, RerunsThatCannotCompleteAreRetriedThenInfra) {
+  hang_reruns_ = true;  // the candidate's reruns time out
+  const GateFlags f = flags(2);
+  EXPECT_EQ(gate(f), kExitEnvironment);
+  // Round 1: the baseline, then the candidate and its 3 retries; no round 2.
+  EXPECT_EQ(sessions_, 1 + 1 + 3);
+  const nlohmann::json j = gate_json(f);
+  EXPECT_EQ(j["infra"], 1);
+  EXPECT_EQ(j["failed"], 0);
+  EXPECT_EQ(j["cases"][0]["outcome"], "INFRA");
+  EXPECT_EQ(j["cases"][0]["rerun"]["retries"], 3);
+  EXPECT_NE(file("junit.xml").find("type=\"infra\""), std::string::npos);
+  expect_valid_junit();
+}
+
+TEST_F(GateCommand, AKnownIssueSkipsItsFailureUntilItExpires) {
+  ASSERT_TRUE(write_file_atomic(root_ / "known.yaml", R"(known_issues:
+  - id: mm-4711
+    runs: {arch: x86_64, workload: fault}
+    metric: faults
+    regressed: <= 25%
+    url: https://example.org/mm-4711
+    expires: 2027-01-31
+)")
+                  .ok());
+  GateFlags f = flags(0);
+  f.known_issues = (root_ / "known.yaml").string();
+  f.today = "2027-01-31";  // the last day it holds
+  EXPECT_EQ(gate(f), kExitOk);
+  EXPECT_EQ(gate_json(f)["cases"][0]["known_issue"]["id"], "mm-4711");
+  EXPECT_NE(file("junit.xml").find("<skipped message=\"known issue mm-4711"), std::string::npos);
+  expect_valid_junit();
+  EXPECT_NE(file("gate.md").find("known: "), std::string::npos);
+  f.today = "2027-02-01";
+  EXPECT_EQ(gate(f), kExitFailed);
+  EXPECT_EQ(gate_json(f)["known_issue_notes"][0]["state"], "expired");
+  EXPECT_NE(file("gate.md").find("known issue mm-4711 expired on 2027-01-31"), std::string::npos);
+}
+
+TEST_F(GateCommand, AnErrorInTheKnownIssuesFileIsBadInput) {
+  ASSERT_TRUE(write_file_atomic(root_ / "known.yaml",
+                                "known_issues:\n  - id: x\n    metric: faults\n    flaky: true\n"
+                                "    url: u\n")
+                  .ok());
+  GateFlags f = flags(0);
+  f.known_issues = (root_ / "known.yaml").string();
+  EXPECT_EQ(gate(f), kExitBadInput);
+}
+
+}  // namespace
+}  // namespace foliolab::cli
