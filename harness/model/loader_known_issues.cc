@@ -14,14 +14,14 @@ namespace foliolab {
 namespace loader_internal {
 namespace {
 
-const Keys kTopKeys = {"known_issues"};
+const Keys kKnownIssueFileKeys = {"known_issues"};
 const Keys kIssueKeys = {"id", "runs", "metric", "regressed", "value", "flaky", "url", "expires"};
 const Keys kEffectKeys = {"regressed", "value", "flaky"};
 
 }  // namespace
 
 Result<std::vector<KnownIssue>> Parser::parse_known_issues(const YAML::Node& root) const {
-  auto top = read_map(YamlReader::root(root), &kTopKeys);
+  auto top = read_map(YamlReader::root(root), &kKnownIssueFileKeys);
   FL_TRY(top);
   FL_TRY(require(*top, YamlReader::root(root), {"known_issues"}));
   auto items = read_list(*top->find("known_issues"), nullptr);
