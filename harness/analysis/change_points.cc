@@ -22,11 +22,11 @@ double p_or_one(double p) { return std::isnan(p) ? 1 : p; }
 double p_or_one(const ChangePoint& c) { return p_or_one(c.p); }
 
 // Count, mean and sum of squared deviations of a side, two-pass, optionally leaving one out.
-struct Side {
+struct SplitSide {
   double n = 0, mean = 0, ss = 0;
 };
-Side side_of(std::span<const double> v, size_t skip = SIZE_MAX) {
-  Side s;
+SplitSide side_of(std::span<const double> v, size_t skip = SIZE_MAX) {
+  SplitSide s;
   for (size_t i = 0; i < v.size(); ++i) {
     if (i != skip) s.mean += v[i], s.n += 1;
   }
@@ -52,8 +52,8 @@ size_t outlier(std::span<const double> v) {
 
 double two_sided(double t, double df) {
   if (std::isinf(t)) return 0;
-  return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(
-                           boost::math::students_t(df), std::fabs(t))));
+  return std::min(1.0, 2 * boost::math::cdf(
+                               boost::math::complement(boost::math::students_t(df), std::fabs(t))));
 }
 
 struct TTest {
@@ -66,7 +66,7 @@ struct TTest {
 // lets a short side of mixed values pass (20 quiet sessions, then 100, 130, 130: p 2e-5);
 // Welch's alone is liberal with a side of 3 (4 % of 30-point N(0,1) series flagged, most at
 // the ends, against about 1 % with both). Both sides constant: p 1 for equal means, else 0.
-TTest t_test(const Side& a, const Side& b) {
+TTest t_test(const SplitSide& a, const SplitSide& b) {
   if (a.n < 2 || b.n < 2) return {};
   const double df = a.n + b.n - 2, diff = b.mean - a.mean;
   const double se = std::sqrt((a.ss + b.ss) / df * (1 / a.n + 1 / b.n));
@@ -84,7 +84,7 @@ TTest t_test(const Side& a, const Side& b) {
 ChangePoint test_window(std::span<const double> x, size_t lo, size_t k, size_t hi, size_t w) {
   const size_t from = k - std::min(w, k - lo), to = k + std::min(w, hi - k);
   const std::span<const double> left = x.subspan(from, k - from), right = x.subspan(k, to - k);
-  const Side l = side_of(left), r = side_of(right);
+  const SplitSide l = side_of(left), r = side_of(right);
   const TTest all = t_test(l, r);
   const double p = std::max({p_or_one(all.p), p_or_one(t_test(side_of(left, outlier(left)), r).p),
                              p_or_one(t_test(l, side_of(right, outlier(right))).p)});

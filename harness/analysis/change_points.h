@@ -39,10 +39,10 @@
 namespace foliolab {
 
 struct ChangePointOptions {
-  double max_p = 0.001;        // Welch's two-sided p of a kept change point (Otava's default)
-  size_t min_segment = 3;      // points on each side of a cut at least
+  double max_p = 0.001;         // Welch's two-sided p of a kept change point (Otava's default)
+  size_t min_segment = 3;       // points on each side of a cut at least
   double min_magnitude = 0.02;  // |after - before| / |before| of a kept change point at least
-  size_t window = 20;          // points on each side a test uses at most
+  size_t window = 20;           // points on each side a test uses at most
 };
 
 enum class ChangeKind { kCountStep, kMeanShift };
@@ -55,7 +55,7 @@ struct ChangePoint {
   // of the test (n_before and n_after of them).
   double before = kNoValue, after = kNoValue;
   size_t n_before = 0, n_after = 0;
-  double magnitude = kNoValue;  // (after - before) / |before|; ±infinity from a zero before
+  double magnitude = kNoValue;        // (after - before) / |before|; ±infinity from a zero before
   double t = kNoValue, p = kNoValue;  // Welch's t and p (mean shifts only)
 };
 

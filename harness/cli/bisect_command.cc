@@ -7,17 +7,17 @@
 #include <map>
 #include <memory>
 
+#include "analysis/session_report.h"
+#include "catalog/metric_catalog.h"
 #include "cli/run_setup.h"
 #include "model/arch.h"
 #include "report/bisect.h"
 #include "results/bisect_index.h"
 #include "results/index.h"
-#include "runner/bisect_driver.h"
 #include "runner/bisect_candidates.h"
 #include "runner/bisect_counts.h"
+#include "runner/bisect_driver.h"
 #include "runner/bisect_timings.h"
-#include "analysis/session_report.h"
-#include "catalog/metric_catalog.h"
 #include "util/fs_ops.h"
 #include "util/text.h"
 
@@ -32,7 +32,7 @@ struct BisectFlags {
   std::string metric, where;
   int confirm = 3;
   size_t max_reps = 32;  // timings: the sequential test's last look
-  std::string resume;  // `bisect resume DIR`
+  std::string resume;    // `bisect resume DIR`
 };
 
 // --where kernel=…,arch=…,workload=… as the run selector of one comparison.

@@ -57,7 +57,6 @@ std::optional<PatchNumber> subject_number(const std::string& subject) {
   return PatchNumber{std::stoi(m[1]), std::stoi(m[2])};
 }
 
-
 // A mail as `git mailinfo` reads it.
 struct Mail {
   std::string subject;   // as sent (mailinfo -k keeps the "[PATCH ...]")

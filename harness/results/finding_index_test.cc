@@ -85,9 +85,10 @@ TEST(FindingIndex, KnownIssueMatchesPerSessionIssueAndCase) {
   SqliteDb& db = index->db();
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 2);
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches WHERE outcome = 'fixed?'"), 2);
-  EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches k "
-                          "JOIN sessions s ON s.path = k.session JOIN runs r ON r.session_id = s.id"),
-            2);
+  EXPECT_EQ(
+      *db.query_int("SELECT COUNT(*) FROM known_issue_matches k "
+                    "JOIN sessions s ON s.path = k.session JOIN runs r ON r.session_id = s.id"),
+      2);
   // `index rebuild` has no file to restore them from and leaves them as they are.
   ASSERT_TRUE(ResultIndex::rebuild(root, [](const std::string& w) { ADD_FAILURE() << w; }).ok());
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 2);

@@ -47,8 +47,8 @@ Result<const KernelSpec*> base_kernel(const Experiment& exp, const RunSelector& 
     return make_error(fmt::format("kernel {} of {} is not {}", where.kernel, exp.name, wanted));
   }
   if (!where.kernel.empty()) {
-    return make_error(fmt::format("--where kernel={}: not a kernel of {}{}", where.kernel,
-                                  exp.name, did_you_mean(where.kernel, names)));
+    return make_error(fmt::format("--where kernel={}: not a kernel of {}{}", where.kernel, exp.name,
+                                  did_you_mean(where.kernel, names)));
   }
   return make_error(fmt::format("{} of {}'s kernels ({}) {}{}", found.size(), exp.name,
                                 fmt::join(names, ", "), wanted,
@@ -114,8 +114,7 @@ Result<BisectCandidates> variant_candidates(const Experiment& exp,
     }
     const size_t k = at - names.begin();
     auto run = one_run(
-        exp, all, where, [k](const Run& r) { return r.knob_set == k; },
-        "knob set '" + name + "'");
+        exp, all, where, [k](const Run& r) { return r.knob_set == k; }, "knob set '" + name + "'");
     if (!run.ok()) return run.error();
     c.runs.push_back(*run);
     c.names.push_back(fmt::format("knob set '{}' ({} of {})", name, i + 1, variants.size()));
@@ -193,8 +192,8 @@ Result<BisectCandidates> range_candidates(const Experiment& exp, const std::stri
   auto c = derive(exp, std::move(kernels), where, "commits");
   if (!c.ok()) return c;
   for (size_t i = 0; i < commits->size(); ++i) {
-    c->names.push_back(fmt::format("commit {} ({} of {})", (*commits)[i].substr(0, 12), i,
-                                   commits->size() - 1));
+    c->names.push_back(
+        fmt::format("commit {} ({} of {})", (*commits)[i].substr(0, 12), i, commits->size() - 1));
   }
   return c;
 }

@@ -25,8 +25,8 @@
 namespace foliolab {
 
 struct BisectCandidates {
-  std::string kind;  // "knob sets", "patches", "commits": what the title counts
-  Experiment exp;    // the runs' experiment
+  std::string kind;                // "knob sets", "patches", "commits": what the title counts
+  Experiment exp;                  // the runs' experiment
   std::vector<Run> runs;           // one per candidate, good first
   std::vector<std::string> names;  // "knob set 'v4' (4 of 8)", "patch 3 of 5: <subject>", …
   // For a series: the series without one patch (the rest applied), to check a culprit alone

@@ -17,8 +17,8 @@ Result<std::unique_ptr<CountBisectEvaluator>> CountBisectEvaluator::make(BisectC
                                                                          RunSelector where,
                                                                          SessionRun run_session) {
   if (c.runs.size() < 2) {
-    return make_error(fmt::format("bisect: at least two {} (the good one first, the bad one last)",
-                                  c.kind));
+    return make_error(
+        fmt::format("bisect: at least two {} (the good one first, the bad one last)", c.kind));
   }
   const MetricInfo info = metric_info(metric, declared_metrics(c.exp));
   if (info.kind == MetricKind::kTiming) {
@@ -114,8 +114,10 @@ Result<std::string> CountBisectEvaluator::without_check(size_t culprit, double o
   const std::vector<double>& w = v->front();
   const std::string label = fmt::format("without patch {}", culprit);
   if (w.empty()) {
-    c.evidence += fmt::format("; {}: not measured (the rest does not apply without it, or the run "
-                              "failed: {})", label, session);
+    c.evidence += fmt::format(
+        "; {}: not measured (the rest does not apply without it, or the run "
+        "failed: {})",
+        label, session);
     return std::string();
   }
   const double undone = *bad_ - w.front();

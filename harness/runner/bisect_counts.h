@@ -30,8 +30,7 @@ class CountBisectEvaluator : public BisectEvaluator {
   // At least two candidates; the metric is a count (a timing: the reason it is refused).
   // `where` is the selector the candidates were made with (for the series-without check).
   static Result<std::unique_ptr<CountBisectEvaluator>> make(BisectCandidates candidates,
-                                                            std::string metric,
-                                                            RunSelector where,
+                                                            std::string metric, RunSelector where,
                                                             SessionRun run_session);
 
   size_t candidates() const override { return c_.runs.size(); }

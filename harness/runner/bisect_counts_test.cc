@@ -10,8 +10,8 @@
 #include "testing/fake_backend.h"
 #include "testing/stream_builder.h"
 #include "testing/temp_dir.h"
-#include "util/process.h"
 #include "util/fs.h"
+#include "util/process.h"
 
 namespace foliolab {
 namespace {
@@ -86,7 +86,9 @@ class CountBisect : public ::testing::Test {
     auto exp = load_experiment((root_ / "v.yaml").string());
     ASSERT_TRUE(exp.ok()) << exp.error().message;
     exp_ = *exp;
-    backend_.on_boot = [this](const BootRequest& req) { return mthp_guest(req, culprits_, either_); };
+    backend_.on_boot = [this](const BootRequest& req) {
+      return mthp_guest(req, culprits_, either_);
+    };
   }
   // The experiment over the five-patch series patches/s5.
   Experiment series_experiment() {
@@ -194,9 +196,9 @@ TEST_F(CountBisect, EveryCulpritOfAFivePatchSeriesIsNamedAndConfirmedWithoutItse
     EXPECT_EQ(out->culprits[0].first, static_cast<size_t>(culprit));
     EXPECT_LE(out->steps.size(), 2u + 3u) << culprit;  // ceil(log2 5) after the endpoints
     EXPECT_TRUE(out->confirmed()) << out->confirmations[0].evidence;
-    EXPECT_NE(out->confirmations[0].evidence.find(fmt::format("without patch {}: n=2: 0 0",
-                                                              culprit)),
-              std::string::npos)
+    EXPECT_NE(
+        out->confirmations[0].evidence.find(fmt::format("without patch {}: n=2: 0 0", culprit)),
+        std::string::npos)
         << out->confirmations[0].evidence;
   }
   // Each candidate built its prefix, the check the series without its culprit.

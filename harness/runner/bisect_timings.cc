@@ -41,8 +41,8 @@ std::string timing_bisect_refusal(const Experiment& exp, const std::string& metr
 Result<std::unique_ptr<TimingBisectEvaluator>> TimingBisectEvaluator::make(
     BisectCandidates c, std::string metric, SessionRun run_session, TimingBisectOptions opt) {
   if (c.runs.size() < 2) {
-    return make_error(fmt::format("bisect: at least two {} (the good one first, the bad one last)",
-                                  c.kind));
+    return make_error(
+        fmt::format("bisect: at least two {} (the good one first, the bad one last)", c.kind));
   }
   if (std::string why = timing_bisect_refusal(c.exp, metric); !why.empty()) {
     return make_error(why);
@@ -118,12 +118,11 @@ Result<BisectStep> TimingBisectEvaluator::observe(size_t i) {
   return step;
 }
 
-Result<BisectConfirmation> TimingBisectEvaluator::confirm(size_t parent, size_t culprit,
-                                                          int runs) {
+Result<BisectConfirmation> TimingBisectEvaluator::confirm(size_t parent, size_t culprit, int runs) {
   BisectConfirmation c{.parent = parent, .culprit = culprit};
   std::vector<double> before, after;
-  auto [exp, pair] = with_reps(c_.exp, {c_.runs[parent], c_.runs[culprit]},
-                               static_cast<int>(opt_.confirm_reps));
+  auto [exp, pair] =
+      with_reps(c_.exp, {c_.runs[parent], c_.runs[culprit]}, static_cast<int>(opt_.confirm_reps));
   for (int k = 0; k < runs; ++k) {
     std::string session;  // interleaved: parent then culprit in each, fresh boots each time
     auto v = measure_runs(run_session_, exp, pair, metric_, &session);
@@ -135,14 +134,14 @@ Result<BisectConfirmation> TimingBisectEvaluator::confirm(size_t parent, size_t 
   const RunConditions cond{.icount = exp.machine.timing == TimingMode::kIcount};
   const Delta ends = compare_samples(info_, sample_stats(good_), sample_stats(bad_), {}, cond);
   const Delta change = compare_samples(info_, sample_stats(before), sample_stats(after), {}, cond);
-  const bool directional = change.verdict != Verdict::kNoChange &&
-                           change.verdict != Verdict::kInconclusive;
+  const bool directional =
+      change.verdict != Verdict::kNoChange && change.verdict != Verdict::kInconclusive;
   c.confirmed = directional && change.rel_change * ends.rel_change > 0 &&
                 std::fabs(change.rel_change) >= std::fabs(ends.rel_change) / 2;
-  c.evidence = fmt::format("{} → {}: {:+.1f} % (p {:.2g}; the ends {:+.1f} %), {} | {}",
-                           c_.names[parent], c_.names[culprit], 100 * change.rel_change,
-                           change.mann_whitney_p, 100 * ends.rel_change, values_text(before),
-                           values_text(after));
+  c.evidence =
+      fmt::format("{} → {}: {:+.1f} % (p {:.2g}; the ends {:+.1f} %), {} | {}", c_.names[parent],
+                  c_.names[culprit], 100 * change.rel_change, change.mann_whitney_p,
+                  100 * ends.rel_change, values_text(before), values_text(after));
   return c;
 }
 

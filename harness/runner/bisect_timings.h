@@ -22,7 +22,7 @@
 namespace foliolab {
 
 struct TimingBisectOptions {
-  SequentialPlan plan;       // looks and --max-reps
+  SequentialPlan plan;        // looks and --max-reps
   size_t endpoint_reps = 12;  // reps per end (at least min_endpoint_reps(plan))
   size_t confirm_reps = 12;   // reps per confirmation boot
 };

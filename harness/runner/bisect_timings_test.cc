@@ -24,8 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string yaml(const std::string& timing, int slow_from) {
-  std::string y = "name: timings\nkernels:\n  - name: k\narchs: [x86_64]\nmachine: {timing: " +
-                  timing + "}\nknobs:\n";
+  std::string y =
+      "name: timings\nkernels:\n  - name: k\narchs: [x86_64]\nmachine: {timing: " + timing +
+      "}\nknobs:\n";
   for (int i = 1; i <= 8; ++i) {
     y += fmt::format("  v{}: {{khugepaged/scan_sleep_millisecs: {}}}\n", i,
                      i >= slow_from ? 20000 + i : 10000 + i);
@@ -61,9 +62,10 @@ class TimingBisect : public ::testing::Test {
     b.with_version("#1 SMP PREEMPT_DYNAMIC foliolab-b1d0000000000001").prologue();
     for (int rep = 0; rep < reps; ++rep) {
       b.counters(rep, "before", 1000, 10).workload(rep);
-      b.out(fmt::format("{{\"pages\":16384,\"faults\":16384,\"cpu_s\":{:.6f}}}\n"
-                        "FOLIOLAB-WORKLOAD-OK\n",
-                        base * (1 + 0.005 * noise_(rng_))));
+      b.out(
+          fmt::format("{{\"pages\":16384,\"faults\":16384,\"cpu_s\":{:.6f}}}\n"
+                      "FOLIOLAB-WORKLOAD-OK\n",
+                      base * (1 + 0.005 * noise_(rng_))));
       b.counters(rep, "after", 17386, 10);
     }
     FL_TRY(write_file_atomic(out.records_file, b.done().bytes()));
