@@ -18,18 +18,12 @@
 #include <span>
 #include <vector>
 
+#include "testing/seeded_normal.h"
+
 namespace foliolab {
 namespace {
 
-class Noise {
- public:
-  explicit Noise(uint64_t seed) : rng_(seed) {}
-  double uniform() { return (static_cast<double>(rng_() >> 11) + 0.5) * 0x1.0p-53; }
-  double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform()); }
-
- private:
-  std::mt19937_64 rng_;
-};
+using Noise = SeededNormal;  // the simulations' shared seeded deviates
 
 // `levels[i]` for `lengths[i]` points each, times (1 + cv × N(0,1)).
 std::vector<double> series(const std::vector<double>& levels, const std::vector<size_t>& lengths,

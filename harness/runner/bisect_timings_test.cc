@@ -8,13 +8,13 @@
 
 #include <fmt/format.h>
 
-#include <random>
 #include <regex>
 
 #include "model/loader.h"
 #include "runner/experiment_runner.h"
 #include "testing/fake_artifacts.h"
 #include "testing/fake_backend.h"
+#include "testing/seeded_normal.h"
 #include "testing/stream_builder.h"
 #include "testing/temp_dir.h"
 #include "util/fs.h"
@@ -65,7 +65,7 @@ class TimingBisect : public ::testing::Test {
       b.out(
           fmt::format("{{\"pages\":16384,\"faults\":16384,\"cpu_s\":{:.6f}}}\n"
                       "FOLIOLAB-WORKLOAD-OK\n",
-                      base * (1 + 0.005 * noise_(rng_))));
+                      base * (1 + 0.005 * noise_.normal())));
       b.counters(rep, "after", 17386, 10);
     }
     FL_TRY(write_file_atomic(out.records_file, b.done().bytes()));
@@ -88,8 +88,7 @@ class TimingBisect : public ::testing::Test {
   Experiment exp_;
   FakeArtifacts artifacts_;
   FakeBackend backend_;
-  std::mt19937 rng_{20261201};
-  std::normal_distribution<double> noise_;
+  SeededNormal noise_{20261201};
   int boots_ = 0;
 };
 
