@@ -73,7 +73,8 @@ Status restore_flags(const BisectLog& log, BisectFlags& f) {
   auto get = [&m](const char* key) { return m.count(key) ? m.at(key) : std::string(); };
   f.run.file = m.at("experiment");
   f.variants.clear();
-  for (std::string_view v : split_lines(get("variants"))) f.variants.emplace_back(v);
+  const std::string variants = get("variants");  // split_lines views it: it must outlive the loop
+  for (std::string_view v : split_lines(variants)) f.variants.emplace_back(v);
   f.series = get("series");
   f.range = get("range");
   f.metric = m.at("metric");

@@ -68,7 +68,9 @@ TEST(E2EBisect, VariantsNameTheSixthOfEightInThreeStepsAndConfirmIt) {
       << out;
   EXPECT_NE(out.find("[step 3/3]"), std::string::npos) << out;
   EXPECT_EQ(out.find("[step 4/"), std::string::npos) << out;
-  EXPECT_NE(out.find("v5 → v6: n=4: 4096 4096 4096 4096 | n=4: 256 256 256 256"), std::string::npos)
+  EXPECT_NE(out.find("knob set 'v5' (5 of 8) → knob set 'v6' (6 of 8): n=4: 4096 4096 4096 4096 | "
+                     "n=4: 256 256 256 256: confirmed"),
+            std::string::npos)
       << out;
   fs::remove_all(dir);
 }
