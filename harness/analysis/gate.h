@@ -67,6 +67,7 @@ struct GateCase {
   int group_index = -1;             // into GateReport::comparison.groups; -1 for kNoMatch
   std::optional<GateRerun> rerun;   // kFail, kFlaky, kInfra after `gate --confirm`
   std::string known_id, known_url;  // kKnown: the known issue it matched
+  std::string known_expires;        // its expires: date, YYYY-MM-DD
 };
 
 // A known issue (--known-issues) that suppressed nothing: expired (it suppresses nothing and

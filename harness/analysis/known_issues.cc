@@ -45,6 +45,7 @@ void apply_known_issues(GateReport& report, const std::vector<KnownIssue>& issue
       c.outcome = GateOutcome::kKnown;
       c.known_id = issue.id;
       c.known_url = issue.url;
+      c.known_expires = issue.expires_text;
     }
     if (!failing) report.known_notes.push_back(note);
   }

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "analysis/history.h"
 #include "analysis/session_report.h"
 #include "catalog/metric_catalog.h"
 #include "cli/run_setup.h"
@@ -14,9 +15,11 @@
 #include "report/bisect.h"
 #include "results/bisect_index.h"
 #include "results/index.h"
+#include "results/store.h"
 #include "runner/bisect_candidates.h"
 #include "runner/bisect_counts.h"
 #include "runner/bisect_driver.h"
+#include "runner/bisect_origin.h"
 #include "runner/bisect_timings.h"
 #include "util/fs_ops.h"
 #include "util/text.h"
@@ -24,16 +27,6 @@
 namespace foliolab::cli {
 namespace fs = std::filesystem;
 namespace {
-
-struct BisectFlags {
-  RunFlags run;  // the experiment and how its sessions run (backend, accel, -j, --results, ...)
-  std::vector<std::string> variants;
-  std::string series, range;  // --series S, --range GOOD..BAD
-  std::string metric, where;
-  int confirm = 3;
-  size_t max_reps = 32;  // timings: the sequential test's last look
-  std::string resume;    // `bisect resume DIR`
-};
 
 // --where kernel=…,arch=…,workload=… as the run selector of one comparison.
 Result<RunSelector> parse_where(const std::string& text) {
@@ -82,6 +75,61 @@ Status restore_flags(const BisectLog& log, BisectFlags& f) {
   // How the steps were timed, unless given again.
   if (f.run.timing.empty()) f.run.timing = get("timing");
   if (auto reps = parse_uint(get("max_reps"))) f.max_reps = *reps;
+  if (auto n = parse_uint(get("confirm")); n && !f.confirm_given) f.confirm = static_cast<int>(*n);
+  return {};
+}
+
+// The record in session `dir` of the run with this identity (a history series').
+Result<RunRecord> series_record(const fs::path& dir, const RunQuery& id) {
+  auto store = ResultStore::open(dir);
+  if (!store.ok()) return store.error();
+  auto records = store->load_all();
+  if (!records.ok()) return records.error();
+  for (RunRecord& r : *records) {
+    if (r.id.kernel.name == id.kernel && r.id.arch == id.arch && r.id.knob_set.name == id.knobs &&
+        r.id.workload.label == id.workload) {
+      return std::move(r);
+    }
+  }
+  return make_error(fmt::format("{}: no run of kernel={},arch={},knobs={},workload={}",
+                                dir.string(), id.kernel, id.arch, id.knobs, id.workload));
+}
+
+// --from-change-point SESSION: the change point of --metric in the experiment's history (the
+// index under --results, narrowed by --where) whose first session after it is SESSION; what
+// separates its two sessions' kernels becomes --series or --range, its series --where.
+Status from_change_point(BisectFlags& f, const Experiment& exp) {
+  if (!f.variants.empty() || !f.series.empty() || !f.range.empty() || f.metric.empty()) {
+    return make_error(
+        "--from-change-point SESSION takes --metric M and none of --variants, --series, --range "
+        "(the change point's kernels give them)");
+  }
+  auto index = ResultIndex::open(f.run.results);
+  if (!index.ok()) return index.error();
+  auto query = parse_run_query(f.where);
+  FL_TRY(query);
+  query->experiment = exp.name;
+  auto samples = index->samples(f.metric, *query);
+  FL_TRY(samples);
+  HistoryModel model = build_history(f.metric, *samples, declared_metrics(exp));
+  find_change_points(model);
+  auto cp = find_change_point_bisect(model, f.from_change_point);
+  if (!cp.ok()) return in_context("--from-change-point", cp.error());
+  auto good = series_record(cp->good_session_dir, cp->selector);
+  FL_TRY(good);
+  auto bad = series_record(cp->bad_session_dir, cp->selector);
+  FL_TRY(bad);
+  auto origin = bisect_origin(*good, *bad, f.run.common.cache);
+  if (!origin.ok()) {
+    return in_context(
+        fmt::format("--from-change-point: {} → {}", cp->good_session, cp->bad_session),
+        origin.error());
+  }
+  f.series = origin->series;
+  f.range = origin->range;
+  f.where = cp->where;
+  fmt::print(stderr, "change point of {}: {} → {}: bisect {} --where {}\n", f.metric,
+             cp->good_session, cp->bad_session, origin->flag(), f.where);
   return {};
 }
 
@@ -115,10 +163,12 @@ Result<BisectLog> start_log(const BisectFlags& f, std::optional<BisectLog>& resu
       {"variants", join(f.variants, "\n")},
       {"series", f.series},
       {"range", f.range},
+      {"from_change_point", f.from_change_point},
       {"metric", f.metric},
       {"where", f.where},
       {"timing", f.run.timing},
-      {"max_reps", std::to_string(f.max_reps)}};
+      {"max_reps", std::to_string(f.max_reps)},
+      {"confirm", std::to_string(f.confirm)}};
   FL_TRY(log->set_meta(meta));
   return log;
 }
@@ -150,7 +200,9 @@ Result<Evaluator> evaluator(const BisectFlags& f, BisectCandidates c, const RunS
   return e;
 }
 
-int bisect(BisectFlags& f) {
+}  // namespace
+
+int run_bisection(BisectFlags& f) {
   std::optional<BisectLog> resumed;
   if (!f.resume.empty()) {
     auto opened = BisectLog::open(fs::path(f.resume) / "bisect.json");
@@ -160,6 +212,9 @@ int bisect(BisectFlags& f) {
   }
   auto exp = load(f.run.file, f.run.common, f.run.archs);
   if (!exp) return kExitBadInput;
+  if (!f.from_change_point.empty() && !resumed) {
+    if (auto st = from_change_point(f, *exp); !st.ok()) return fail(st.error());
+  }
   auto choice = choose_backend(f.run, *exp);
   if (!choice.ok()) return fail(choice.error());
   auto where = parse_where(f.where);
@@ -207,8 +262,6 @@ int bisect(BisectFlags& f) {
   return out->confirmed() ? kExitOk : kExitFailed;
 }
 
-}  // namespace
-
 std::function<int()> setup_bisect(CLI::App& app) {
   auto f = std::make_shared<BisectFlags>();
   add_run_flags(app, f->run);
@@ -224,22 +277,27 @@ std::function<int()> setup_bisect(CLI::App& app) {
                  "a patch series under patches/ that the experiment's kernel names: its prefixes");
   app.add_option("--range", f->range,
                  "GOOD..BAD of the kernel's git source: GOOD, then each commit to BAD");
+  app.add_option("--from-change-point", f->from_change_point,
+                 "a session a change point of --metric starts at (history --change-points): "
+                 "bisect what separates its kernel from the one before");
   app.add_option("--metric", f->metric,
                  "the metric to follow: a count, or a timing under icount, KVM or the host");
   app.add_option("--where", f->where, "kernel=…,arch=…,workload=…: the one run per knob set");
-  app.add_option("--confirm", f->confirm, "fresh sessions for the culprit against its parent")
-      ->capture_default_str();
+  CLI::Option* confirm =
+      app.add_option("--confirm", f->confirm, "fresh sessions for the culprit against its parent")
+          ->capture_default_str();
   app.add_option("--max-reps", f->max_reps, "timings: a step's reps at most (looks 4, 8, 16, …)")
       ->capture_default_str();
   CLI::App* resume = app.add_subcommand("resume", "continue a bisection from its directory");
   resume->fallthrough();  // bisect resume DIR --results R -j 1: the flags are bisect's
   resume->add_option("dir", f->resume, "the bisection directory (results/<exp>/bisect-<stamp>)")
       ->required();
-  return [f] {
+  return [f, confirm] {
+    f->confirm_given = confirm->count() > 0;  // else a resumed bisection keeps its own
     if (f->resume.empty() && f->run.file.empty()) {
       return fail(make_error("bisect: an experiment file, or `bisect resume DIR`"));
     }
-    return bisect(*f);
+    return run_bisection(*f);
   };
 }
 

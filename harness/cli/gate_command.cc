@@ -10,12 +10,14 @@
 #include "analysis/gate.h"
 #include "analysis/known_issues.h"
 #include "analysis/pairing.h"
+#include "cli/bisect_command.h"
 #include "cli/results_commands.h"
 #include "model/known_issue.h"
 #include "model/loader.h"
 #include "report/json.h"
 #include "report/junit.h"
 #include "report/render.h"
+#include "results/finding_index.h"
 #include "results/index.h"
 #include "results/session_ref.h"
 #include "results/store.h"
@@ -127,6 +129,38 @@ Result<GateReport> confirm_failures(const GateFlags& f, Judged& j, const GateSes
   return out;
 }
 
+// The candidate's gate.json into the index of its results root (its known-issue matches), when
+// the session is one of that root's: a warning when it cannot be.
+void index_gate_json(const GateFlags& f, const fs::path& cand_dir) {
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(f.run.results, ec);
+  if (fs::weakly_canonical(cand_dir, ec).parent_path().parent_path() != root) return;
+  auto index = ResultIndex::open(root);
+  const std::string session =
+      cand_dir.parent_path().filename().string() + "/" + cand_dir.filename().string();
+  Status st = index.ok() ? index_gate_file(index->db(), root, session) : Status(index.error());
+  if (!st.ok())
+    fmt::print(stderr, "warning: the index keeps no gate record: {}\n", st.error().message);
+}
+
+// --bisect: the first confirmed failure a bisection can walk, bisected after the report.
+void bisect_failure(const GateFlags& f, const GateReport& report, const Judged& j,
+                    const GateSessions& sessions) {
+  if (!f.bisect || report.failed == 0 || !sessions.bisect) return;
+  auto b = gate_bisect(report, j.base_dir, j.cand_dir, f.run.common.cache);
+  if (!b.ok()) {
+    fmt::print(stderr, "gate --bisect: {}\n", b.error().message);
+    return;
+  }
+  for (const std::string& why : b->passed_over) {
+    fmt::print(stderr, "gate --bisect: not bisected: {}\n", why);
+  }
+  fmt::print(stderr, "gate --bisect: {}: bisect {} --metric {} --where {}\n", b->case_name,
+             b->origin.flag(), b->metric, b->where);
+  const int code = sessions.bisect(*b, j.cand_dir);
+  fmt::print(stderr, "gate --bisect: the bisection ended with exit {}\n", code);
+}
+
 }  // namespace
 
 int run_gate(const GateFlags& f, const GateSessions& sessions) {
@@ -135,6 +169,9 @@ int run_gate(const GateFlags& f, const GateSessions& sessions) {
     return fail(make_error(fmt::format("--format {}: use text, markdown, csv or json", f.format)));
   }
   if (f.confirm < 0) return fail(make_error("--confirm: a number of reruns, 0 or more"));
+  if (f.bisect && f.confirm == 0) {
+    return fail(make_error("--bisect bisects confirmed failures: give --confirm N too"));
+  }
   auto judged = judge(f);
   if (!judged.ok()) return fail(judged.error());
   auto report = confirm_failures(f, *judged, sessions);
@@ -143,7 +180,9 @@ int run_gate(const GateFlags& f, const GateSessions& sessions) {
   if (auto st = write_gate_files(*report, judged->exp.name, f, judged->cand_dir); !st.ok()) {
     return fail(st.error());
   }
+  index_gate_json(f, judged->cand_dir);
   (void)write_output("-", [&](std::ostream& o) { render_gate(*report, format, o); });
+  bisect_failure(f, *report, *judged, sessions);
   return report->failed > 0 ? kExitFailed : report->infra > 0 ? kExitEnvironment : kExitOk;
 }
 
@@ -167,6 +206,9 @@ std::function<int()> setup_gate(CLI::App& app) {
   app.add_option("--known-issues", f->known_issues,
                  "a reviewed YAML file of expected failures with expiry dates "
                  "(examples/known-issues.yaml)");
+  app.add_flag("--bisect", f->bisect,
+               "bisect the first confirmed failure whose kernels differ by a series or a git "
+               "range (in CAND/bisect/)");
   app.add_option("--today", f->today, "the date known issues expire against (default: UTC today)");
   return [f] {
     // The reruns' sessions go into the candidate session (CAND/confirm/<experiment>/<stamp>,
@@ -191,6 +233,19 @@ std::function<int()> setup_gate(CLI::App& app) {
         .finish =
             [context] {
               if (*context) (*context)->finish();
+            },
+        .bisect =
+            [f](const GateBisect& b, const fs::path& cand_dir) {
+              BisectFlags bf{.run = f->run};
+              bf.run.file = (cand_dir / "experiment.yaml").string();
+              bf.run.results = (cand_dir / "bisect").string();
+              bf.series = b.origin.series;
+              bf.range = b.origin.range;
+              bf.metric = b.metric;
+              bf.where = b.where;
+              bf.confirm = f->confirm;
+              if (auto st = make_dirs(bf.run.results); !st.ok()) return fail(st.error());
+              return run_bisection(bf);
             }};
     return run_gate(*f, sessions);
   };

@@ -1,13 +1,16 @@
 // `foliolab gate CAND --baseline B`: the candidate session judged against the baseline with the
 // experiment's gate: rules; `--confirm N` reruns failing cases (runner/gate_rerun.h) and
 // `--known-issues FILE` expects the failures a reviewed file names (analysis/known_issues.h).
-// The outcome goes to stdout, --junit, --markdown and the candidate session's gate.json.
+// The outcome goes to stdout, --junit, --markdown and the candidate session's gate.json;
+// `--bisect` then bisects the first confirmed failure whose kernels differ by a series or a git
+// range (runner/bisect_origin.h), in CAND/bisect/.
 #pragma once
 
 #include <functional>
 #include <string>
 
 #include "cli/run_setup.h"
+#include "runner/bisect_origin.h"
 #include "runner/gate_rerun.h"
 
 namespace CLI {
@@ -22,12 +25,16 @@ struct GateFlags {
   std::string format = "text";
   std::string today;  // --today YYYY-MM-DD for known-issue expiry; "": today's UTC date
   int confirm = 0;
+  bool bisect = false;  // --bisect (needs --confirm)
 };
 
 // Where --confirm's sessions come from: a RunContext in the CLI, a fake backend in tests.
 struct GateSessions {
   ExperimentSessionRun run;
   std::function<void()> finish;  // before the report is printed (ends a status block)
+  // --bisect: runs the bisection of a confirmed failure (cli: bisect in CAND/bisect/); its
+  // exit code.
+  std::function<int(const GateBisect& b, const std::filesystem::path& cand_dir)> bisect;
 };
 
 // Exit 0 when no case fails (flaky and known ones do not), 1 when one does, 2 bad input, 3

@@ -7,8 +7,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "kernel/kernel_meta.h"
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "results/index.h"
 #include "runner/experiment_runner.h"
 #include "testing/fake_artifacts.h"
 #include "testing/fake_backend.h"
@@ -47,6 +49,7 @@ class GateCommand : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fresh_test_dir("foliolab-gate-command");
+    artifacts_.build_ids = {{"base", "b1d000000000000b"}, {"cand", "b1d000000000000c"}};
     ASSERT_TRUE(write_file_atomic(root_ / "base.cpio", "070701").ok());
     artifacts_.base_cpio = root_ / "base.cpio";
     for (const char* k : {"base", "cand"}) {
@@ -61,7 +64,9 @@ class GateCommand : public ::testing::Test {
         FL_TRY(write_file_atomic(out.console_log, "rcu: INFO: rcu_sched self-detected stall\n"));
         return out;
       }
-      return count_guest_boot(req, faults_, 3);
+      // FakeArtifacts' image path /nonexistent/<kernel name>/bzImage names the kernel.
+      return count_guest_boot(req, faults_, 3,
+                              artifacts_.build_ids.at(req.kernel.parent_path().filename()));
     };
   }
   void TearDown() override { fs::remove_all(root_); }
@@ -99,6 +104,32 @@ class GateCommand : public ::testing::Test {
                       return session(e, r);
                     }});
   }
+  // --bisect: the candidate kernel is the baseline's tree plus the series "nightly" (their
+  // kernel.json in the cache); the bisection asked for is kept, not run.
+  int gate_bisect(GateFlags& f) {
+    f.bisect = true;
+    f.run.common.cache = (root_ / "cache").string();
+    KernelMeta base{.build_id = "b1d000000000000b", .arch = "x86_64"};
+    base.source.id = "debian-6.12";
+    KernelMeta cand = base;
+    cand.build_id = "b1d000000000000c";
+    cand.series = "nightly";
+    cand.patches.push_back({.name = "0001-a.patch", .sha256 = "a"});
+    for (const KernelMeta& k : {base, cand}) {
+      EXPECT_TRUE(write_file_atomic(root_ / "cache/kernels" / k.build_id / "kernel.json",
+                                    k.to_json().dump())
+                      .ok());
+    }
+    return run_gate(f,
+                    {.run = [this](const Experiment& e,
+                                   const std::vector<foliolab::Run>& r) { return session(e, r); },
+                     .bisect =
+                         [this](const GateBisect& b, const fs::path& cand_dir) {
+                           bisected_ = b;
+                           bisected_in_ = cand_dir;
+                           return 0;
+                         }});
+  }
   nlohmann::json gate_json(const GateFlags& f) {
     auto text = read_file(fs::path(f.cand) / "gate.json");
     EXPECT_TRUE(text.ok());
@@ -127,6 +158,8 @@ class GateCommand : public ::testing::Test {
   int64_t faults_ = kGood;
   bool hang_ = false, hang_reruns_ = false;
   int cand_sessions_ = 0, sessions_ = 0;
+  std::optional<GateBisect> bisected_;
+  fs::path bisected_in_;
 };
 
 TEST_F(GateCommand, AFailureInjectedOnceIsFlakyAndPasses) {
@@ -199,10 +232,23 @@ TEST_F(GateCommand, AKnownIssueSkipsItsFailureUntilItExpires) {
   EXPECT_NE(file("junit.xml").find("<skipped message=\"known issue mm-4711"), std::string::npos);
   expect_valid_junit();
   EXPECT_NE(file("gate.md").find("known: "), std::string::npos);
+  // The candidate session's match is in the results root's index (results/finding_index.h).
+  const std::string session = "gated/" + fs::path(f.cand).filename().string();
+  auto matches = [&](const std::string& outcome) {
+    auto index = ResultIndex::open(root_ / "results");
+    EXPECT_TRUE(index.ok());
+    return *index->db().query_int(fmt::format(
+        "SELECT COUNT(*) FROM known_issue_matches WHERE session = '{}' AND issue = 'mm-4711' "
+        "AND outcome = '{}' AND expires = '2027-01-31'",
+        session, outcome));
+  };
+  EXPECT_EQ(matches("known"), 1);
   f.today = "2027-02-01";
   EXPECT_EQ(gate(f), kExitFailed);
   EXPECT_EQ(gate_json(f)["known_issue_notes"][0]["state"], "expired");
   EXPECT_NE(file("gate.md").find("known issue mm-4711 expired on 2027-01-31"), std::string::npos);
+  EXPECT_EQ(matches("known"), 0);  // judged again: the session's matches are the new ones
+  EXPECT_EQ(matches("expired"), 1);
 }
 
 TEST_F(GateCommand, AnErrorInTheKnownIssuesFileIsBadInput) {
@@ -212,6 +258,30 @@ TEST_F(GateCommand, AnErrorInTheKnownIssuesFileIsBadInput) {
                   .ok());
   GateFlags f = flags(0);
   f.known_issues = (root_ / "known.yaml").string();
+  EXPECT_EQ(gate(f), kExitBadInput);
+}
+
+TEST_F(GateCommand, BisectStartsFromAConfirmedFailureWhoseKernelAddsASeries) {
+  GateFlags f = flags(1);
+  EXPECT_EQ(gate_bisect(f), kExitFailed);  // the gate's own verdict
+  ASSERT_TRUE(bisected_);
+  EXPECT_EQ(bisected_->origin.flag(), "--series nightly");
+  EXPECT_EQ(bisected_->metric, "faults");
+  EXPECT_EQ(bisected_->where, "kernel=cand,arch=x86_64,knobs=thp,workload=fault");
+  EXPECT_EQ(bisected_->case_name, "faults may not grow · x86_64 · thp · fault");
+  EXPECT_EQ(bisected_in_, fs::path(f.cand));
+}
+
+TEST_F(GateCommand, AFlakyFailureIsNotBisected) {
+  cand_faults_ = [](int n) { return n == 0 ? kBad : kGood; };
+  GateFlags f = flags(1);
+  EXPECT_EQ(gate_bisect(f), kExitOk);
+  EXPECT_FALSE(bisected_);
+}
+
+TEST_F(GateCommand, BisectWithoutConfirmIsBadInput) {
+  GateFlags f = flags(0);
+  f.bisect = true;
   EXPECT_EQ(gate(f), kExitBadInput);
 }
 

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "analysis/history.h"
 #include "analysis/pairing.h"
@@ -13,6 +15,7 @@
 #include "model/loader.h"
 #include "report/html.h"
 #include "report/render.h"
+#include "results/finding_index.h"
 #include "results/index.h"
 #include "results/session_ref.h"
 #include "results/store.h"
@@ -155,6 +158,46 @@ std::function<int()> setup_compare(CLI::App& app) {
   };
 }
 
+// history --change-points: what it found, in the index (replacing each series' earlier ones of
+// the metric).
+Status record_change_points(ResultIndex& index, const HistoryModel& model) {
+  for (const HistorySeries& s : model.series) {
+    IndexedChangePoint row{.experiment = s.experiment,
+                           .kernel = s.kernel,
+                           .arch = s.arch,
+                           .knob_set = s.knob_set,
+                           .workload = s.workload,
+                           .metric = model.metric};
+    FL_TRY(clear_change_points(index, row));
+    for (const ChangePoint& c : s.change_points) {
+      row.before_session = s.points.at(c.index - 1).session;
+      row.after_session = s.points.at(c.index).session;
+      row.before = c.before;
+      row.after = c.after;
+      row.method = std::string(change_kind_name(c.kind));
+      row.p = std::isfinite(c.p) ? std::optional(c.p) : std::nullopt;
+      FL_TRY(add_change_point(index, row));
+    }
+  }
+  return {};
+}
+
+// index rebuild: the change points of every metric the old index recorded them for, found
+// again from the rebuilt runs with the default rule.
+Status recompute_change_points(const fs::path& root, const std::vector<std::string>& metrics) {
+  auto index = ResultIndex::open(root);
+  if (!index.ok()) return index.error();
+  FL_TRY(index->db().exec("DELETE FROM change_points"));
+  for (const std::string& metric : metrics) {
+    auto samples = index->samples(metric, {});
+    FL_TRY(samples);
+    HistoryModel model = build_history(metric, *samples);
+    find_change_points(model);
+    FL_TRY(record_change_points(*index, model));
+  }
+  return {};
+}
+
 std::function<int()> setup_history(CLI::App& app) {
   auto metric = std::make_shared<std::string>();
   auto flags = std::make_shared<TableFlags>();
@@ -180,7 +223,12 @@ std::function<int()> setup_history(CLI::App& app) {
     CompareOptions options;
     options.min_effect_timing = *min_effect / 100;
     HistoryModel model = build_history(*metric, *samples, {}, options);
-    if (*change_points) find_change_points(model, {.min_magnitude = options.min_effect_timing});
+    if (*change_points) {
+      find_change_points(model, {.min_magnitude = options.min_effect_timing});
+      if (auto st = record_change_points(*index, model); !st.ok()) {
+        fmt::print(stderr, "warning: the index keeps no change points: {}\n", st.error().message);
+      }
+    }
     if (auto st = write_html(flags->html, [&](std::ostream& o) { write_html(model, o); });
         !st.ok()) {
       return fail(st.error(), kExitFailed);
@@ -198,11 +246,19 @@ std::function<int()> setup_index(CLI::App& app) {
   rebuild->add_option("root", *root, "results root")->capture_default_str();
   return [=] {
     int warnings = 0;
-    auto n = ResultIndex::rebuild(*root, [&](const std::string& w) {
+    auto warn = [&](const std::string& w) {
       ++warnings;
       fmt::print(stderr, "warning: {}\n", w);
-    });
+    };
+    // Change points are derived from the runs: the metrics they were recorded for, if the old
+    // index still opens, are looked at again once the runs are back.
+    std::vector<std::string> metrics;
+    if (auto old = ResultIndex::open(*root); old.ok()) {
+      if (auto m = change_point_metrics(*old); m.ok()) metrics = std::move(*m);
+    }
+    auto n = ResultIndex::rebuild(*root, warn);
     if (!n.ok()) return fail(n.error(), kExitFailed);
+    if (auto st = recompute_change_points(*root, metrics); !st.ok()) warn(st.error().message);
     fmt::print("indexed {} runs into {}\n", *n, (fs::path(*root) / kIndexFile).string());
     return warnings == 0 ? kExitOk : kExitFailed;
   };

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "testing/bisect_dirs.h"
 #include "testing/cli_binary.h"
 #include "util/build_info.h"
 #include "util/fs.h"
@@ -36,30 +37,8 @@ std::vector<std::string> bisect_args(const fs::path& results) {
       "-q"};
 }
 
-fs::path fresh(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / fmt::format("foliolab-e2e-{}-{}", name, getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-// The bisection directory under results (one per bisection).
-std::optional<fs::path> bisection_dir(const fs::path& results) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(results / "bisect-variants", ec)) {
-    if (e.path().filename().string().starts_with("bisect-")) return e.path();
-  }
-  return std::nullopt;
-}
-
-nlohmann::json log_of(const fs::path& dir) {
-  auto text = read_file(dir / "bisect.json");
-  return text.ok() ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-}
-
 TEST(E2EBisect, VariantsNameTheSixthOfEightInThreeStepsAndConfirmIt) {
-  const fs::path dir = fresh("bisect");
+  const fs::path dir = fresh_e2e_dir("bisect");
   const fs::path log = dir / "bisect.log";
   const pid_t cli = spawn_cli(bisect_args(dir / "results"), log);
   ASSERT_EQ(wait_exit(cli), 0) << *read_file(log);
@@ -76,24 +55,14 @@ TEST(E2EBisect, VariantsNameTheSixthOfEightInThreeStepsAndConfirmIt) {
 }
 
 TEST(E2EBisect, KilledMidWayResumesToTheSameAnswerMeasuringNothingTwice) {
-  const fs::path dir = fresh("bisect-killed");
+  const fs::path dir = fresh_e2e_dir("bisect-killed");
   const fs::path results = dir / "results", log = dir / "bisect.log";
   const pid_t cli = spawn_cli(bisect_args(results), log);
-  // Kill once the endpoints and a step are logged (no deadline: ctest's timeout bounds it).
-  size_t logged = 0;
-  while (logged < 3) {
-    int status = 0;
-    if (::waitpid(cli, &status, WNOHANG) == cli) FAIL() << "ended early: " << *read_file(log);
-    if (auto d = bisection_dir(results)) {
-      const nlohmann::json j = log_of(*d);
-      if (j.is_object() && j.contains("steps")) logged = j["steps"].size();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_EQ(::kill(cli, SIGKILL), 0);
-  EXPECT_EQ(wait_exit(cli), 128 + SIGKILL);
-  const fs::path bisection = *bisection_dir(results);
-  const nlohmann::json before = log_of(bisection);
+  // Killed once the endpoints and a step are logged.
+  const std::optional<fs::path> killed = kill_after_steps(cli, results, "bisect-variants", 3);
+  ASSERT_TRUE(killed) << "ended before it was killed: " << *read_file(log);
+  const fs::path bisection = *killed;
+  const nlohmann::json before = json_file(bisection / "bisect.json");
   ASSERT_TRUE(before.is_object());
   const size_t kept = before["steps"].size();
 
@@ -105,7 +74,7 @@ TEST(E2EBisect, KilledMidWayResumesToTheSameAnswerMeasuringNothingTwice) {
   const std::string out = *read_file(log2);
   EXPECT_NE(out.find("culprit knob set 'v6' (6 of 8) (good → bad), confirmed"), std::string::npos)
       << out;
-  const nlohmann::json after = log_of(bisection);
+  const nlohmann::json after = json_file(bisection / "bisect.json");
   std::set<size_t> candidates;
   for (const auto& s : after["steps"]) {
     EXPECT_TRUE(candidates.insert(s["candidate"].get<size_t>()).second)

@@ -160,7 +160,9 @@ json gate_case_json(const GateCase& c) {
             {"metric", c.metric},
             {"outcome", gate_outcome_name(c.outcome)},
             {"message", gate_message(c)}};
-  if (!c.known_id.empty()) j["known_issue"] = {{"id", c.known_id}, {"url", c.known_url}};
+  if (!c.known_id.empty()) {
+    j["known_issue"] = {{"id", c.known_id}, {"url", c.known_url}, {"expires", c.known_expires}};
+  }
   if (c.rerun) {
     j["rerun"] = {{"rounds", c.rerun->rounds},
                   {"retries", c.rerun->retries},

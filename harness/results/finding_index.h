@@ -1,14 +1,22 @@
 // Change points over history (issue 19, item 3) and the gate's known-issue matches (item 4) in
-// the index (schema 5): the tables and a minimal insert API, nothing more yet. Sessions are named
-// by the key of sessions.path (<experiment>/<stamp>), so SQL joins either to its runs. Neither
-// is restored by `index rebuild` (which leaves these tables as they are): the files they will
-// come from, history's change points and the gate's gate.json, do not exist in this tree yet.
+// the index (schema 5). Sessions are named by the key of sessions.path (<experiment>/<stamp>),
+// so SQL joins either to its runs.
+// - Known-issue matches come from each candidate session's gate.json, the file that stays their
+//   truth: `gate` indexes its own, `index rebuild` restores every one (write_gate_files_under).
+// - Change points are what `history M --change-points` found, recorded as it prints them
+//   (replacing that metric's earlier ones for the series it looked at); they are derived from
+//   the run files, so `index rebuild` leaves the table to be recomputed (cli: the metrics it
+//   held, each series' change points found again with the default rule).
 #pragma once
 
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "results/index.h"
+#include "results/sqlite.h"
 #include "util/result.h"
 
 namespace foliolab {
@@ -18,22 +26,33 @@ struct IndexedChangePoint {
   std::string experiment, kernel, arch, knob_set, workload, metric;
   std::string before_session, after_session;  // the sessions on both sides of the change
   double before = 0, after = 0;               // the segments' means
-  std::string method;                         // how it was found: "count step", "t-test split"
+  std::string method;                         // how it was found: "count step", "mean shift"
   std::optional<double> p;                    // a timing's split p-value
 };
 
 // Adds a change point, replacing the one of the same series at the same after_session.
 Status add_change_point(ResultIndex& index, const IndexedChangePoint& cp);
+// Forgets the series' change points of `metric` (before its current ones are added).
+Status clear_change_points(ResultIndex& index, const IndexedChangePoint& series);
+// The metrics change points are recorded for.
+Result<std::vector<std::string>> change_point_metrics(ResultIndex& index);
 
 struct IndexedKnownIssueMatch {
   std::string session;    // the candidate session the gate judged
   std::string issue;      // the known-issues file's id
-  std::string case_name;  // the gate's case (rule × run)
+  std::string case_name;  // the gate's case (rule · group); "" for an issue that matched none
   std::string outcome;    // what the gate made of it: "known", "fixed?", "expired"
   std::string url, expires;
 };
 
 // Adds a match, replacing the one of the same session, issue and case.
 Status add_known_issue_match(ResultIndex& index, const IndexedKnownIssueMatch& m);
+
+// The known-issue matches of <root>/<session>/gate.json (session: <experiment>/<stamp>),
+// replacing the session's earlier ones; none when the session has no gate.json.
+Status index_gate_file(SqliteDb& db, const std::filesystem::path& root, const std::string& session);
+// Every <root>/<experiment>/<stamp>/gate.json, after the table is emptied; how many files.
+Result<int> write_gate_files_under(SqliteDb& db, const std::filesystem::path& root,
+                                   const std::function<void(const std::string&)>& warn);
 
 }  // namespace foliolab

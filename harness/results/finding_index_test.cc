@@ -4,6 +4,7 @@
 
 #include "testing/record_fixture.h"
 #include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
@@ -89,9 +90,49 @@ TEST(FindingIndex, KnownIssueMatchesPerSessionIssueAndCase) {
       *db.query_int("SELECT COUNT(*) FROM known_issue_matches k "
                     "JOIN sessions s ON s.path = k.session JOIN runs r ON r.session_id = s.id"),
       2);
-  // `index rebuild` has no file to restore them from and leaves them as they are.
+  // `index rebuild` keeps what the sessions' gate.json files say, nothing else.
   ASSERT_TRUE(ResultIndex::rebuild(root, [](const std::string& w) { ADD_FAILURE() << w; }).ok());
+  EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 0);
+  fs::remove_all(root);
+}
+
+// What the gate wrote (the shape of report/json.cc's gate_json) is what the index holds, and
+// `index rebuild` restores it.
+TEST(FindingIndex, GateFilesAreTheKnownIssueMatchesAndRebuildRestoresThem) {
+  const fs::path root = fresh_test_dir("foliolab-finding-index");
+  auto index = ResultIndex::open(root);
+  ASSERT_TRUE(index.ok()) << index.error().message;
+  indexed_session(*index, "20261130T010000Z", 1025);
+  ASSERT_TRUE(write_file_atomic(root / "quickstart/20261130T010000Z/gate.json", R"({
+  "schema": 2,
+  "cases": [
+    {"rule": "faults", "group": "x86_64 · 4K", "metric": "faults", "outcome": "known",
+     "known_issue": {"id": "thp-shrinker", "url": "https://lore.kernel.org/x",
+                     "expires": "2027-01-31"}},
+    {"rule": "faults", "group": "arm64 · 4K", "metric": "faults", "outcome": "PASS"}
+  ],
+  "known_issue_notes": [{"id": "old-one", "url": "u", "expires": "2026-11-01",
+                         "state": "expired"}]
+})")
+                  .ok());
+  // A damaged one is a warning, and takes nothing of the others.
+  ASSERT_TRUE(write_file_atomic(root / "quickstart/20261201T010000Z/gate.json", "{").ok());
+  SqliteDb& db = index->db();
+  ASSERT_TRUE(index_gate_file(db, root, "quickstart/20261130T010000Z").ok());
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 2);
+  EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches WHERE issue = 'thp-shrinker' "
+                          "AND case_name = 'faults · x86_64 · 4K' AND outcome = 'known' AND "
+                          "expires = '2027-01-31'"),
+            1);
+  EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches WHERE issue = 'old-one' AND "
+                          "case_name = '' AND outcome = 'expired'"),
+            1);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(
+      ResultIndex::rebuild(root, [&](const std::string& w) { warnings.push_back(w); }).ok());
+  EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 2);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("20261201T010000Z/gate.json"), std::string::npos) << warnings[0];
   fs::remove_all(root);
 }
 

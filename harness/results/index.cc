@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "results/bisect_index.h"
+#include "results/finding_index.h"
 #include "results/record_codec.h"
 #include "util/fs.h"
 #include "util/text.h"
@@ -492,6 +493,7 @@ Result<int> ResultIndex::rebuild(const fs::path& results_root,
   auto runs = index->index_run_files(warn);
   if (!runs.ok()) return runs.error();
   if (auto n = write_bisections_under(index->db_, index->root_, warn); !n.ok()) return n.error();
+  if (auto n = write_gate_files_under(index->db_, index->root_, warn); !n.ok()) return n.error();
   if (auto st = tx.commit(); !st.ok()) return st.error();
   return runs;
 }

@@ -55,9 +55,9 @@ class ResultIndex {
  public:
   // Opens <root>/index.sqlite, creating it or migrating it from an older schema.
   static Result<ResultIndex> open(const std::filesystem::path& results_root);
-  // Recreates the index from every run file and bisection log (results/bisect_index.h) under
-  // the root in one transaction; returns the number of runs indexed. Files that do not decode
-  // are reported through `warn`.
+  // Recreates the index from every run file, bisection log (results/bisect_index.h) and gate.json
+  // (results/finding_index.h) under the root in one transaction; returns the number of runs
+  // indexed. Files that do not decode are reported through `warn`.
   static Result<int> rebuild(const std::filesystem::path& results_root,
                              const std::function<void(const std::string&)>& warn);
 

@@ -15,7 +15,7 @@ namespace {
 std::string step_at(size_t culprit, size_t i) { return i >= culprit ? "bad" : "good"; }
 
 TEST(BisectDriver, FindsAndConfirmsTheCulprit) {
-  const auto dir = fresh_test_dir("bisect");
+  const ScopedTestDir dir("bisect");
   auto log = BisectLog::open(dir / "bisect.json");
   ASSERT_TRUE(log.ok());
   FakeBisectEvaluator eval(7, [](size_t i) { return step_at(3, i); });  // 6 patches, culprit 3
@@ -35,7 +35,7 @@ TEST(BisectDriver, FindsAndConfirmsTheCulprit) {
 }
 
 TEST(BisectDriver, AWrongAnswerIsCaughtByConfirmation) {
-  const auto dir = fresh_test_dir("bisect");
+  const ScopedTestDir dir("bisect");
   auto log = BisectLog::open(dir / "bisect.json");
   // Culprit 5 of 0..8; the first look at 4 says "bad" (a flake): the search then names 4,
   // and the fresh runs of 3 against 4 do not confirm it.
@@ -50,7 +50,7 @@ TEST(BisectDriver, AWrongAnswerIsCaughtByConfirmation) {
 }
 
 TEST(BisectDriver, DoesNotReproduceWithoutConfirming) {
-  const auto dir = fresh_test_dir("bisect");
+  const ScopedTestDir dir("bisect");
   auto log = BisectLog::open(dir / "bisect.json");
   FakeBisectEvaluator eval(6, [](size_t) { return "1024"; });
   auto out = run_bisect(eval, *log, 3);
@@ -61,7 +61,7 @@ TEST(BisectDriver, DoesNotReproduceWithoutConfirming) {
 }
 
 TEST(BisectDriver, AKilledBisectionResumesFromItsLogAndRunsNothingTwice) {
-  const auto dir = fresh_test_dir("bisect");
+  const ScopedTestDir dir("bisect");
   const auto file = dir / "bisect.json";
   const auto truth = [](size_t i) { return step_at(11, i); };
   {
@@ -96,7 +96,7 @@ TEST(BisectDriver, AKilledBisectionResumesFromItsLogAndRunsNothingTwice) {
 }
 
 TEST(BisectDriver, ADamagedLogIsAnErrorNotAFreshStart) {
-  const auto dir = fresh_test_dir("bisect");
+  const ScopedTestDir dir("bisect");
   const auto file = dir / "bisect.json";
   ASSERT_TRUE(write_file_atomic(file, "{\"schema\": 1, \"steps\": [{\"cand").ok());
   auto log = BisectLog::open(file);

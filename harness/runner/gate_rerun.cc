@@ -11,10 +11,9 @@
 #include "results/store.h"
 
 namespace foliolab {
-namespace {
 
 // "<session>/<run id>" (or the run id alone) → the run id.
-std::vector<std::string> run_ids(const VariantInfo& v) {
+std::vector<std::string> variant_run_ids(const VariantInfo& v) {
   std::vector<std::string> ids;
   for (const std::string& name : v.runs) {
     const size_t slash = name.rfind('/');
@@ -23,6 +22,8 @@ std::vector<std::string> run_ids(const VariantInfo& v) {
   }
   return ids;
 }
+
+namespace {
 
 Result<std::vector<Run>> runs_of(const Experiment& exp, const std::vector<std::string>& ids) {
   const std::vector<Run> all = expand(exp);
@@ -96,8 +97,8 @@ Result<GateReport> confirm_gate_failures(GateReport report, const GateConfirmSpe
     auto rule = std::find_if(spec.rules.begin(), spec.rules.end(),
                              [&](const GateRule& r) { return r.name == c.rule; });
     if (g.variants.size() < 2 || rule == spec.rules.end()) continue;
-    SideRuns base{spec.base, {}, run_ids(g.variants[0])};
-    SideRuns cand{spec.cand, {}, run_ids(g.variants[1])};
+    SideRuns base{spec.base, {}, variant_run_ids(g.variants[0])};
+    SideRuns cand{spec.cand, {}, variant_run_ids(g.variants[1])};
     if (base.ids.empty() || cand.ids.empty()) continue;  // nothing to rerun on a side
     for (SideRuns* s : {&base, &cand}) {
       auto runs = runs_of(s->exp, s->ids);

@@ -27,6 +27,9 @@ struct GateConfirmSpec {
   int rounds = 0;
 };
 
+// A variant's run ids: its runs' names without their "<session>/" prefix, once each.
+std::vector<std::string> variant_run_ids(const VariantInfo& v);
+
 // Reruns every kFail case that has runs (group_index >= 0) and decides it; then recounts.
 // Errors are what stopped a session from being made at all (a broken results root, runs of
 // the report missing from their experiment).

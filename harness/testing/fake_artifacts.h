@@ -1,11 +1,13 @@
 // Test double for an ArtifactProvider: builds nothing. Every kernel is build b1d0000000000001
-// (version 6.12.0) except one named "broken", whose build fails; its image path
-// /nonexistent/<kernel name>/bzImage tells a fake guest which kernel it boots. Every arch's base
-// image is `base_cpio`; no workload needs files. It counts the kernel builds asked of it and keeps
-// the specs.
+// (version 6.12.0), or the id `build_ids` gives its name, except one named "broken", whose build
+// fails; its image path /nonexistent/<kernel name>/bzImage tells a fake guest which kernel it
+// boots. Every arch's base image is `base_cpio`; no workload needs files. It counts the kernel
+// builds asked of it and keeps the specs.
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "runner/artifact_provider.h"
@@ -19,7 +21,8 @@ class FakeArtifacts : public ArtifactProvider {
     specs.push_back(spec);
     if (spec.name == "broken") return make_error("kernel broken: `make bzImage` failed");
     KernelArtifact k;
-    k.build_id = "b1d0000000000001";
+    auto id = build_ids.find(spec.name);
+    k.build_id = id == build_ids.end() ? "b1d0000000000001" : id->second;
     k.image = std::filesystem::path("/nonexistent") / spec.name / "bzImage";
     k.version = "6.12.0";
     k.kernel_name = spec.name;
@@ -39,6 +42,7 @@ class FakeArtifacts : public ArtifactProvider {
     return std::vector<CpioEntry>{};
   }
   int kernel_builds = 0;
+  std::map<std::string, std::string> build_ids;  // kernel name -> its build id
   std::vector<KernelSpec> specs;
   int image_builds = 0;
   int workload_files_asked = 0;

@@ -52,12 +52,13 @@ Result<BootOutcome> scripted_guest_boot(const BootRequest& req) {
   return out;
 }
 
-Result<BootOutcome> count_guest_boot(const BootRequest& req, int64_t faults, int reps) {
+Result<BootOutcome> count_guest_boot(const BootRequest& req, int64_t faults, int reps,
+                                     const std::string& build_id) {
   BootOutcome out{.backend = "fake"};
   out.console_log = req.run_dir / "console.log";
   out.records_file = req.run_dir / "records.bin";
   StreamBuilder b;
-  b.with_version("#1 SMP PREEMPT_DYNAMIC foliolab-b1d0000000000001").prologue();
+  b.with_version("#1 SMP PREEMPT_DYNAMIC foliolab-" + build_id).prologue();
   for (int rep = 0; rep < reps; ++rep) {
     b.counters(rep, "before", 1000, 10).workload(rep);
     b.out(fmt::format("{{\"pages\":16384,\"faults\":{}}}\nFOLIOLAB-WORKLOAD-OK\n", faults));

@@ -40,7 +40,9 @@ Result<AccelVerdict> no_kvm_accel(const AccelRequest& req);
 Result<BootOutcome> scripted_guest_boot(const BootRequest& req);
 
 // A guest whose `fault` workload reports `faults` minor faults in each of `reps` repetitions
-// (the gate's count tests vary it between sessions); build b1d0000000000001 as above.
-Result<BootOutcome> count_guest_boot(const BootRequest& req, int64_t faults, int reps);
+// (the gate's count tests vary it between sessions); the guest runs `build_id` (the build
+// FakeArtifacts gave the run's kernel).
+Result<BootOutcome> count_guest_boot(const BootRequest& req, int64_t faults, int reps,
+                                     const std::string& build_id = "b1d0000000000001");
 
 }  // namespace foliolab

@@ -21,6 +21,23 @@ inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
   return dir;
 }
 
+// fresh_test_dir, removed again when the test's scope ends.
+class ScopedTestDir {
+ public:
+  explicit ScopedTestDir(const std::string& prefix) : dir_(fresh_test_dir(prefix)) {}
+  ~ScopedTestDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  ScopedTestDir(const ScopedTestDir&) = delete;
+  ScopedTestDir& operator=(const ScopedTestDir&) = delete;
+  const std::filesystem::path& path() const { return dir_; }
+  std::filesystem::path operator/(const std::string& name) const { return dir_ / name; }
+
+ private:
+  std::filesystem::path dir_;
+};
+
 // True while `pid` exists and is not a zombie (one left for whoever adopted it to reap).
 inline bool process_alive(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
