@@ -191,6 +191,20 @@ TEST_F(GateCommand, ARealRegressionFailsAgainOnTheReruns) {
   EXPECT_NE(file("junit.xml").find("<failure"), std::string::npos);
 }
 
+// A rerun boots the build its session booted (KernelSpec::build_id), whatever the experiment's
+// series or git ref says by now.
+TEST_F(GateCommand, RerunsBootTheKernelsTheirSessionsBooted) {
+  const GateFlags f = flags(1);
+  const size_t before = artifacts_.specs.size();  // the two sessions judged: nothing pinned
+  for (size_t i = 0; i < before; ++i) EXPECT_EQ(artifacts_.specs[i].build_id, "");
+  EXPECT_EQ(gate(f), kExitFailed);
+  ASSERT_EQ(artifacts_.specs.size(), before + 2);
+  for (size_t i = before; i < artifacts_.specs.size(); ++i) {
+    const KernelSpec& k = artifacts_.specs[i];
+    EXPECT_EQ(k.build_id, artifacts_.build_ids.at(k.name)) << k.name;
+  }
+}
+
 TEST_F(GateCommand, WithoutConfirmNothingIsRerun) {
   cand_faults_ = [](int n) { return n == 0 ? kBad : kGood; };
   const GateFlags f = flags(0);

@@ -140,7 +140,8 @@ void copy_patches(const fs::path& to, size_t n) {
   fs::create_directories(to);
   std::string series;
   size_t i = 0;
-  for (std::string_view name : split_lines(*read_file(from / "series"))) {
+  const std::string listing = *read_file(from / "series");  // split_lines views it
+  for (std::string_view name : split_lines(listing)) {
     if (i++ == n) break;
     fs::copy_file(from / name, to / name);
     series += std::string(name) + "\n";
@@ -152,7 +153,7 @@ TEST(E2EBisectSeries, ANightlyWhoseSeriesGrewIsGatedAndBisectedFromItsChangePoin
   const fs::path dir = fresh_e2e_dir("bisect-nightly");
   const fs::path root = dir / "root", results = dir / "results";
   fs::create_directories(root);
-  for (const char* shared : {"kernel-config", "workloads"}) {
+  for (const char* shared : {"images", "kernel-config", "workloads"}) {
     fs::create_directory_symlink(fs::path(source_dir()) / shared, root / shared);
   }
   ASSERT_TRUE(write_file_atomic(root / "nightly.yaml", R"(name: nightly

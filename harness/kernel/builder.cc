@@ -211,7 +211,25 @@ std::vector<PastKernelBuild> past_kernel_builds(const fs::path& cache) {
   return out;
 }
 
+Result<KernelArtifact> KernelBuilder::load_pinned(const KernelSpec& spec, Arch arch) const {
+  const fs::path dir = opt_.cache / "kernels" / spec.build_id;
+  auto hold = std::make_shared<FileLock>(dir.string() + ".lock", LockMode::kShared);
+  std::string why;
+  auto art = load_kernel_artifact(dir, arch, &why);
+  if (!art) {
+    return make_error(fmt::format(
+        "kernel {}: build {} is not in the cache {} any more{}: it cannot be booted again as it "
+        "was",
+        spec.name, spec.build_id, dir.string(), why.empty() ? "" : " (" + why + ")"));
+  }
+  art->kernel_name = spec.name;
+  art->hold = std::move(hold);
+  touch_last_used(art->dir);
+  return *art;
+}
+
 Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
+  if (!spec.build_id.empty()) return load_pinned(spec, arch);
   auto plan = this->plan(spec, arch);
   if (!plan.ok()) return plan.error();
   plan->hold = std::make_shared<FileLock>(plan->dir.string() + ".lock", LockMode::kShared);

@@ -96,6 +96,8 @@ class KernelBuilder {
   // build() = plan -> (cache hit) -> configure -> kbuild -> publish.
   Result<Plan> plan(const KernelSpec& spec, Arch arch);
   std::optional<KernelArtifact> load_cached(const Plan& plan) const;
+  // KernelSpec::build_id: that build from the cache, or an error saying it is gone.
+  Result<KernelArtifact> load_pinned(const KernelSpec& spec, Arch arch) const;
   Result<Job> start(const Plan& plan, const std::filesystem::path& pristine);
   Result<std::string> configure(const Plan& plan, const Job& job);  // the final .config
   Status kbuild(const Plan& plan, const Job& job, const std::string& target);

@@ -44,6 +44,10 @@ struct KernelSpec {
   // Which of the series' patches apply, by index, in series order (nullopt = all). Not read from
   // YAML: `bisect --series` makes one kernel per prefix, and the series without its culprit.
   std::optional<std::vector<size_t>> patches_pick;
+  // The build this kernel must be, from the cache, never rebuilt (nothing else about it is
+  // looked at). Not read from YAML and not part of run ids: `gate --confirm` reruns a session's
+  // runs on the kernels that session booted, though its series or git ref moved since.
+  std::string build_id;
   std::string cmdline;  // extra kernel command-line parameters
   SourceLoc loc;
   SourceLoc source_loc;                // of the `source:` value (unknown when defaulted)

@@ -192,7 +192,9 @@ function drawHistory(data, root) {
     const svg = el('svg:svg', {width: W, height: H, class: 'trend'}, plot);
     plots++;
     const c = COLORS[k % COLORS.length];
-    el('svg:polyline', {points: s.points.filter(p => p.mean !== null).map((p, i) => x(i) + ',' + y(p.mean)).join(' '),
+    // Each point at its own session's place (a session without a mean leaves a gap, not a shift).
+    el('svg:polyline', {points: s.points.map((p, i) => p.mean === null ? null : x(i) + ',' + y(p.mean))
+                                         .filter(q => q !== null).join(' '),
                         fill: 'none', stroke: c, opacity: 0.5}, svg);
     s.points.forEach((p, i) => {
       if (p.mean === null) return;

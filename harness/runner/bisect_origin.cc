@@ -84,7 +84,13 @@ Result<BisectOrigin> bisect_origin(const RunRecord& good, const RunRecord& bad,
   if (!g.ok()) return g.error();
   auto b = meta(bad);
   if (!b.ok()) return b.error();
-  return bisect_origin(*g, *b);
+  auto origin = bisect_origin(*g, *b);
+  // The series as the run's kernel names it: a build is shared by content, and its kernel.json
+  // keeps the name of whichever series built it first.
+  if (origin.ok() && !origin->series.empty() && !bad.id.kernel.patches.empty()) {
+    origin->series = bad.id.kernel.patches;
+  }
+  return origin;
 }
 
 namespace {

@@ -27,7 +27,8 @@ struct BisectOrigin {
 
 Result<BisectOrigin> bisect_origin(const KernelMeta& good, const KernelMeta& bad);
 
-// The kernels two run records booted, read from <cache>/kernels/<build id>/kernel.json.
+// The kernels two run records booted, read from <cache>/kernels/<build id>/kernel.json; a
+// series is named as the later run's kernel names it (`patches:`).
 Result<BisectOrigin> bisect_origin(const RunRecord& good, const RunRecord& bad,
                                    const std::filesystem::path& cache);
 

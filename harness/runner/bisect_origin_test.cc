@@ -86,6 +86,11 @@ TEST(BisectOrigin, RunRecordsNameTheirKernelsInTheCache) {
   auto r = bisect_origin(good, bad, cache);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->series, "nightly");
+  // The same build, first made by another series of the same patches: the run's name counts.
+  bad.id.kernel.patches = "mine";
+  r = bisect_origin(good, bad, cache);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->series, "mine");
   bad.id.run_id = "x86_64.k.thp.fault.1";
   bad.provenance.kernel_build_id = "c";
   auto evicted = bisect_origin(good, bad, cache);

@@ -42,10 +42,18 @@ Result<std::vector<Run>> runs_of(const Experiment& exp, const std::vector<std::s
 }
 
 struct SideRuns {
-  const Experiment& exp;
+  Experiment exp;  // as its session stored it, its runs' kernels pinned to what they booted
   std::vector<Run> runs;
   std::vector<std::string> ids;
 };
+
+// A rerun boots the kernel its session booted: the series or git ref the experiment names may
+// have moved since (a nightly's patches/ folder grew), and rebuilding from it would rerun
+// another kernel. Runs without a build (the host backend) are left as they are.
+void pin_kernels(SideRuns& side, const VariantInfo& v) {
+  if (v.kernel_build_id.empty()) return;
+  for (const Run& r : side.runs) side.exp.kernels.at(r.kernel).build_id = v.kernel_build_id;
+}
 
 // One side's session of a round, run again while a run in it could not complete; its records,
 // or nullopt (with rerun.incomplete_why) once the retries are spent.
@@ -100,10 +108,11 @@ Result<GateReport> confirm_gate_failures(GateReport report, const GateConfirmSpe
     SideRuns base{spec.base, {}, variant_run_ids(g.variants[0])};
     SideRuns cand{spec.cand, {}, variant_run_ids(g.variants[1])};
     if (base.ids.empty() || cand.ids.empty()) continue;  // nothing to rerun on a side
-    for (SideRuns* s : {&base, &cand}) {
+    for (auto [s, v] : {std::pair{&base, &g.variants[0]}, std::pair{&cand, &g.variants[1]}}) {
       auto runs = runs_of(s->exp, s->ids);
       if (!runs.ok()) return runs.error();
       s->runs = std::move(*runs);
+      pin_kernels(*s, *v);
     }
     auto done = rerun(c, *rule, base, cand, spec, run_session);
     if (!done.ok()) return done.error();

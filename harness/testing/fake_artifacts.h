@@ -1,8 +1,8 @@
 // Test double for an ArtifactProvider: builds nothing. Every kernel is build b1d0000000000001
-// (version 6.12.0), or the id `build_ids` gives its name, except one named "broken", whose build
-// fails; its image path /nonexistent/<kernel name>/bzImage tells a fake guest which kernel it
-// boots. Every arch's base image is `base_cpio`; no workload needs files. It counts the kernel
-// builds asked of it and keeps the specs.
+// (version 6.12.0), or the id `build_ids` gives its name (or the spec's pinned build_id), except
+// one named "broken", whose build fails; its image path /nonexistent/<kernel name>/bzImage tells a
+// fake guest which kernel it boots. Every arch's base image is `base_cpio`; no workload needs
+// files. It counts the kernel builds asked of it and keeps the specs.
 #pragma once
 
 #include <filesystem>
@@ -22,7 +22,9 @@ class FakeArtifacts : public ArtifactProvider {
     if (spec.name == "broken") return make_error("kernel broken: `make bzImage` failed");
     KernelArtifact k;
     auto id = build_ids.find(spec.name);
-    k.build_id = id == build_ids.end() ? "b1d0000000000001" : id->second;
+    k.build_id = !spec.build_id.empty()  ? spec.build_id
+                 : id == build_ids.end() ? "b1d0000000000001"
+                                         : id->second;
     k.image = std::filesystem::path("/nonexistent") / spec.name / "bzImage";
     k.version = "6.12.0";
     k.kernel_name = spec.name;

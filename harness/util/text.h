@@ -34,6 +34,9 @@ std::string join(std::span<const std::string> items, std::string_view sep);
 
 // The lines of `text` split at '\n' (a trailing '\r' is dropped; no empty last line).
 std::vector<std::string_view> split_lines(std::string_view text);
+// The views point into `text`: a temporary string would be gone before they are read (twice
+// found the hard way: `for (auto v : split_lines(get("key")))`).
+std::vector<std::string_view> split_lines(std::string&& text) = delete;
 
 // Lowercase; keeps [a-z0-9._-], every other character becomes '-'; runs of '-' collapse to
 // one; leading and trailing '-' are dropped. Never returns "" ("x" instead).
