@@ -69,6 +69,7 @@ Status restore_flags(const BisectLog& log, BisectFlags& f) {
   const std::string variants = get("variants");  // split_lines views it: it must outlive the loop
   for (std::string_view v : split_lines(variants)) f.variants.emplace_back(v);
   f.series = get("series");
+  if (auto k = parse_uint(get("good_patches"))) f.good_patches = *k;
   f.range = get("range");
   f.metric = m.at("metric");
   f.where = get("where");
@@ -126,6 +127,7 @@ Status from_change_point(BisectFlags& f, const Experiment& exp) {
         origin.error());
   }
   f.series = origin->series;
+  f.good_patches = origin->good_patches;
   f.range = origin->range;
   f.where = cp->where;
   fmt::print(stderr, "change point of {}: {} → {}: bisect {} --where {}\n", f.metric,
@@ -146,7 +148,7 @@ Result<BisectCandidates> candidates(const BisectFlags& f, const Experiment& exp,
   if (!f.series.empty()) {
     return series_candidates(exp, f.series, where, proc,
                              fs::path(f.run.common.root) / "patches" / f.series,
-                             fs::path(f.run.common.cache) / "work" / "bisect-mbox");
+                             fs::path(f.run.common.cache) / "work" / "bisect-mbox", f.good_patches);
   }
   if (!f.range.empty()) return range_candidates(exp, f.range, where, proc);
   return variant_candidates(exp, f.variants, where);
@@ -162,6 +164,7 @@ Result<BisectLog> start_log(const BisectFlags& f, std::optional<BisectLog>& resu
       {"experiment", fs::absolute(f.run.file).string()},
       {"variants", join(f.variants, "\n")},
       {"series", f.series},
+      {"good_patches", std::to_string(f.good_patches)},
       {"range", f.range},
       {"from_change_point", f.from_change_point},
       {"metric", f.metric},
@@ -275,6 +278,8 @@ std::function<int()> setup_bisect(CLI::App& app) {
       ->delimiter(',');
   app.add_option("--series", f->series,
                  "a patch series under patches/ that the experiment's kernel names: its prefixes");
+  app.add_option("--good-patches", f->good_patches,
+                 "--series: its first K patches are known good (bisect what the series grew by)");
   app.add_option("--range", f->range,
                  "GOOD..BAD of the kernel's git source: GOOD, then each commit to BAD");
   app.add_option("--from-change-point", f->from_change_point,

@@ -20,6 +20,7 @@ struct BisectFlags {
   RunFlags run;  // the experiment and how its sessions run (backend, accel, -j, --results, ...)
   std::vector<std::string> variants;
   std::string series, range;  // --series S, --range GOOD..BAD
+  size_t good_patches = 0;    // --good-patches K: the series' first K patches are known good
   // --from-change-point SESSION: the series or range between the kernels of a change point's
   // two sessions (runner/bisect_origin.h), and its series' --where.
   std::string from_change_point;

@@ -240,6 +240,7 @@ std::function<int()> setup_gate(CLI::App& app) {
               bf.run.file = (cand_dir / "experiment.yaml").string();
               bf.run.results = (cand_dir / "bisect").string();
               bf.series = b.origin.series;
+              bf.good_patches = b.origin.good_patches;
               bf.range = b.origin.range;
               bf.metric = b.metric;
               bf.where = b.where;

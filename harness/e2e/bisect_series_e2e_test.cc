@@ -2,21 +2,24 @@
 // with the prefixes of a five-patch series (patches/thp64k-*, experiments/examples/
 // bisect-series.yaml), real TCG guests, both arches. The culprit enables 64 KiB anonymous mTHP by
 // default, which cuts the fault workload's count 16x; the other four change comments and
-// documentation only. Every prefix shares the config of the other e2e kernels' tree (one O=
-// directory, ccache), so a step rebuilds what its patch touches.
+// documentation only. Each folder starts with the quickstart's two mthp-vmstat patches, known
+// good (--good-patches 2): the good end is the quickstart's kernel, and every prefix shares its
+// tree and config (one O= directory, ccache), so a step rebuilds what its patch touches and no
+// test rebuilds the tree without mthp-vmstat's vm_event_item.h (most of the kernel). Patch
+// numbers are the folder's: the five are patches 3-7 of 7, the culprit third is patch 5.
 //
 // x86_64, culprit third: killed with SIGKILL after the ends and one step, `bisect resume` must
-// name patch 3 in at most 3 steps after the ends, confirm it (against patch 2 in a fresh boot,
-// and by the series without patch 3), measure no logged step again and rebuild no kernel the
+// name patch 5 in at most 3 steps after the ends, confirm it (against patch 4 in a fresh boot,
+// and by the series without patch 5), measure no logged step again and rebuild no kernel the
 // killed call had built. arm64, culprit third, in one call. Both arches: the culprit first
 // (thp64k-first) and last (thp64k-last) are named and confirmed; the four harmless patches alone
 // (thp64k-none) end "does not reproduce", exit 1.
 //
 // A nightly whose series grew (x86_64, a project root of its own whose patches/nightly holds
-// the first two patches, then all five): history finds the change point between the two
-// sessions; `gate --confirm 1 --bisect` fails the count, confirms it and bisects it to patch 3
-// in CAND/bisect/; `bisect --from-change-point` does the same from the history. Every prefix is
-// one the other tests built (the same diffs: the same build ids).
+// the first four patches, then all seven): history finds the change point between the two
+// sessions; `gate --confirm 1 --bisect` fails the count, confirms it and bisects what the series
+// grew by (--good-patches 4) to patch 5 in CAND/bisect/; `bisect --from-change-point` does the same
+// from the history. Every prefix is one the other tests built (the same diffs: the same build ids).
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -48,15 +51,23 @@ const char* const kSubject = "mm: huge_memory: enable 64K anonymous mTHP by defa
 
 std::vector<std::string> bisect_args(const fs::path& results, const std::string& series,
                                      const std::string& arch, const std::string& confirm) {
-  return {
-      "bisect",    (fs::path(source_dir()) / "experiments/examples/bisect-series.yaml").string(),
-      "--series",  series,
-      "--metric",  "faults",
-      "--where",   "arch=" + arch,
-      "--confirm", confirm,
-      "--results", results.string(),
-      "-j",        "1",
-      "-q"};
+  return {"bisect",
+          (fs::path(source_dir()) / "experiments/examples/bisect-series.yaml").string(),
+          "--series",
+          series,
+          "--good-patches",
+          "2",  // the quickstart's mthp-vmstat pair comes first in each
+          "--metric",
+          "faults",
+          "--where",
+          "arch=" + arch,
+          "--confirm",
+          confirm,
+          "--results",
+          results.string(),
+          "-j",
+          "1",
+          "-q"};
 }
 
 // Every run record of a session: build id -> whether the kernel came from the cache.
@@ -96,7 +107,7 @@ Bisected bisect(const std::string& name, const std::string& series, const std::s
 void expect_culprit(const Bisected& b, size_t patch) {
   EXPECT_EQ(b.exit, 0) << b.out;
   EXPECT_NE(b.out.find(
-                fmt::format("culprit patch {} of 5 ({}) (good → bad), confirmed", patch, kSubject)),
+                fmt::format("culprit patch {} of 7 ({}) (good → bad), confirmed", patch, kSubject)),
             std::string::npos)
       << b.out;
   // Two fresh boots each: 4096 faults of 4 KiB pages before, 256 of 64 KiB folios after.
@@ -112,8 +123,8 @@ class E2EBisectSeriesArch : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(E2EBisectSeriesArch, CulpritFirstOrLastIsNamedAndNoCulpritDoesNotReproduce) {
   const std::string arch = GetParam();
-  expect_culprit(bisect("bisect-first", "thp64k-first", arch), 1);
-  expect_culprit(bisect("bisect-last", "thp64k-last", arch), 5);
+  expect_culprit(bisect("bisect-first", "thp64k-first", arch), 3);
+  expect_culprit(bisect("bisect-last", "thp64k-last", arch), 7);
   const Bisected none = bisect("bisect-none", "thp64k-none", arch);
   EXPECT_EQ(none.exit, 1) << none.out;
   EXPECT_NE(none.out.find("does not reproduce"), std::string::npos) << none.out;
@@ -125,7 +136,7 @@ INSTANTIATE_TEST_SUITE_P(E2E, E2EBisectSeriesArch, ::testing::Values("x86_64", "
                          [](const auto& info) { return std::string(info.param); });
 
 TEST(E2EBisectSeries, Arm64NamesTheThirdPatchAndConfirmsIt) {
-  expect_culprit(bisect("bisect-arm64", "thp64k-demo", "arm64"), 3);
+  expect_culprit(bisect("bisect-arm64", "thp64k-demo", "arm64"), 5);
 }
 
 // Runs the CLI to its end: exit code and output.
@@ -184,7 +195,7 @@ gate:
     return args;
   };
   std::vector<fs::path> sessions;
-  for (size_t patches : {2, 5}) {
+  for (size_t patches : {4, 7}) {
     copy_patches(root / "patches/nightly", patches);
     auto [code, out] = cli(with({"run", (root / "nightly.yaml").string()}),
                            dir / fmt::format("run-{}.log", patches));
@@ -218,10 +229,12 @@ gate:
                                  "--confirm", "1", "--bisect"}),
                            dir / "gate.log");
   EXPECT_EQ(gcode, 1) << gout;  // the gate's verdict: the count moved, and again on the rerun
-  EXPECT_NE(gout.find("bisect --series nightly --metric faults --where kernel=mm,arch=x86_64"),
-            std::string::npos)
+  EXPECT_NE(
+      gout.find(
+          "bisect --series nightly --good-patches 4 --metric faults --where kernel=mm,arch=x86_64"),
+      std::string::npos)
       << gout;
-  EXPECT_NE(gout.find(fmt::format("culprit patch 3 of 5 ({}) (good → bad), confirmed", kSubject)),
+  EXPECT_NE(gout.find(fmt::format("culprit patch 5 of 7 ({}) (good → bad), confirmed", kSubject)),
             std::string::npos)
       << gout;
   EXPECT_NE(gout.find("the bisection ended with exit 0"), std::string::npos) << gout;
@@ -232,11 +245,11 @@ gate:
                            dir / "from-change-point.log");
   EXPECT_EQ(bcode, 0) << bout;
   EXPECT_NE(bout.find(fmt::format("change point of faults: nightly/{} → {}: bisect --series "
-                                  "nightly --where kernel=mm,arch=x86_64",
+                                  "nightly --good-patches 4 --where kernel=mm,arch=x86_64",
                                   sessions[0].filename().string(), first_after)),
             std::string::npos)
       << bout;
-  EXPECT_NE(bout.find(fmt::format("culprit patch 3 of 5 ({}) (good → bad), confirmed", kSubject)),
+  EXPECT_NE(bout.find(fmt::format("culprit patch 5 of 7 ({}) (good → bad), confirmed", kSubject)),
             std::string::npos)
       << bout;
   fs::remove_all(dir);
@@ -262,13 +275,13 @@ TEST(E2EBisectSeries, KilledAfterAStepResumesToTheSameAnswerRebuildingNothing) {
       log2);
   ASSERT_EQ(wait_exit(resumed), 0) << *read_file(log2);
   const std::string out = *read_file(log2);
-  EXPECT_NE(out.find(fmt::format("culprit patch 3 of 5 ({}) (good → bad), confirmed", kSubject)),
+  EXPECT_NE(out.find(fmt::format("culprit patch 5 of 7 ({}) (good → bad), confirmed", kSubject)),
             std::string::npos)
       << out;
   // 16 MiB: 4096 faults of 4 KiB pages before, 256 of 64 KiB folios after, and 4096 again
-  // without patch 3.
+  // without patch 5.
   EXPECT_NE(out.find("n=2: 4096 4096 | n=2: 256 256"), std::string::npos) << out;
-  EXPECT_NE(out.find("without patch 3: n=2: 4096 4096"), std::string::npos) << out;
+  EXPECT_NE(out.find("without patch 5: n=2: 4096 4096"), std::string::npos) << out;
   const nlohmann::json after = json_file(bisection / "bisect.json");
   EXPECT_LE(after["steps"].size(), 2u + 3u) << out;  // the endpoints, then <= 3 steps
   std::set<size_t> candidates;
@@ -291,7 +304,7 @@ TEST(E2EBisectSeries, KilledAfterAStepResumesToTheSameAnswerRebuildingNothing) {
       EXPECT_TRUE(hit) << "kernel " << id << " built again";
     }
   }
-  EXPECT_GT(reused, 0u);  // the confirmation boots patch 2 or 3, one of which a step built
+  EXPECT_GT(reused, 0u);  // the confirmation boots patch 4 or 5, one of which a step built
   fs::remove_all(dir);
 }
 

@@ -124,7 +124,8 @@ Result<BisectCandidates> variant_candidates(const Experiment& exp,
 
 Result<BisectCandidates> series_candidates(const Experiment& exp, const std::string& series,
                                            const RunSelector& where, ProcessRunner& runner,
-                                           const fs::path& series_dir, const fs::path& scratch) {
+                                           const fs::path& series_dir, const fs::path& scratch,
+                                           size_t good_patches) {
   auto base = base_kernel(
       exp, where, [&](const KernelSpec& k) { return k.patches == series; },
       "naming patches: " + series);
@@ -133,8 +134,14 @@ Result<BisectCandidates> series_candidates(const Experiment& exp, const std::str
   if (!loaded.ok()) return in_context("--series " + series, loaded.error());
   const size_t n = loaded->patches.size();
   if (n == 0) return make_error("--series " + series + ": the series holds no patches");
+  if (good_patches >= n) {
+    return make_error(
+        fmt::format("--good-patches {}: the series holds {} patches, leaving none to "
+                    "bisect",
+                    good_patches, n));
+  }
   std::vector<KernelSpec> kernels;
-  for (size_t i = 0; i <= n; ++i) {
+  for (size_t i = good_patches; i <= n; ++i) {
     KernelSpec k = **base;
     k.name = fmt::format("{}+{}", (*base)->name, i);
     k.patches_pick = first(i);
@@ -143,11 +150,13 @@ Result<BisectCandidates> series_candidates(const Experiment& exp, const std::str
   auto c = derive(exp, std::move(kernels), where, "patches");
   if (!c.ok()) return c;
   c->series_kernel = **base;
-  for (size_t i = 0; i <= n; ++i) {
-    const PatchFile* p = i ? &loaded->patches[i - 1] : nullptr;
-    c->names.push_back(!p ? fmt::format("no patches of {}", n)
-                          : fmt::format("patch {} of {} ({})", i, n, patch_title(*p)));
-    if (p) c->patch_names.push_back(patch_title(*p));
+  c->first_patch = good_patches;
+  for (size_t i = 0; i < n; ++i) c->patch_names.push_back(patch_title(loaded->patches[i]));
+  for (size_t i = good_patches; i <= n; ++i) {
+    c->names.push_back(i == 0 ? fmt::format("no patches of {}", n)
+                       : i == good_patches
+                           ? fmt::format("patches 1-{} of {} (known good)", i, n)
+                           : fmt::format("patch {} of {} ({})", i, n, c->patch_names[i - 1]));
   }
   return c;
 }

@@ -33,6 +33,7 @@ struct BisectCandidates {
   // carries the change. Empty for knob sets and ranges.
   std::vector<std::string> patch_names;
   KernelSpec series_kernel;  // the kernel naming the series (patches_pick unset)
+  size_t first_patch = 0;    // a series: the patches candidate 0 applies (known good)
 };
 
 // `--variants`: knob sets of `exp`, each selected with `where` (whose knobs must be empty).
@@ -42,11 +43,13 @@ Result<BisectCandidates> variant_candidates(const Experiment& exp,
 
 // `--series S`: the kernel of `exp` whose `patches:` is S (or the one where.kernel names, which
 // must name S), its series loaded from `series_dir` (<root>/patches/S) with `runner`, mboxes
-// split under `scratch`.
+// split under `scratch`. `good_patches` (--good-patches K): the first K patches are known good,
+// so candidate 0 applies them and the search walks the rest (what a series grew by).
 Result<BisectCandidates> series_candidates(const Experiment& exp, const std::string& series,
                                            const RunSelector& where, ProcessRunner& runner,
                                            const std::filesystem::path& series_dir,
-                                           const std::filesystem::path& scratch);
+                                           const std::filesystem::path& scratch,
+                                           size_t good_patches = 0);
 
 // The series without patch `skip` (0-based) as an experiment of one kernel, and its one run.
 Result<std::pair<Experiment, Run>> series_without(const BisectCandidates& c, size_t skip,

@@ -105,14 +105,15 @@ Result<BisectConfirmation> CountBisectEvaluator::confirm(size_t parent, size_t c
 // apply without it, or the run fails, that is said and the confirmation stands on the rest.
 Result<std::string> CountBisectEvaluator::without_check(size_t culprit, double own,
                                                         BisectConfirmation& c) {
-  auto rest = series_without(c_, culprit - 1, where_);
+  const size_t patch = c_.first_patch + culprit;  // 1-based, in the whole series
+  auto rest = series_without(c_, patch - 1, where_);
   if (!rest.ok()) return rest.error();
   std::string session;
   auto v = measure(rest->first, {rest->second}, &session);
   if (!v.ok()) return v.error();
   c.sessions.push_back(session);
   const std::vector<double>& w = v->front();
-  const std::string label = fmt::format("without patch {}", culprit);
+  const std::string label = fmt::format("without patch {}", patch);
   if (w.empty()) {
     c.evidence += fmt::format(
         "; {}: not measured (the rest does not apply without it, or the run "

@@ -105,8 +105,9 @@ class CountBisect : public ::testing::Test {
     EXPECT_TRUE(exp.ok()) << exp.error().message;
     return *exp;
   }
-  Result<std::unique_ptr<CountBisectEvaluator>> series(const Experiment& exp) {
-    auto c = series_candidates(exp, "s5", x86(), real_, root_ / "patches" / "s5", root_ / "mbox");
+  Result<std::unique_ptr<CountBisectEvaluator>> series(const Experiment& exp, size_t good = 0) {
+    auto c =
+        series_candidates(exp, "s5", x86(), real_, root_ / "patches" / "s5", root_ / "mbox", good);
     if (!c.ok()) return c.error();
     return CountBisectEvaluator::make(std::move(*c), "mthp.64kB.anon_fault_alloc", x86(),
                                       session_run());
@@ -204,6 +205,28 @@ TEST_F(CountBisect, EveryCulpritOfAFivePatchSeriesIsNamedAndConfirmedWithoutItse
   // Each candidate built its prefix, the check the series without its culprit.
   EXPECT_EQ(artifacts_.specs.back().name, "k-without-5");
   EXPECT_EQ(*artifacts_.specs.back().patches_pick, (std::vector<size_t>{0, 1, 2, 3}));
+}
+
+// --good-patches 2: the first two are known good, the search walks patches 3-5 only (candidate
+// 0 applies two), and patch numbers stay the series' own.
+TEST_F(CountBisect, KnownGoodPatchesAreNotWalkedAgain) {
+  const Experiment exp = series_experiment();
+  culprits_ = {4};
+  auto eval = series(exp, 2);
+  ASSERT_TRUE(eval.ok()) << eval.error().message;
+  EXPECT_EQ((*eval)->candidates(), 4u);  // patches 1-2, then + 3, 4, 5
+  EXPECT_EQ((*eval)->candidate_list().names[0], "patches 1-2 of 5 (known good)");
+  EXPECT_EQ((*eval)->candidate_list().names[2], "patch 4 of 5 (0004-p4.patch)");
+  auto log = BisectLog::open(root_ / "bisect.json");
+  auto out = run_bisect(**eval, *log, 1);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  ASSERT_EQ(out->culprits.size(), 1u);
+  EXPECT_EQ(out->culprits[0].first, 2u);  // candidate 2: patch 4
+  EXPECT_TRUE(out->confirmed()) << out->confirmations[0].evidence;
+  EXPECT_NE(out->confirmations[0].evidence.find("without patch 4: n=2: 0 0"), std::string::npos)
+      << out->confirmations[0].evidence;
+  EXPECT_EQ(artifacts_.specs.front().name, "k+2");
+  EXPECT_FALSE(series(exp, 5).ok());  // nothing left to walk
 }
 
 TEST_F(CountBisect, TwoCulpritsAreBothFoundAndEachCarriesItsOwnChange) {

@@ -26,7 +26,9 @@ std::string what(const KernelMeta& k) {
 }  // namespace
 
 std::string BisectOrigin::flag() const {
-  return series.empty() ? "--range " + range : "--series " + series;
+  if (series.empty()) return "--range " + range;
+  return good_patches ? fmt::format("--series {} --good-patches {}", series, good_patches)
+                      : "--series " + series;
 }
 
 Result<BisectOrigin> bisect_origin(const KernelMeta& good, const KernelMeta& bad) {
@@ -53,7 +55,7 @@ Result<BisectOrigin> bisect_origin(const KernelMeta& good, const KernelMeta& bad
           "earlier one's ({} patches, then {}): nothing for --series to walk",
           what(good), what(bad), good.patches.size(), bad.patches.size()));
     }
-    return BisectOrigin{.series = bad.series};
+    return BisectOrigin{.series = bad.series, .good_patches = good.patches.size()};
   }
   const bool git = !good.source.git_commit.empty() && !bad.source.git_commit.empty();
   if (git && good.source.location == bad.source.location && good.patches.empty() &&

@@ -2,8 +2,9 @@
 // --from-change-point`, `gate --bisect`): what separates the kernel of the run before the move
 // from the kernel of the run after it, as bisect's candidates.
 // - One source tree (the same source id), one config, and the later kernel's patches extend the
-//   earlier one's (none, or a prefix of them by content): `--series S`, S the later kernel's
-//   series.
+//   earlier one's (none, or a prefix of them by content): `--series S --good-patches K`, S the
+//   later kernel's series, K the earlier one's patches (known good: only what was added is
+//   walked).
 // - One git source at two commits, no patches on either side: `--range GOOD..BAD`.
 // Anything else is an error that says what differs: the same kernel on both sides (the move is
 // not the kernel's), another config, another source, patches that do not extend.
@@ -21,8 +22,9 @@ namespace foliolab {
 
 struct BisectOrigin {
   std::string series;        // --series: a series under patches/
+  size_t good_patches = 0;   // --good-patches: the earlier kernel's patches (its first ones)
   std::string range;         // --range: "<good commit>..<bad commit>"
-  std::string flag() const;  // "--series S" or "--range A..B"
+  std::string flag() const;  // "--series S [--good-patches K]" or "--range A..B"
 };
 
 Result<BisectOrigin> bisect_origin(const KernelMeta& good, const KernelMeta& bad);

@@ -39,6 +39,8 @@ TEST(BisectOrigin, PatchesAddedToOneTreeAreTheLaterSeries) {
   auto grew = bisect_origin(tree("a", {"1", "2"}), tree("b", {"1", "2", "3", "4"}));
   ASSERT_TRUE(grew.ok()) << grew.error().message;
   EXPECT_EQ(grew->series, "nightly");
+  EXPECT_EQ(grew->good_patches, 2u);  // only what it grew by is walked
+  EXPECT_EQ(grew->flag(), "--series nightly --good-patches 2");
 }
 
 TEST(BisectOrigin, TwoCommitsOfOneGitSourceAreARange) {
