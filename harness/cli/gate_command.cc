@@ -161,6 +161,22 @@ void bisect_failure(const GateFlags& f, const GateReport& report, const Judged& 
   fmt::print(stderr, "gate --bisect: the bisection ended with exit {}\n", code);
 }
 
+// --bisect in the CLI: the bisection of a confirmed failure, from the candidate session's
+// experiment.yaml, its sessions in CAND/bisect/ (so `--baseline latest` never takes one).
+int bisect_in_candidate(const GateFlags& f, const GateBisect& b, const fs::path& cand_dir) {
+  BisectFlags bf{.run = f.run};
+  bf.run.file = (cand_dir / "experiment.yaml").string();
+  bf.run.results = (cand_dir / "bisect").string();
+  bf.series = b.origin.series;
+  bf.good_patches = b.origin.good_patches;
+  bf.range = b.origin.range;
+  bf.metric = b.metric;
+  bf.where = b.where;
+  bf.confirm = f.confirm;
+  if (auto st = make_dirs(bf.run.results); !st.ok()) return fail(st.error());
+  return run_bisection(bf);
+}
+
 }  // namespace
 
 int run_gate(const GateFlags& f, const GateSessions& sessions) {
@@ -234,20 +250,8 @@ std::function<int()> setup_gate(CLI::App& app) {
             [context] {
               if (*context) (*context)->finish();
             },
-        .bisect =
-            [f](const GateBisect& b, const fs::path& cand_dir) {
-              BisectFlags bf{.run = f->run};
-              bf.run.file = (cand_dir / "experiment.yaml").string();
-              bf.run.results = (cand_dir / "bisect").string();
-              bf.series = b.origin.series;
-              bf.good_patches = b.origin.good_patches;
-              bf.range = b.origin.range;
-              bf.metric = b.metric;
-              bf.where = b.where;
-              bf.confirm = f->confirm;
-              if (auto st = make_dirs(bf.run.results); !st.ok()) return fail(st.error());
-              return run_bisection(bf);
-            }};
+        .bisect = [f](const GateBisect& b,
+                      const fs::path& cand_dir) { return bisect_in_candidate(*f, b, cand_dir); }};
     return run_gate(*f, sessions);
   };
 }
