@@ -16,6 +16,10 @@ PKGS=(
   linux-source-6.12 xz-utils flex bison bc libelf-dev cpio kmod ccache patch
   # guests
   qemu-system-x86 qemu-system-arm
+  # Debian root filesystems (machine.image, images/*.yaml): mmdebstrap from Debian's archive,
+  # mkfs.ext4 -d (e2fsprogs), and qemu-user-static for another arch's maintainer scripts (run in
+  # a private binfmt_misc, never the host's: harness/image/foreign_exec.h)
+  mmdebstrap e2fsprogs qemu-user-static
 )
 TEST_PKGS=(
   # unit and e2e tests, benches

@@ -44,7 +44,8 @@ Result<BootOutcome> QemuBackend::boot(const BootRequest& req) {
                     .initrd = req.initrd,
                     .cmdline = req.cmdline,
                     .console_log = out.console_log,
-                    .results_file = out.records_file};
+                    .results_file = out.records_file,
+                    .root_disk = req.root_disk};
   auto argv = qemu_argv(launch);
   out.command = format_argv(argv);
   const fs::path log = req.run_dir / "qemu.log";

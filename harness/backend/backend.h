@@ -31,8 +31,12 @@ struct BootRequest {
   std::filesystem::path base_image;  // the arch's cached base initramfs (agent and workloads)
   std::string job_text;              // job/job.txt
   std::vector<CpioEntry> job_files;  // more files for job/ (a custom program)
-  std::string cmdline;               // complete
-  std::filesystem::path run_dir;     // console.log and records.bin go here
+  // machine.image: the Debian root filesystem's ext4 disk, attached read-only to the image file
+  // (QEMU's snapshot=on: the guest's writes go to a throw-away overlay, so every run starts from
+  // the same bytes and guests beside each other share the file); empty for none.
+  std::filesystem::path root_disk;
+  std::string cmdline;            // complete
+  std::filesystem::path run_dir;  // console.log and records.bin go here
   std::chrono::seconds timeout{600};
 };
 

@@ -105,6 +105,13 @@ std::vector<std::string> qemu_argv(const QemuLaunch& l) {
                      "file,id=results,path=" + qemu_escape(l.results_file.string()),
                      "-device",
                      fmt::format("virtserialport,chardev=results,name={}", kResultsPortName)});
+  if (!l.root_disk.empty()) {
+    a.insert(a.end(),
+             {"-drive",
+              "file=" + qemu_escape(l.root_disk.string()) +
+                  ",if=none,id=root,format=raw,snapshot=on,cache=unsafe",
+              "-device", mmio ? "virtio-blk-device,drive=root" : "virtio-blk-pci,drive=root"});
+  }
   return a;
 }
 

@@ -28,6 +28,10 @@ struct QemuLaunch {
   std::string cmdline;  // complete kernel command line
   std::filesystem::path console_log;
   std::filesystem::path results_file;
+  // A Debian root filesystem (machine.image): a raw ext4 file on virtio-blk, the guest's /dev/vda,
+  // with snapshot=on (QEMU opens the file read-only and keeps the guest's writes in a temporary
+  // overlay: each run starts from the same bytes, and parallel guests share the file).
+  std::filesystem::path root_disk;
   bool prealloc = true;  // back guest RAM up front: TCG timings are stable only then
   // Boot-platform overrides (the boot bench compares them): -M value instead of the arch's
   // machine, and a firmware image for -bios. Empty: the arch's defaults.

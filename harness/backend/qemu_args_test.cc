@@ -117,5 +117,49 @@ TEST(QemuArgs, CommasInPathsAreEscapedForChardevOptions) {
   EXPECT_TRUE(has_pair(a, "-chardev", "file,id=results,path=/r/a,,b/records.bin"));
 }
 
+// machine.image: the Debian root filesystem is a raw virtio-blk disk with QEMU's snapshot=on
+// (every run starts from the same bytes; parallel guests share the file).
+TEST(QemuArgs, RootDiskIsASnapshotVirtioBlkDriveOnBothArches) {
+  for (Arch arch : {Arch::kX86_64, Arch::kArm64}) {
+    QemuLaunch l = launch(arch);
+    const auto plain = qemu_argv(l);
+    l.root_disk = "/cache/images/rootfs-x/disk.ext4";
+    const auto a = qemu_argv(l);
+    EXPECT_TRUE(has_pair(a, "-drive",
+                         "file=/cache/images/rootfs-x/disk.ext4,if=none,id=root,format=raw,"
+                         "snapshot=on,cache=unsafe"))
+        << arch_info(arch).name;
+    EXPECT_TRUE(has_pair(a, "-device", "virtio-blk-pci,drive=root")) << arch_info(arch).name;
+    EXPECT_EQ(a.size(), plain.size() + 4);  // nothing else changes
+    EXPECT_TRUE(std::equal(plain.begin(), plain.end(), a.begin()));
+    EXPECT_TRUE(has_pair(a, "-initrd", "/r/initrd.cpio"));  // the agent still boots from it
+  }
+}
+
+TEST(QemuArgs, NoDriveWithoutARootDisk) {
+  for (Arch arch : {Arch::kX86_64, Arch::kArm64}) {
+    const auto a = qemu_argv(launch(arch));
+    EXPECT_EQ(std::count(a.begin(), a.end(), "-drive"), 0);
+    EXPECT_EQ(std::count(a.begin(), a.end(), "virtio-blk-pci,drive=root"), 0);
+  }
+}
+
+TEST(QemuArgs, RootDiskOnMicrovmSitsOnVirtioMmio) {
+  auto l = launch(Arch::kX86_64);
+  l.machine_override = "microvm";
+  l.root_disk = "/d/disk.ext4";
+  const auto a = qemu_argv(l);
+  EXPECT_TRUE(has_pair(a, "-device", "virtio-blk-device,drive=root"));
+  EXPECT_EQ(std::count(a.begin(), a.end(), "virtio-blk-pci,drive=root"), 0);
+}
+
+TEST(QemuArgs, CommasInTheRootDiskPathAreDoubled) {
+  auto l = launch(Arch::kArm64);
+  l.root_disk = "/cache/a,b/rootfs,x/disk.ext4";
+  EXPECT_TRUE(has_pair(qemu_argv(l), "-drive",
+                       "file=/cache/a,,b/rootfs,,x/disk.ext4,if=none,id=root,format=raw,"
+                       "snapshot=on,cache=unsafe"));
+}
+
 }  // namespace
 }  // namespace foliolab

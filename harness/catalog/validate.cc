@@ -2,14 +2,19 @@
 
 #include "catalog/page_size.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "catalog/knob_catalog.h"
+#include "catalog/workload_catalog.h"
 #include "catalog/workload_check.h"
 #include "kernel/series.h"
+#include "model/image_recipe.h"
 #include "util/text.h"
 
 namespace foliolab {
@@ -168,6 +173,59 @@ void check_custom_files(const Experiment& exp, size_t index, Checker* check) {
   }
 }
 
+// `machine.image`: the recipe exists and reads (its own errors name its file), the backend can
+// attach a root disk, and every workload that runs Debian's programs (FL_PACKAGES) gets them.
+void check_image(const Experiment& exp, const fs::path& root, Checker* check) {
+  const MachineSpec& m = exp.machine;
+  std::optional<ImageRecipe> recipe;
+  if (!m.image.empty()) {
+    const fs::path file = image_recipe_path(root, m.image);
+    if (!fs::is_regular_file(file)) {
+      const auto known = image_recipe_names(root);
+      check->fail(m.image_loc, "machine.image",
+                  "no image recipe '" + m.image + "' (" + file.string() + ")" +
+                      did_you_mean(m.image, known) +
+                      (known.empty() ? "" : " (recipes: " + join(known, ", ") + ")"));
+    } else if (auto r = load_image_recipe(file.string()); !r.ok()) {
+      check->add(r.error().message);
+    } else {
+      recipe = *r;
+    }
+    if (m.backend != "qemu") {
+      check->fail(m.image_loc, "machine.image",
+                  "backend " + m.backend +
+                      " cannot attach a root disk yet; Debian images boot with backend qemu");
+    }
+  }
+  for (size_t i = 0; i < exp.workloads.size(); ++i) {
+    const WorkloadInfo* info = find_workload(exp.workloads[i].name);
+    if (!info || info->packages.empty()) continue;
+    const std::string at = "workloads[" + std::to_string(i) + "]";
+    if (m.image.empty()) {
+      check->fail(exp.workloads[i].name_loc, at,
+                  fmt::format("{} runs Debian's {}: set machine.image to a recipe that installs "
+                              "{} (images/*.yaml)",
+                              info->name, join(info->packages, ", "),
+                              info->packages.size() == 1 ? "it" : "them"));
+      continue;
+    }
+    if (!recipe) continue;
+    std::vector<std::string> missing;
+    for (const std::string& p : info->packages) {
+      if (std::find(recipe->packages.begin(), recipe->packages.end(), p) ==
+          recipe->packages.end()) {
+        missing.push_back(p);
+      }
+    }
+    if (!missing.empty()) {
+      check->fail(exp.workloads[i].name_loc, at,
+                  fmt::format("{} needs Debian package(s) {} that image {} does not install "
+                              "(add them to {}'s packages)",
+                              info->name, join(missing, ", "), m.image, recipe->file));
+    }
+  }
+}
+
 }  // namespace
 
 fs::path resolve_path(const Experiment& exp, const std::string& path) {
@@ -186,6 +244,7 @@ Status validate_project(const Experiment& exp, const fs::path& project_root, con
   Checker check;
   for (size_t i = 0; i < exp.kernels.size(); ++i) check_kernel(exp, i, project_root, &check);
   for (size_t i = 0; i < exp.workloads.size(); ++i) check_custom_files(exp, i, &check);
+  check_image(exp, project_root, &check);
   Status knobs = validate_knobs(exp);
   if (!knobs.ok()) check.add(knobs.error().message);
   Status workloads = validate_workloads(exp);

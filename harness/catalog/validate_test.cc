@@ -159,5 +159,101 @@ workloads: [{name: fault}]
                 "on x86_64)");
 }
 
+// machine.image (issue 20): recipes under <root>/images/, a backend that can attach the disk,
+// and the Debian packages of the workloads that run Debian's programs.
+class ValidateImageTest : public ValidateTest {
+ protected:
+  void SetUp() override {
+    ValidateTest::SetUp();
+    write(root_ / "images/debian-redis.yaml", "packages: [redis-server, redis-tools, stress]\n");
+    write(root_ / "images/debian-base.yaml", "packages: [stress]\n");
+    write(root_ / "images/bad.yaml", "pakages: [stress]\n");
+  }
+  static void write(const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+  }
+  // An experiment whose `machine:` line is line 5 and `workloads:` line 7.
+  Status validate_image(const std::string& machine, const std::string& workloads) {
+    const std::string text =
+        "name: v\nkernels:\n  - name: a\narchs: [x86_64]\nmachine: " + machine +
+        "\nknobs: {a: {}}\nworkloads: " + workloads + "\n";
+    auto exp = parse_experiment(text, file());
+    EXPECT_TRUE(exp.ok()) << exp.error().message;
+    if (!exp.ok()) return exp.error();
+    return validate_project(*exp, root_);
+  }
+};
+
+TEST_F(ValidateImageTest, AnImageThatInstallsTheWorkloadsPackagesPasses) {
+  Status s = validate_image("{image: debian-redis}",
+                            "[{name: redis}, {name: memcg-stress}, {name: fault}]");
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  s = validate_image("{image: debian-base}", "[{name: memcg-stress}]");
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  s = validate_image("{image: initramfs}", "[{name: fault}]");  // the default, said aloud
+  EXPECT_TRUE(s.ok()) << s.error().message;
+}
+
+TEST_F(ValidateImageTest, UnknownRecipeSuggestsTheClosestAndListsThem) {
+  const Status s = validate_image("{image: debian-rdis}", "[{name: fault}]");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, file() + ":5:18: machine.image: no image recipe 'debian-rdis' (" +
+                                   (root_ / "images/debian-rdis.yaml").string() +
+                                   "); did you mean 'debian-redis'? (recipes: bad, debian-base, "
+                                   "debian-redis)");
+}
+
+TEST_F(ValidateImageTest, ARecipesOwnErrorNamesItsFile) {
+  const Status s = validate_image("{image: bad}", "[{name: fault}]");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, (root_ / "images/bad.yaml").string() +
+                                   ":1:1: pakages: unknown key; did you mean 'packages'?");
+}
+
+TEST_F(ValidateImageTest, OnlyTheQemuBackendAttachesARootDisk) {
+  const Status s = validate_image("{image: debian-redis, backend: libvirt}", "[{name: fault}]");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message,
+              HasSubstr(file() + ":5:18: machine.image: backend libvirt cannot attach a root disk "
+                                 "yet; Debian images boot with backend qemu"));
+}
+
+TEST_F(ValidateImageTest, AWorkloadWithPackagesNeedsAnImage) {
+  const Status s =
+      validate_image("{cpus: 1}", "[{name: fault}, {name: redis}, {name: memcg-stress}]");
+  ASSERT_FALSE(s.ok());
+  const std::string& m = s.error().message;
+  EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 1) << m;
+  EXPECT_THAT(m, HasSubstr(file() + ":7:35: workloads[1]: redis runs Debian's redis-server, "
+                                    "redis-tools: set machine.image to a recipe that installs "
+                                    "them (images/*.yaml)"));
+  EXPECT_THAT(m, HasSubstr(file() + ":7:50: workloads[2]: memcg-stress runs Debian's stress: set "
+                                    "machine.image to a recipe that installs it (images/*.yaml)"));
+  const Status initramfs = validate_image("{image: initramfs}", "[{name: redis}]");
+  ASSERT_FALSE(initramfs.ok());
+  EXPECT_THAT(initramfs.error().message, HasSubstr("workloads[0]: redis runs Debian's"));
+}
+
+TEST_F(ValidateImageTest, AnImageThatLacksAWorkloadsPackagesNamesThem) {
+  const Status s = validate_image("{image: debian-base}", "[{name: redis}]");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message,
+            file() +
+                ":7:20: workloads[0]: redis needs Debian package(s) redis-server, redis-tools "
+                "that image debian-base does not install (add them to " +
+                (root_ / "images/debian-base.yaml").string() + "'s packages)");
+}
+
+TEST_F(ValidateImageTest, ShippedRecipeServesTheShippedWorkloads) {
+  auto exp = parse_experiment(
+      "name: v\nkernels: [{name: a}]\narchs: [x86_64, arm64]\nmachine: {image: debian-redis}\n"
+      "knobs: {a: {}}\nworkloads: [{name: redis}, {name: memcg-stress}]\n",
+      std::string(foliolab::source_dir()) + "/experiments/x.yaml");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  const Status s = validate_project(*exp, foliolab::source_dir());
+  EXPECT_TRUE(s.ok()) << s.error().message;
+}
+
 }  // namespace
 }  // namespace foliolab

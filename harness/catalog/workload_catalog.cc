@@ -93,6 +93,7 @@ std::vector<WorkloadInfo> build_catalog() {
   all.back().metrics.push_back(WorkloadMetric{name, MetricInfo{unit, better, kind, true}, doc});
 #define FL_PAGE_MULTIPLE(name) mark_page_multiple(all.back(), name);
 #define FL_PRIMARY(name) mark_primary(all.back(), name);
+#define FL_PACKAGES(list) all.back().packages = split_words(list);
 // The catalog's order (custom last) is the order of these lines.
 // clang-format off
 #include "../../workloads/fault.def"
@@ -101,6 +102,9 @@ std::vector<WorkloadInfo> build_catalog() {
 #include "../../workloads/numa-thp.def"
 #include "../../workloads/tlb.def"
 #include "../../workloads/kselftest-mm.def"
+#include "../../workloads/redis.def"
+#include "../../workloads/memcg-stress.def"
+#include "../../workloads/postgres.def"
 #include "../../workloads/custom.def"
 // clang-format on
 #undef FL_WORKLOAD
@@ -108,6 +112,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #undef FL_METRIC
 #undef FL_PAGE_MULTIPLE
 #undef FL_PRIMARY
+#undef FL_PACKAGES
   for (WorkloadInfo& w : all) {
     for (ParamInfo& p : common_params()) w.params.push_back(std::move(p));
   }
@@ -281,7 +286,13 @@ std::string format_workload_list() {
 }
 
 std::string format_workload_details(const WorkloadInfo& w) {
-  std::string out = fmt::format("{}: {}\n\nparameters:\n", w.name, w.doc);
+  std::string out = fmt::format("{}: {}\n", w.name, w.doc);
+  if (!w.packages.empty()) {
+    out +=
+        fmt::format("\npackages: {} (Debian; a machine.image root filesystem that installs them)\n",
+                    join(w.packages, " "));
+  }
+  out += "\nparameters:\n";
   for (const auto& p : w.params) {
     out += fmt::format("  {:<18} {:<6} default {:<9} {}\n  {:<18} {}\n", p.name,
                        param_type_name(p.type), p.def.empty() ? "-" : p.def, param_range(p), "",

@@ -46,12 +46,16 @@ struct WorkloadInfo {
   std::vector<WorkloadMetric> metrics;
   // `custom`: metrics come from the program and the experiment (declarations, TAP, patterns).
   bool open_metrics = false;
+  // Debian packages the program runs (FL_PACKAGES in the .def): it needs a guest booted on a
+  // Debian root filesystem (`machine.image`) whose recipe installs them. Empty: the initramfs
+  // is enough.
+  std::vector<std::string> packages;
   const ParamInfo* param(std::string_view name) const;
   const WorkloadMetric* metric(std::string_view name) const;
 };
 
-// Every workload, in the order: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm,
-// custom.
+// Every workload, in the order: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm, redis,
+// memcg-stress, custom.
 const std::vector<WorkloadInfo>& workload_catalog();
 const WorkloadInfo* find_workload(std::string_view name);
 std::vector<std::string> workload_names();

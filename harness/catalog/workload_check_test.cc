@@ -23,9 +23,9 @@ std::string check(const std::string& workloads, const std::string& rest = "") {
 TEST(WorkloadCheck, UnknownWorkloadName) {
   EXPECT_EQ(check("workloads: [{name: faults}]\n"),
             "x.yaml:5:20: workloads[0].name: unknown workload 'faults'; did you mean 'fault'?");
-  EXPECT_THAT(
-      check("workloads: [{name: stream}]\n"),
-      HasSubstr("(workloads: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm, custom)"));
+  EXPECT_THAT(check("workloads: [{name: stream}]\n"),
+              HasSubstr("(workloads: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm, "
+                        "redis, memcg-stress, postgres, custom)"));
 }
 
 TEST(WorkloadCheck, UnknownParameterName) {

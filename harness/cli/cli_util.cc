@@ -38,4 +38,10 @@ std::filesystem::path project_root() {
 
 std::filesystem::path default_results_root() { return project_root() / "results"; }
 
+std::filesystem::path self_exe_path() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path("foliolab") : p;
+}
+
 }  // namespace foliolab::cli

@@ -30,5 +30,7 @@ Status write_output(const std::string& path, const std::function<void(std::ostre
 // The project root (kernel-config/, patches/, ...): FOLIOLAB_ROOT or the source tree.
 std::filesystem::path project_root();
 std::filesystem::path default_results_root();
+// This foliolab binary (/proc/self/exe), for the helpers it runs as itself.
+std::filesystem::path self_exe_path();
 
 }  // namespace foliolab::cli

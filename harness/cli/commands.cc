@@ -26,8 +26,10 @@
 #include "cli/timing_flag.h"
 #include "cli/workload_commands.h"
 #include "image/image_builder.h"
+#include "image/rootfs_builder.h"
 #include "kernel/builder.h"
 #include "kernel/cache_store.h"
+#include "model/image_recipe.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "model/shard.h"
@@ -43,6 +45,7 @@
 #include "util/build_info.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
+#include "util/text.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -64,8 +67,16 @@ int print_plan_cost(const Experiment& exp, const std::vector<Run>& runs, const C
   auto index = path_exists(fs::path(results_root) / "index.sqlite")
                    ? ResultIndex::open(results_root)
                    : Result<ResultIndex>(make_error("no index"));
+  RootfsBuilder disks(proc, {.cache = common.cache, .self_exe = self_exe_path()});
+  std::optional<ImageRecipe> recipe;
+  if (!exp.machine.image.empty()) {
+    auto r = load_image_recipe(image_recipe_path(common.root, exp.machine.image).string());
+    if (!r.ok()) return fail(r.error());
+    recipe = *r;
+  }
   auto cost = plan_cost(exp, runs, kernels, images, !backend || backend->needs.kernel,
-                        past_kernel_builds(common.cache), index.ok() ? &*index : nullptr);
+                        past_kernel_builds(common.cache), index.ok() ? &*index : nullptr,
+                        {.builder = &disks, .recipe = recipe ? &*recipe : nullptr});
   if (!cost.ok()) return fail(cost.error());
   fmt::print("{}", plan_cost_text(*cost));
   return kExitOk;
@@ -360,14 +371,56 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
   };
 }
 
+// `image --recipe NAME`: the recipe's ext4 disk per arch, built or found in the cache.
+int build_rootfs_images(ProcessRunner& proc, const Common& common, const std::string& name,
+                        const std::vector<std::string>& archs) {
+  const fs::path root(common.root);
+  auto recipe = load_image_recipe(image_recipe_path(root, name).string());
+  if (!recipe.ok()) {
+    const auto known = image_recipe_names(root);
+    if (!path_exists(image_recipe_path(root, name))) {
+      fmt::print(stderr, "error: no image recipe '{}' in {}{}\n", name, (root / "images").string(),
+                 did_you_mean(name, known));
+      return kExitBadInput;
+    }
+    return fail(recipe.error());
+  }
+  RootfsBuilder builder(proc, {.cache = common.cache, .self_exe = self_exe_path()});
+  int rc = kExitOk;
+  for (const auto& arch_name : archs) {
+    auto arch = parse_arch(arch_name);
+    if (!arch) {
+      fmt::print(stderr, "error: unknown arch {}\n", arch_name);
+      return kExitBadInput;
+    }
+    if (auto seen = builder.lookup(*recipe, *arch); seen.ok() && !seen->cached) {
+      log_line(fmt::format("building image {} for {} (mmdebstrap from Debian's archive)", name,
+                           arch_name));
+    }
+    auto art = builder.build(*recipe, *arch);
+    if (!art.ok()) {  // a package Debian lacks is bad input (2); the rest is the environment (3)
+      rc = std::max(rc, fail(art.error(), exit_code_for(art.error())));
+      continue;
+    }
+    fmt::print("{} {} {} {} {} ({} packages{})\n", name, arch_name, art->image_id,
+               art->cache_hit ? "cached" : "built", art->disk.string(), art->packages,
+               art->cache_hit ? "" : fmt::format(", {:.0f} s", art->build_seconds));
+  }
+  return rc;
+}
+
 std::function<int()> setup_image(CLI::App& app) {
   auto common = std::make_shared<Common>();
   auto archs =
       std::make_shared<std::vector<std::string>>(std::vector<std::string>{"x86_64", "arm64"});
   app.add_option("--arch", *archs, "architectures (default: all)");
+  auto recipe = std::make_shared<std::string>();
+  app.add_option("--recipe", *recipe,
+                 "a Debian root filesystem recipe, images/<NAME>.yaml (default: the initramfs)");
   common->add(app);
   return [=] {
     RealProcessRunner proc;
+    if (!recipe->empty()) return build_rootfs_images(proc, *common, *recipe, *archs);
     ImageBuilder builder(proc, common->root, common->cache);
     int rc = kExitOk;
     for (const auto& name : *archs) {

@@ -8,6 +8,8 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "image/foreign_exec.h"
 #include "util/process.h"
 
 namespace {
@@ -24,6 +27,11 @@ void on_signal(int) { foliolab::request_cancel(); }
 }  // namespace
 
 int main(int argc, char** argv) {
+  // An internal helper, not a subcommand: the image builder runs another arch's programs through
+  // it (image/foreign_exec.h).
+  if (argc > 1 && std::string_view(argv[1]) == foliolab::kForeignExecCommand) {
+    return foliolab::foreign_exec_main(std::vector<std::string>(argv + 2, argv + argc));
+  }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   CLI::App app{"foliolab: build patched kernels, boot them, measure THP/mTHP page-fault effects"};

@@ -23,6 +23,12 @@ constexpr std::array<ArchInfo, 2> kArchs = {{
         .console = "ttyS0",
         .guest_cc = "gcc",
         .uname_machine = "x86_64",
+        .debian_arch = "amd64",
+        .qemu_user = "qemu-x86_64-static",
+        .binfmt_magic =
+            R"(\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00)",
+        .binfmt_mask =
+            R"(\xff\xff\xff\xff\xff\xfe\xfe\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff)",
     },
     {
         .arch = Arch::kArm64,
@@ -41,6 +47,12 @@ constexpr std::array<ArchInfo, 2> kArchs = {{
         .console = "ttyAMA0",
         .guest_cc = "aarch64-linux-gnu-gcc",
         .uname_machine = "aarch64",
+        .debian_arch = "arm64",
+        .qemu_user = "qemu-aarch64-static",
+        .binfmt_magic =
+            R"(\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00)",
+        .binfmt_mask =
+            R"(\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff)",
     },
 }};
 

@@ -29,6 +29,14 @@ struct ArchInfo {
   std::string_view console;        // kernel console= device
   std::string_view guest_cc;       // C compiler for static guest binaries
   std::string_view uname_machine;  // what the guest's uname -m says
+  // Debian root filesystems (image/rootfs_builder.h): Debian's name for the arch, and how a
+  // host of another arch runs its programs: qemu-user-static's binary and the binfmt_misc
+  // magic and mask of its ELF executables (as QEMU's scripts/qemu-binfmt-conf.sh has them,
+  // in binfmt_misc's \x escapes).
+  std::string_view debian_arch;
+  std::string_view qemu_user;
+  std::string_view binfmt_magic;
+  std::string_view binfmt_mask;
 };
 
 std::span<const ArchInfo> all_archs();

@@ -93,6 +93,10 @@ struct MachineSpec {
   std::vector<NumaNode> numa;                   // empty: no NUMA topology given
   std::vector<std::vector<int>> numa_distance;  // [from][to], empty = QEMU default
   SourceLoc memory_loc;  // of `memory:` (or of `numa:` when only the nodes give it)
+  // `image: <recipe>`: the guest's root is the Debian root filesystem images/<recipe>.yaml builds
+  // (image/rootfs_builder.h), a virtio-blk disk the agent mounts; "" = the initramfs alone.
+  std::string image;
+  SourceLoc image_loc;
 };
 
 struct KnobSet {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/experiment.h"
+#include "model/image_recipe.h"
 #include "model/known_issue.h"
 #include "util/result.h"
 #include "util/yaml_reader.h"
@@ -27,6 +28,8 @@ class Parser : public YamlReader {
   Result<Experiment> parse(const YAML::Node& root) const;
   // loader_known_issues.cc: a known-issues file (model/known_issue.h).
   Result<std::vector<KnownIssue>> parse_known_issues(const YAML::Node& root) const;
+  // loader_image_recipe.cc: a Debian root filesystem recipe (model/image_recipe.h).
+  Status parse_image_recipe(const YAML::Node& root, ImageRecipe* r) const;
 
  private:
   using YamlReader::error;
@@ -106,6 +109,10 @@ class Parser : public YamlReader {
   // loader_known_issues.cc
   Status parse_known_issue(const Field& f, KnownIssue* k) const;
   Status parse_known_effect(const Field& f, const Fields& fields, KnownIssue* k) const;
+
+  // loader_image_recipe.cc
+  Status parse_recipe_packages(const Field& f, ImageRecipe* r) const;
+  Status parse_recipe_files(const Field& f, ImageRecipe* r) const;
 
   // loader.cc: names used across sections, resolved once the whole document is read.
   Status check_references(const Experiment& exp) const;

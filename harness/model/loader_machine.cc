@@ -9,7 +9,8 @@
 namespace foliolab::loader_internal {
 namespace {
 
-const Keys kMachineKeys = {"accel", "backend", "connect", "cpus", "memory", "numa", "timing"};
+const Keys kMachineKeys = {"accel", "backend", "connect", "cpus",
+                           "image", "memory",  "numa",    "timing"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
 
@@ -73,6 +74,14 @@ Status Parser::parse_machine(const Field& f, MachineSpec* m) const {
     if (m->backend != "libvirt")
       return error(*c, "a libvirt connection URI; needs backend: libvirt");
     m->connect = *uri;
+  }
+  if (const Field* i = fields->find("image")) {  // checked against images/ by validate_project
+    auto name = read_nonempty(*i);
+    FL_TRY(name);
+    if (*name != "initramfs") {
+      m->image = *name;
+      m->image_loc = loc(*i);
+    }
   }
   if (const Field* c = fields->find("cpus")) {
     auto n = read_int(*c);

@@ -213,7 +213,7 @@ TEST(LoaderTest, UnknownTopLevelKeySuggestsClosest) {
 TEST(LoaderTest, UnknownKeyFarFromAnyListsValidKeys) {
   EXPECT_EQ(error_of("name: q\nmachine:\n  frobnicate: 1\n"),
             "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: accel, backend, "
-            "connect, cpus, memory, numa, timing");
+            "connect, cpus, image, memory, numa, timing");
 }
 
 TEST(LoaderTest, MachineTimingIsWallOrIcount) {
@@ -981,6 +981,28 @@ TEST(LoaderTest, GateRuleTimingsTrueFalseOrIcount) {
   EXPECT_NE(error_of(std::string(kMinimal) +
                      "gate:\n  - {metric: sys_s, max_regression: 5%, timings: wall}\n"),
             "<parsed without error>");
+}
+
+// machine.image names a recipe under images/ (checked by validate_project); `initramfs`, the
+// default, means none.
+TEST(LoaderTest, MachineImageNamesARecipeAndInitramfsMeansNone) {
+  auto exp = parse(std::string(kMinimal) + "machine: {image: debian-redis}\n");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_EQ(exp->machine.image, "debian-redis");
+  EXPECT_EQ(exp->machine.image_loc.str(), "q.yaml:9:18");
+  auto initramfs = parse(std::string(kMinimal) + "machine: {image: initramfs}\n");
+  ASSERT_TRUE(initramfs.ok()) << initramfs.error().message;
+  EXPECT_EQ(initramfs->machine.image, "");
+  EXPECT_EQ(initramfs->machine.image_loc.line, 0);
+  auto plain = parse(std::string(kMinimal));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->machine.image, "");
+  EXPECT_EQ(error_of("name: q\nmachine: {image: ''}\n"),
+            "q.yaml:2:18: machine.image: must not be empty");
+  EXPECT_EQ(error_of("name: q\nmachine: {image: [debian-redis]}\n"),
+            "q.yaml:2:18: machine.image: expected a scalar, got a list");
+  EXPECT_EQ(error_of("name: q\nmachine: {imgae: debian-redis}\n"),
+            "q.yaml:2:11: machine.imgae: unknown key; did you mean 'image'?");
 }
 
 }  // namespace

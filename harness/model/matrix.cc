@@ -72,6 +72,8 @@ std::string run_identity(const Experiment& exp, const Run& run) {
     c.add(row.size());
     for (int d : row) c.add(static_cast<uint64_t>(d));
   }
+  // Only present when used, so that initramfs runs keep their ids.
+  if (!m.image.empty()) c.add("image").add(m.image);
   c.add("knobset").add(ks.name).add(ks.cmdline);
   c.add_sorted("knobs", ks.knobs);
   c.add_sorted("sysctls", ks.sysctls);

@@ -268,5 +268,47 @@ TEST(MatrixFilterTest, FormatPlanCountsExcluded) {
   EXPECT_THAT(format_plan(plain, expand(plain)), HasSubstr("= 4 runs, 3 repetitions"));
 }
 
+// machine.image is part of a run's identity only when set: the runs of every experiment written
+// before it keep their ids (and so their stored results and baselines).
+TEST(MatrixTest, MachineImageChangesIdsAndWithoutItTheIdsStay) {
+  Experiment exp = load(kTwoByTwo);
+  const auto before = ids_by_slug(expand(exp));
+  ASSERT_EQ(before.size(), 4u);
+  exp.machine.image = "debian-redis";
+  const auto redis = ids_by_slug(expand(exp));
+  exp.machine.image = "debian-postgres";
+  const auto postgres = ids_by_slug(expand(exp));
+  ASSERT_EQ(redis.size(), 4u);
+  for (const auto& [slug, id] : before) {
+    EXPECT_NE(redis.at(slug), id) << slug;
+    EXPECT_NE(postgres.at(slug), redis.at(slug)) << slug;
+  }
+  exp.machine.image.clear();
+  EXPECT_EQ(ids_by_slug(expand(exp)), before);
+
+  auto changed = [&](const std::string& to) {
+    std::string text = kTwoByTwo;
+    const std::string from = "machine: {cpus: 1, memory: 1G}";
+    text.replace(text.find(from), from.size(), to);
+    const auto ids = ids_by_slug(expand(load(text)));
+    size_t differ = 0;
+    for (const auto& [slug, id] : before) differ += ids.at(slug) != id;
+    return differ;
+  };
+  EXPECT_EQ(changed("machine: {cpus: 1, memory: 1G, image: debian-redis}"), 4u);
+  EXPECT_EQ(changed("machine: {cpus: 1, memory: 1G, image: initramfs}"), 0u);
+}
+
+// The ids kTwoByTwo's runs had before machine.image existed (issue 20): a change here orphans
+// every stored result of every experiment.
+TEST(MatrixTest, IdsOfAnExperimentWithoutAnImageAreThoseItHadBefore) {
+  std::vector<std::string> ids;
+  for (const foliolab::Run& run : expand(load(kTwoByTwo))) ids.push_back(run.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"x86_64.6.12-mthp-vmstat.4k.fault.df075a3e",
+                                           "x86_64.6.12-mthp-vmstat.64k-mthp.fault.304198e9",
+                                           "arm64.6.12-mthp-vmstat.4k.fault.18e5633b",
+                                           "arm64.6.12-mthp-vmstat.64k-mthp.fault.8be1d9d4"}));
+}
+
 }  // namespace
 }  // namespace foliolab

@@ -50,6 +50,8 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   if (reps.warmup > 0) line("warmup", std::to_string(reps.warmup));
   for (const auto& [path, value] : ks.knobs) line("knob", path, value);
   for (const auto& [path, value] : ks.sysctls) line("sysctl", path, value);
+  // machine.image: the root disk is the guest's first virtio-blk device (backend/qemu_args.h).
+  if (!exp.machine.image.empty()) line("rootfs", "/dev/vda");
   line("workload", wl.name);
   if (is_custom(wl)) line("exec", kCustomGuestPath);
   // A TAP program exits non-zero when a test failed: a result the host reads, not the end.

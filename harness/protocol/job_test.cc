@@ -112,5 +112,29 @@ TEST(Job, RefusesValuesThatWouldBreakTheLineFormat) {
   EXPECT_NE(job.error().message.find("knob enabled"), std::string::npos) << job.error().message;
 }
 
+// machine.image: the agent mounts the Debian root filesystem from the first virtio-blk disk
+// (backend/qemu_args.h); an initramfs run's job has no such line.
+TEST(Job, RootfsLineOnlyWithAMachineImage) {
+  Experiment e = experiment();
+  foliolab::Run r;
+  r.id = "x86_64.k.64k.fault.12345678";
+  auto plain = render_job(e, r);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->find("rootfs"), std::string::npos) << *plain;
+  e.machine.image = "debian-redis";
+  auto job = render_job(e, r);
+  ASSERT_TRUE(job.ok()) << job.error().message;
+  EXPECT_EQ(*job,
+            "foliolab-job 1\n"
+            "run_id x86_64.k.64k.fault.12345678\n"
+            "repeat 3\n"
+            "knob hugepages-64kB/enabled always\n"
+            "sysctl vm/drop_caches 2\n"
+            "rootfs /dev/vda\n"
+            "workload fault\n"
+            "arg size 64M\n"
+            "prctl_thp_disable 1\n");
+}
+
 }  // namespace
 }  // namespace foliolab

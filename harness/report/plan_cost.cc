@@ -32,6 +32,12 @@ std::string plan_cost_text(const PlanCost& cost) {
   std::vector<std::string> images;
   for (const auto& i : cost.images) images.push_back(i.arch + " " + state(i.cached));
   if (!images.empty()) out += "images: " + join(images, ", ") + " (seconds each)\n";
+  std::vector<std::string> disks;
+  for (const auto& i : cost.rootfs) disks.push_back(i.arch + " " + state(i.cached));
+  if (!disks.empty()) {
+    out += "root filesystem " + cost.rootfs.front().recipe + ": " + join(disks, ", ") +
+           " (mmdebstrap from Debian's archive: about a minute natively, a few under emulation)\n";
+  }
   const int n = cost.to_build();
   if (cost.kernels.empty()) {
     out += "builds: no kernel (this backend runs the host's own)\n";

@@ -164,6 +164,10 @@ json provenance_to_json(const Provenance& p) {
               {"timings_emulated", p.timings_emulated},
               {"timing", p.timing}}},
             {"guest", p.has_guest ? guest_to_json(p.guest) : json()}};
+  // Only runs on a Debian root filesystem have it (a key added: schema kept).
+  if (!p.rootfs_id.empty()) {
+    j["image"]["rootfs"] = {{"recipe", p.rootfs_recipe}, {"id", p.rootfs_id}};
+  }
   // Only libvirt runs have it: the QEMU backend's records stay as they were.
   if (!p.hypervisor_uri.empty()) {
     j["boot"]["libvirt"] = {
@@ -185,6 +189,10 @@ void kernel_from_json(const json& k, Provenance& p) {
 void image_from_json(const json& i, Provenance& p) {
   p.image_id = opt<std::string>(i, "id");
   p.image_workloads = opt<std::vector<std::string>>(i, "workloads");
+  if (i.contains("rootfs") && i["rootfs"].is_object()) {
+    p.rootfs_recipe = opt<std::string>(i["rootfs"], "recipe");
+    p.rootfs_id = opt<std::string>(i["rootfs"], "id");
+  }
 }
 
 void boot_from_json(const json& b, Provenance& p) {

@@ -204,5 +204,32 @@ TEST(RecordCodec, ReadsSchema1Files) {
   EXPECT_EQ(f->failure, FailureClass::kHost);
 }
 
+// A run on a Debian root filesystem keeps the recipe and the image id it booted, under
+// provenance.image.rootfs; an initramfs run's record has no such key (its schema unchanged).
+TEST(RecordCodec, RootfsProvenanceRoundTripsAndIsAbsentForInitramfsRuns) {
+  RunRecord r = sample();
+  r.provenance.image_id = "1111222233334444";
+  const json plain = encode_record(r);
+  EXPECT_FALSE(plain.at("provenance").at("image").contains("rootfs"));
+  auto plain_back = decode_record(plain);
+  ASSERT_TRUE(plain_back.ok()) << plain_back.error().message;
+  EXPECT_EQ(plain_back->provenance.rootfs_recipe, "");
+  EXPECT_EQ(plain_back->provenance.rootfs_id, "");
+  EXPECT_EQ(plain_back->provenance.image_id, "1111222233334444");
+
+  r.provenance.rootfs_recipe = "debian-redis";
+  r.provenance.rootfs_id = "5555666677778888";
+  const json j = encode_record(r);
+  EXPECT_EQ(j.at("schema"), kRunRecordSchema);
+  EXPECT_EQ(j.at("provenance").at("image").at("rootfs"),
+            json({{"recipe", "debian-redis"}, {"id", "5555666677778888"}}));
+  EXPECT_EQ(j.at("provenance").at("image").at("id"), "1111222233334444");  // the initramfs too
+  auto back = parse_record(j.dump(2));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->provenance.rootfs_recipe, "debian-redis");
+  EXPECT_EQ(back->provenance.rootfs_id, "5555666677778888");
+  EXPECT_EQ(encode_record(*back), j);  // nothing lost
+}
+
 }  // namespace
 }  // namespace foliolab

@@ -62,6 +62,9 @@ struct Provenance {
   double kernel_build_seconds = 0;
   std::string image_id;
   std::vector<std::string> image_workloads;
+  // machine.image: the Debian root filesystem the guest mounted (recipe name, and its image id
+  // over the recipe and the package versions it got); empty for initramfs runs.
+  std::string rootfs_recipe, rootfs_id;
   // The boot; empty backend when the run never booted.
   std::string backend, accel, emulator, command, emulator_exit;
   std::string accel_requested;  // auto | kvm | tcg

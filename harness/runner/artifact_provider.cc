@@ -4,8 +4,19 @@
 
 #include "catalog/kselftest_catalog.h"
 #include "image/custom_workload.h"
+#include "model/image_recipe.h"
 
 namespace foliolab {
+namespace {
+
+// This binary: the image builder runs another arch's programs through its `__foreign-exec`.
+std::filesystem::path self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path("foliolab") : p;
+}
+
+}  // namespace
 
 BuildingArtifactProvider::BuildingArtifactProvider(ProcessRunner& runner,
                                                    KernelBuildOptions kernel_options)
@@ -13,6 +24,7 @@ BuildingArtifactProvider::BuildingArtifactProvider(ProcessRunner& runner,
       kopt_(kernel_options),
       kernels_(runner, kernel_options),
       images_(runner, kernel_options.project_root, kernel_options.cache),
+      rootfs_(runner, {.cache = kernel_options.cache, .self_exe = self_exe()}),
       kselftests_(runner, {.project_root = kernel_options.project_root,
                            .spec_dir = kernel_options.spec_dir,
                            .cache = kernel_options.cache}) {}
@@ -29,6 +41,12 @@ Result<KernelArtifact> BuildingArtifactProvider::kernel(const KernelSpec& spec, 
 }
 
 Result<ImageArtifact> BuildingArtifactProvider::image(Arch arch) { return images_.build(arch); }
+
+Result<RootfsArtifact> BuildingArtifactProvider::rootfs(const std::string& recipe, Arch arch) {
+  auto r = load_image_recipe(image_recipe_path(kopt_.project_root, recipe).string());
+  FL_TRY(r);
+  return rootfs_.build(*r, arch);
+}
 
 KernelArtifact host_kernel_artifact(const KernelSpec& spec, Arch arch) {
   KernelArtifact k;

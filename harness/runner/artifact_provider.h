@@ -7,6 +7,7 @@
 #include "image/cpio.h"
 #include "image/image_builder.h"
 #include "image/kselftest_builder.h"
+#include "image/rootfs_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
 #include "util/process.h"
@@ -19,6 +20,8 @@ class ArtifactProvider {
   virtual ~ArtifactProvider() = default;
   virtual Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) = 0;
   virtual Result<ImageArtifact> image(Arch arch) = 0;
+  // machine.image: the Debian root filesystem images/<recipe>.yaml describes, for `arch`.
+  virtual Result<RootfsArtifact> rootfs(const std::string& recipe, Arch arch) = 0;
   // Files a workload needs in the run's job archive (a custom program, the mm selftests built
   // from `kernel`'s tree); usually none.
   virtual Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w,
@@ -30,6 +33,7 @@ class BuildingArtifactProvider : public ArtifactProvider {
   BuildingArtifactProvider(ProcessRunner& runner, KernelBuildOptions kernel_options);
   Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override;
   Result<ImageArtifact> image(Arch arch) override;
+  Result<RootfsArtifact> rootfs(const std::string& recipe, Arch arch) override;
   Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w, const KernelSpec& kernel,
                                                 Arch arch) override;
 
@@ -38,6 +42,7 @@ class BuildingArtifactProvider : public ArtifactProvider {
   KernelBuildOptions kopt_;
   KernelBuilder kernels_;
   ImageBuilder images_;
+  RootfsBuilder rootfs_;
   KselftestBuilder kselftests_;
 };
 

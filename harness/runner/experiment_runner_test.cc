@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <mutex>
 
 #include "model/loader.h"
 #include "model/matrix.h"
@@ -431,6 +432,60 @@ TEST_F(RunnerTest, AShardRunsItsSliceBuildsOnlyItsKernelsAndRecordsItsPlace) {
   EXPECT_EQ(again->dir, summary->dir);
   EXPECT_EQ(again->skipped, 4);
   EXPECT_EQ(backend.boots, boots);
+}
+
+// machine.image (issue 20): every guest gets the recipe's disk and a job that mounts it, and its
+// record names the root filesystem it booted.
+TEST_F(RunnerTest, MachineImageRunsBootTheRootDiskAndRecordIt) {
+  exp_.machine.image = "debian-redis";
+  runs_ = expand(exp_);
+  std::mutex mu;
+  std::vector<BootRequest> boots;
+  FakeBackend backend;
+  backend.on_boot = [&](const BootRequest& req) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      boots.push_back(req);
+    }
+    return scripted_guest_boot(req);
+  };
+  auto summary = ExperimentRunner(artifacts_, backend, options()).run(exp_, runs_);
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->ok, 2);
+  EXPECT_EQ(artifacts_.rootfs_builds, 1);
+  ASSERT_EQ(boots.size(), 4u);
+  for (const BootRequest& req : boots) {
+    EXPECT_EQ(req.root_disk, "/nonexistent/rootfs/debian-redis-x86_64.ext4");
+    EXPECT_NE(req.job_text.find("\nrootfs /dev/vda\n"), std::string::npos) << req.job_text;
+  }
+  auto store = ResultStore::open(summary->dir);
+  ASSERT_TRUE(store.ok());
+  auto all = store->load_all();
+  ASSERT_TRUE(all.ok());
+  int ok = 0;
+  for (const RunRecord& r : *all) {
+    if (!r.ok()) continue;
+    ++ok;
+    EXPECT_EQ(r.provenance.rootfs_recipe, "debian-redis");
+    EXPECT_EQ(r.provenance.rootfs_id, "5555666677778888");
+  }
+  EXPECT_EQ(ok, 2);
+}
+
+TEST_F(RunnerTest, ARootfsThatCannotBeBuiltFailsItsRunsAndTheMatrixEnds) {
+  exp_.machine.image = "broken";
+  runs_ = expand(exp_);
+  FakeBackend backend;
+  auto summary = ExperimentRunner(artifacts_, backend, options()).run(exp_, runs_);
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->total, 8);
+  EXPECT_EQ(summary->failed, 8);
+  EXPECT_EQ(backend.boots, 0);
+  auto store = ResultStore::open(summary->dir);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(status_of(*store, "ok-a"), "image-failed");
+  EXPECT_EQ(status_of(*store, "hangs"), "image-failed");
+  EXPECT_EQ(status_of(*store, "ok-a", "broken"), "build-failed");
 }
 
 }  // namespace

@@ -71,7 +71,8 @@ GuestEstimate estimate_guests(const std::vector<Run>& runs, ResultIndex* index,
 
 Result<PlanCost> plan_cost(const Experiment& exp, const std::vector<Run>& runs,
                            KernelBuilder& kernels, ImageBuilder& images, bool needs_kernel,
-                           const std::vector<PastKernelBuild>& past, ResultIndex* index) {
+                           const std::vector<PastKernelBuild>& past, ResultIndex* index,
+                           RootfsPlan rootfs) {
   PlanCost cost;
   std::set<std::pair<size_t, Arch>> kernels_seen;
   std::set<Arch> archs_seen;
@@ -87,6 +88,11 @@ Result<PlanCost> plan_cost(const Experiment& exp, const std::vector<Run>& runs,
       auto found = images.lookup(run.arch);
       if (!found.ok()) return found.error();
       cost.images.push_back({arch, found->image_id, found->cached});
+      if (rootfs.builder && rootfs.recipe) {
+        auto disk = rootfs.builder->lookup(*rootfs.recipe, run.arch);
+        if (!disk.ok()) return disk.error();
+        cost.rootfs.push_back({arch, disk->key, disk->cached, rootfs.recipe->name});
+      }
     }
   }
   cost.builds = estimate_builds(cost.kernels, past);

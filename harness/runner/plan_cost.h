@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "image/image_builder.h"
+#include "image/rootfs_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
 #include "results/index.h"
@@ -24,8 +25,9 @@ struct PlannedKernel {
 
 struct PlannedImage {
   std::string arch;
-  std::string image_id;
+  std::string image_id;  // a root filesystem's: its recipe key
   bool cached = false;
+  std::string recipe;  // a Debian root filesystem's recipe; "" for the base initramfs
 };
 
 struct BuildEstimate {
@@ -48,6 +50,7 @@ struct GuestEstimate {
 struct PlanCost {
   std::vector<PlannedKernel> kernels;  // (kernel, arch) in plan order, once each
   std::vector<PlannedImage> images;    // per arch, once each
+  std::vector<PlannedImage> rootfs;    // machine.image: its disk per arch
   BuildEstimate builds;                // of the kernels not cached
   GuestEstimate guests;
   int to_build() const;
@@ -56,12 +59,19 @@ struct PlanCost {
 // A generic kernel build on 2 cores, for a host that has built none yet.
 inline constexpr double kGenericKernelBuildSeconds = 600;
 
+// machine.image's recipe and the builder that looks its disks up.
+struct RootfsPlan {
+  RootfsBuilder* builder = nullptr;
+  const ImageRecipe* recipe = nullptr;
+};
+
 // Kernels and images of `runs` looked up (nothing built; the host backend builds no kernel
 // when `needs_kernel` is false). A kernel the builder cannot plan (a source that is not there)
 // is an error: `plan` has validated the experiment before.
 Result<PlanCost> plan_cost(const Experiment& exp, const std::vector<Run>& runs,
                            KernelBuilder& kernels, ImageBuilder& images, bool needs_kernel,
-                           const std::vector<PastKernelBuild>& past, ResultIndex* index);
+                           const std::vector<PastKernelBuild>& past, ResultIndex* index,
+                           RootfsPlan rootfs = {});
 
 // The guests' time of `runs` from `index` (nullptr: none known); with `exp`, the worst case of
 // its adaptive repetitions too.

@@ -64,6 +64,7 @@ Result<std::vector<PreparedRun>> Planner::plan(const std::vector<Run>& runs, Ses
     prepared.push_back({.run = run,
                         .kernel = &*kernel_for(*run),
                         .image = &*image_for(run->arch),
+                        .rootfs = exp_.machine.image.empty() ? nullptr : &*rootfs_for(run->arch),
                         .job_files = *files_for(*run),
                         .accel = accel->at(run->arch)});
   }
@@ -107,6 +108,11 @@ std::optional<Planner::Failure> Planner::failed_artifact(const Run& run) {
   if (const auto& image = image_for(run.arch); !image.ok()) {
     return Failure{"image-failed", image.error().message};
   }
+  if (!exp_.machine.image.empty()) {
+    if (const auto& rootfs = rootfs_for(run.arch); !rootfs.ok()) {
+      return Failure{"image-failed", rootfs.error().message};
+    }
+  }
   if (const auto& files = files_for(run); !files.ok()) {
     return Failure{"image-failed", files.error().message};
   }
@@ -140,6 +146,11 @@ const Result<KernelArtifact>& Planner::kernel_for(const Run& run) {
 const Result<ImageArtifact>& Planner::image_for(Arch arch) {
   if (!images_.count(arch)) images_.emplace(arch, artifacts_.image(arch));
   return images_.at(arch);
+}
+
+const Result<RootfsArtifact>& Planner::rootfs_for(Arch arch) {
+  if (!rootfs_.count(arch)) rootfs_.emplace(arch, artifacts_.rootfs(exp_.machine.image, arch));
+  return rootfs_.at(arch);
 }
 
 const Result<std::vector<CpioEntry>>& Planner::files_for(const Run& run) {

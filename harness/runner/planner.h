@@ -51,6 +51,7 @@ class Planner {
   Status record_failure(const Run& run, const Failure& failure, Session& session);
   const Result<KernelArtifact>& kernel_for(const Run& run);
   const Result<ImageArtifact>& image_for(Arch arch);
+  const Result<RootfsArtifact>& rootfs_for(Arch arch);
   const Result<std::vector<CpioEntry>>& files_for(const Run& run);
 
   const Experiment& exp_;
@@ -60,6 +61,7 @@ class Planner {
   RunStatus& status_;
   std::map<std::pair<size_t, Arch>, Result<KernelArtifact>> kernels_;
   std::map<Arch, Result<ImageArtifact>> images_;
+  std::map<Arch, Result<RootfsArtifact>> rootfs_;
   std::map<std::tuple<size_t, size_t, Arch>, Result<std::vector<CpioEntry>>> files_;
 };
 

@@ -159,5 +159,85 @@ TEST_F(PlannerTest, IcountWithAutoAccelAsksForTcgAndSaysWhy) {
   EXPECT_EQ((*todo)[0].accel.reason, "tcg requested");
 }
 
+// machine.image (issue 20): the recipe's root filesystem is made once per arch; one that cannot
+// be made fails its runs as image-failed with the builder's words, recorded before any boot.
+TEST_F(PlannerTest, ARootfsThatCannotBeBuiltMakesItsRunsImageFailed) {
+  exp_.machine.image = "broken";
+  runs_ = expand(exp_);
+  auto s = session();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto todo = Planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_).plan(runs_, *s);
+  ASSERT_TRUE(todo.ok()) << todo.error().message;
+  EXPECT_TRUE(todo->empty());
+  EXPECT_EQ(artifacts_.rootfs_builds, 1);
+  EXPECT_EQ(backend_.boots, 0);
+  EXPECT_EQ(s->summary().failed, 8);
+  const std::string reason =
+      "images/broken.yaml:3:11: packages[0]: Debian bookworm has no package 'nosuch'";
+  for (const foliolab::Run& run : runs_) {
+    auto record = s->store().load_record(run.id);
+    ASSERT_TRUE(record.ok()) << record.error().message;
+    if (exp_.kernels[run.kernel].name == "broken") {
+      EXPECT_EQ(record->status, "build-failed");  // the kernel is the first thing missing
+      continue;
+    }
+    EXPECT_EQ(record->status, "image-failed");
+    EXPECT_EQ(record->reason, reason);
+    EXPECT_EQ(record->failure, FailureClass::kHost);
+    EXPECT_EQ(record->provenance.kernel_build_id, "b1d0000000000001");  // it was built
+    EXPECT_TRUE(said("  " + run.id + ": image-failed: " + reason)) << run.id;
+  }
+}
+
+TEST_F(PlannerTest, ARootfsFailingOnOneArchLeavesTheOtherArchsRuns) {
+  class ArmRootfsFails : public FakeArtifacts {
+   public:
+    Result<RootfsArtifact> rootfs(const std::string& recipe, Arch arch) override {
+      if (arch == Arch::kArm64) {
+        ++rootfs_builds;
+        return make_env_error("image debian-redis (arm64): mmdebstrap failed (exit status 1)");
+      }
+      return FakeArtifacts::rootfs(recipe, arch);
+    }
+  } artifacts;
+  exp_.archs = {Arch::kX86_64, Arch::kArm64};
+  exp_.machine.image = "debian-redis";
+  runs_ = expand(exp_);
+  ASSERT_EQ(runs_.size(), 16u);
+  auto s = session();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  Planner planner(exp_, artifacts, backend_, BackendNeeds{}, *status_);  // owns the artifacts
+  auto todo = planner.plan(runs_, *s);
+  ASSERT_TRUE(todo.ok()) << todo.error().message;
+  ASSERT_EQ(todo->size(), 4u);            // the good kernel's x86_64 runs
+  EXPECT_EQ(artifacts.rootfs_builds, 2);  // once per arch
+  for (const PreparedRun& p : *todo) {
+    EXPECT_EQ(p.run->arch, Arch::kX86_64);
+    ASSERT_NE(p.rootfs, nullptr);
+    EXPECT_EQ(p.rootfs->disk, "/nonexistent/rootfs/debian-redis-x86_64.ext4");
+    EXPECT_EQ(p.rootfs, (*todo)[0].rootfs);  // one artifact shared
+  }
+  int image_failed = 0;
+  for (const foliolab::Run& run : runs_) {
+    auto record = s->store().load_record(run.id);
+    if (run.arch != Arch::kArm64 || exp_.kernels[run.kernel].name != "good") continue;
+    ASSERT_TRUE(record.ok()) << record.error().message;
+    EXPECT_EQ(record->status, "image-failed");
+    EXPECT_EQ(record->reason, "image debian-redis (arm64): mmdebstrap failed (exit status 1)");
+    ++image_failed;
+  }
+  EXPECT_EQ(image_failed, 4);
+}
+
+TEST_F(PlannerTest, WithoutAMachineImageNoRootfsIsAskedFor) {
+  auto s = session();
+  ASSERT_TRUE(s.ok());
+  auto todo = Planner(exp_, artifacts_, backend_, BackendNeeds{}, *status_).plan(runs_, *s);
+  ASSERT_TRUE(todo.ok());
+  ASSERT_FALSE(todo->empty());
+  EXPECT_EQ(artifacts_.rootfs_builds, 0);
+  for (const PreparedRun& p : *todo) EXPECT_EQ(p.rootfs, nullptr);
+}
+
 }  // namespace
 }  // namespace foliolab

@@ -54,9 +54,13 @@ void record_kernel(RunRecord& r, const KernelArtifact& k) {
   r.provenance.kernel_build_seconds = k.build_seconds;
 }
 
-void record_image(RunRecord& r, const ImageArtifact& i) {
+void record_image(RunRecord& r, const ImageArtifact& i, const RootfsArtifact* rootfs) {
   r.provenance.image_id = i.image_id;
   r.provenance.image_workloads = i.workloads;
+  if (rootfs) {
+    r.provenance.rootfs_recipe = rootfs->recipe;
+    r.provenance.rootfs_id = rootfs->image_id;
+  }
 }
 
 void record_boot(RunRecord& r, const BootOutcome& boot, TimingMode timing) {

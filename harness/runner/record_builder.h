@@ -4,6 +4,7 @@
 
 #include "backend/backend.h"
 #include "image/image_builder.h"
+#include "image/rootfs_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
 #include "protocol/run_report.h"
@@ -17,7 +18,8 @@ RunIdentity record_identity(const Experiment& exp, const Run& run);
 HostInfo host_provenance();
 
 void record_kernel(RunRecord& r, const KernelArtifact& k);
-void record_image(RunRecord& r, const ImageArtifact& i);
+// `rootfs`: the Debian root filesystem of a machine.image run, else null.
+void record_image(RunRecord& r, const ImageArtifact& i, const RootfsArtifact* rootfs = nullptr);
 // Provenance of the boot (accel, emulator, command, the spec's timing mode) and the artifact
 // files it left. The timing is icount only for a TCG boot (plan refuses it elsewhere).
 void record_boot(RunRecord& r, const BootOutcome& boot, TimingMode timing);

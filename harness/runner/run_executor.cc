@@ -88,7 +88,7 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
   record.provenance.host = host_;
   record.started = utc_iso_now();
   record_kernel(record, *p.kernel);
-  record_image(record, *p.image);
+  record_image(record, *p.image, p.rootfs);
   auto req = stage(p, store_.run_dir(run.id));
   if (!req.ok()) return host_failure(req.error().message);
   record.artifacts.job = "job.txt";
@@ -143,6 +143,7 @@ Result<BootRequest> RunExecutor::stage(const PreparedRun& p, const fs::path& dir
                      .base_image = p.image->cpio,
                      .job_text = *job,
                      .job_files = p.job_files,
+                     .root_disk = p.rootfs ? p.rootfs->disk : fs::path(),
                      .cmdline = kernel_cmdline(run.arch, extra),
                      .run_dir = dir,
                      .timeout = std::chrono::seconds(exp_.timeout_s)};

@@ -15,6 +15,7 @@
 #include "backend/backend.h"
 #include "image/cpio.h"
 #include "image/image_builder.h"
+#include "image/rootfs_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
 #include "protocol/run_report.h"
@@ -29,6 +30,7 @@ struct PreparedRun {
   const Run* run = nullptr;
   const KernelArtifact* kernel = nullptr;
   const ImageArtifact* image = nullptr;
+  const RootfsArtifact* rootfs = nullptr;  // machine.image runs only
   std::vector<CpioEntry> job_files;
   AccelVerdict accel;
 };

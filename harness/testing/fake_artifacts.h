@@ -2,7 +2,8 @@
 // (version 6.12.0), or the id `build_ids` gives its name (or the spec's pinned build_id), except
 // one named "broken", whose build fails; its image path /nonexistent/<kernel name>/bzImage tells a
 // fake guest which kernel it boots. Every arch's base image is `base_cpio`; no workload needs
-// files. It counts the kernel builds asked of it and keeps the specs.
+// files; a machine.image recipe is a disk path (recipe "broken" fails). It counts the kernel
+// builds asked of it and keeps the specs.
 #pragma once
 
 #include <filesystem>
@@ -38,6 +39,22 @@ class FakeArtifacts : public ArtifactProvider {
     i.cpio = base_cpio;
     return i;
   }
+  // Recipe "broken" fails as an image whose package Debian lacks would; any other is the disk
+  // /nonexistent/rootfs/<recipe>-<arch>.ext4.
+  Result<RootfsArtifact> rootfs(const std::string& recipe, Arch arch) override {
+    ++rootfs_builds;
+    if (recipe == "broken") {
+      return make_error(
+          "images/broken.yaml:3:11: packages[0]: Debian bookworm has no package "
+          "'nosuch'");
+    }
+    RootfsArtifact r;
+    r.recipe = recipe;
+    r.image_id = "5555666677778888";
+    r.disk = std::filesystem::path("/nonexistent/rootfs") /
+             (recipe + "-" + std::string(arch_info(arch).name) + ".ext4");
+    return r;
+  }
   Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec&, const KernelSpec&,
                                                 Arch) override {
     ++workload_files_asked;
@@ -47,6 +64,7 @@ class FakeArtifacts : public ArtifactProvider {
   std::map<std::string, std::string> build_ids;  // kernel name -> its build id
   std::vector<KernelSpec> specs;
   int image_builds = 0;
+  int rootfs_builds = 0;
   int workload_files_asked = 0;
   std::filesystem::path base_cpio;
 };

@@ -82,6 +82,8 @@ class OutputSink {
 //   end only foliolab has (close-on-exec). Each child's process group is registered while it runs.
 //   When the socket reads EOF (foliolab is gone), the reaper SIGKILLs every group still
 //   registered: make's compilers and any other grandchild go too.
+constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC (linux/close_range.h)
+
 struct DieWithParent : bp::extend::handler {
   explicit DieWithParent(pid_t p) : parent(p) {}
   pid_t parent;
@@ -89,6 +91,11 @@ struct DieWithParent : bp::extend::handler {
   void on_exec_setup(Executor&) const {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+    // Only 0-2 cross exec: a descriptor leaked by a library or a test harness must not reach the
+    // child (dash refuses `>&11`, and mmdebstrap's apt hooks are dash scripts that use the next
+    // free descriptor). Marked close-on-exec rather than closed, so Boost's own exec-error pipe
+    // still works; a kernel without close_range (before 5.11) keeps them, as before.
+    ::syscall(SYS_close_range, 3U, ~0U, kCloseRangeCloexec);
   }
 };
 

@@ -1,7 +1,8 @@
 /* foliolab guest agent: /init (PID 1) of the guest initramfs.
  *
  * Flow (docs/guest-protocol.md): mount pseudo filesystems (debugfs too, when the kernel has
- * it), open the results port, read the job, emit hello, knobs(initial), one knob-set per
+ * it), open the results port, read the job, emit hello, enter the Debian root filesystem when
+ * the job names one (rootfs.h), knobs(initial), one knob-set per
  * knob/sysctl line, knobs(final), the setup commands, then per rep counters(before), run the
  * workload, counters(after), workload, stdout (warm-up reps first, marked; with repeat_ci
  * until the stopping rule says, then repeat-stop); finally done,
@@ -33,6 +34,7 @@
 #include "job.h"
 #include "record.h"
 #include "repeat_rule.h"
+#include "rootfs.h"
 #include "sysfs.h"
 
 #define AGENT_VERSION "1.2"
@@ -68,6 +70,8 @@ static void setup(void) {
    * mount point only when the kernel has CONFIG_DEBUG_FS. */
   if (access("/sys/kernel/debug", F_OK) == 0) mount_fs("debugfs", "/sys/kernel/debug", NULL);
   mount_fs("tmpfs", "/tmp", "mode=1777");
+  /* cgroup v2 (CONFIG_CGROUPS): workloads that confine themselves (memory.max) use it. */
+  if (access("/sys/fs/cgroup", F_OK) == 0) mount_fs("cgroup2", "/sys/fs/cgroup", NULL);
   log_msg("agent %s on kernel %s", AGENT_VERSION, kernel_release());
 }
 
@@ -332,6 +336,7 @@ int main(void) {
   log_msg("job %s: %zu knob/sysctl lines, workload %s x%ld..%ld (+%ld warm-up)", job.run_id,
           job.nsteps, job.workload ? job.workload : "(none)", job.repeat,
           job.repeat_max ? job.repeat_max : job.repeat, job.warmup);
+  if (job.rootfs) rootfs_enter(job.rootfs);
   apply_steps(&job);
   run_setup(&job);
   run_reps(&job);

@@ -114,6 +114,15 @@ static int parse_exec(struct parse *ps, char *rest) {
   return 0;
 }
 
+/* `rootfs <device>`: a block device under /dev, e.g. /dev/vda. */
+static int parse_rootfs(struct parse *ps, char *rest) {
+  if (ps->job->rootfs) return perr(ps, "duplicate 'rootfs'");
+  if (strncmp(rest, "/dev/", 5) || strchr(rest + 5, '/') || !valid_relpath(rest + 5))
+    return perr(ps, "rootfs: bad device '%s' (expected /dev/<name>)", rest);
+  ps->job->rootfs = rest;
+  return 0;
+}
+
 /* `setup <n> <token>`: token (verbatim, spaces kept, may be empty) ends setup command n, which
  * is the last one started (n = nsetup - 1) or the next (n = nsetup). */
 static int add_setup(struct parse *ps, char *rest) {
@@ -249,6 +258,7 @@ static int parse_line(struct parse *ps, char *line) {
   if (!strcmp(line, "argv")) return add_raw(ps, rest);
   if (!strcmp(line, "exec")) return parse_exec(ps, rest);
   if (!strcmp(line, "setup")) return add_setup(ps, rest);
+  if (!strcmp(line, "rootfs")) return parse_rootfs(ps, rest);
   return perr(ps, "unknown keyword '%s'", line);
 }
 

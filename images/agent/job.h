@@ -27,6 +27,7 @@ struct job {
   long warmup;        /* reps run first, reported with `warmup 1` and not fed to the rule */
   char *workload;     /* NULL when absent: no reps are run */
   char *exec;         /* `exec` path, or NULL: argv[0] is then WORKLOAD_DIR/<workload> */
+  char *rootfs;       /* `rootfs <device>`: the Debian root filesystem to enter, or NULL */
   char **argv;        /* argv for execv: [0] = path, then "key=value"..., then argv tokens, NULL */
   size_t nargs;       /* arg + argv entries after argv[0] */
   struct step *steps; /* knob and sysctl lines in file order */

@@ -1,0 +1,175 @@
+// End-to-end tests of Debian root filesystems (machine.image, issue 20): images built by the real
+// mmdebstrap from Debian's archive and cached, booted on the quickstart kernels (which carry the
+// block, ext4 and network options: kernel-config/guest-base.config) under TCG, running Debian's
+// own redis and stress. Every test goes through the foliolab binary, as a user would.
+#include <gtest/gtest.h>
+
+#include <sys/utsname.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "results/store.h"
+#include "testing/cli_binary.h"
+#include "testing/temp_dir.h"
+#include "util/build_info.h"
+#include "util/fs.h"
+#include "util/fs_ops.h"
+#include "util/process.h"
+
+namespace foliolab {
+namespace {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+const fs::path kRoot = source_dir();
+
+ProcessResult foliolab(const std::vector<std::string>& args, const fs::path& log) {
+  std::vector<std::string> argv = {cli_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RealProcessRunner proc;
+  return proc.run({.argv = argv, .log_path = log, .capture = true, .timeout = 90min});
+}
+
+// An arm64 image needs a binfmt_misc of its own in a user namespace: Linux 6.7 and later.
+bool foreign_binfmt_possible() {
+  utsname u{};
+  if (::uname(&u) != 0) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+  return major > 6 || (major == 6 && minor >= 7);
+}
+
+std::vector<RunRecord> records_of(const fs::path& results, const std::string& name) {
+  auto session = ResultStore::latest(results, name);
+  EXPECT_TRUE(session);
+  if (!session) return {};
+  auto all = ResultStore::open(*session)->load_all();
+  EXPECT_TRUE(all.ok()) << all.error().message;
+  return all.ok() ? *all : std::vector<RunRecord>{};
+}
+
+// `foliolab image --recipe debian-redis`: built once from the archive (or already cached by an
+// earlier test), then a cache hit with the same image id; the host's binfmt_misc is untouched.
+TEST(E2ERootfs, ImageIsBuiltFromTheArchiveAndThenCached) {
+  ScopedTestDir dir("rootfs-image");
+  std::vector<std::string> archs = {"x86_64"};
+  if (foreign_binfmt_possible()) archs.push_back("arm64");
+  for (const std::string& arch : archs) {
+    SCOPED_TRACE(arch);
+    auto first = foliolab({"image", "--recipe", "debian-redis", "--arch", arch}, dir / "1.log");
+    ASSERT_TRUE(first.ok()) << first.output;
+    auto second = foliolab({"image", "--recipe", "debian-redis", "--arch", arch}, dir / "2.log");
+    ASSERT_TRUE(second.ok()) << second.output;
+    EXPECT_NE(second.output.find(" cached "), std::string::npos) << second.output;
+    // "debian-redis <arch> <image id> ...": the same id both times.
+    auto id = [](const std::string& out) {
+      const size_t at = out.find("debian-redis ");
+      return at == std::string::npos ? std::string() : out.substr(at, out.find(" /", at) - at);
+    };
+    EXPECT_EQ(id(first.output).substr(0, 40), id(second.output).substr(0, 40));
+  }
+  if (!foreign_binfmt_possible()) {
+    GTEST_SKIP() << "arm64 image not tried: this host's kernel has no per-user-namespace "
+                    "binfmt_misc (Linux 6.7+)";
+  }
+  // Nothing was registered on the host: its binfmt_misc (when mounted) has no foliolab entry.
+  EXPECT_FALSE(path_exists("/proc/sys/fs/binfmt_misc/foliolab-arm64"));
+}
+
+// A package Debian does not have: a located error (exit 2) and no image left in the cache.
+TEST(E2ERootfs, AnUnknownPackageIsNamedAndLeavesNoImage) {
+  ScopedTestDir dir("rootfs-bad");
+  const fs::path project = dir / "project", cache = dir / "cache";
+  fs::create_directories(project / "images");
+  ASSERT_TRUE(write_file_atomic(project / "images/typo.yaml",
+                                "suite: bookworm\npackages: [stress, redis-servr]\n")
+                  .ok());
+  auto r = foliolab({"image", "--recipe", "typo", "--arch", "x86_64", "--root", project.string(),
+                     "--cache", cache.string()},
+                    dir / "image.log");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("typo.yaml:2:20: packages[1]: Debian bookworm has no package "
+                          "'redis-servr'"),
+            std::string::npos)
+      << r.output;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(cache / "images", ec)) {
+    EXPECT_FALSE(path_exists(e.path() / "disk.ext4")) << e.path();
+    EXPECT_FALSE(path_exists(e.path() / "image.json")) << e.path();
+  }
+}
+
+// Seed 002 in a real program, x86_64: the shipped experiment, its count expectations held
+// (exit 0), and every record names the root filesystem it booted.
+TEST(E2ERootfs, RedisTurnsThpOffForItselfOnX86) {
+  ScopedTestDir dir("rootfs-redis");
+  auto r = foliolab({"run", (kRoot / "experiments/published/redis-disable-thp.yaml").string(),
+                     "--arch", "x86_64", "--results", (dir / "results").string()},
+                    dir / "run.log");
+  ASSERT_TRUE(r.ok()) << r.output;
+  EXPECT_NE(r.output.find("held: disable-thp yes: redis turned THP off for itself"),
+            std::string::npos)
+      << r.output;
+  const auto records = records_of(dir / "results", "redis-disable-thp");
+  ASSERT_EQ(records.size(), 2u);
+  for (const RunRecord& rec : records) {
+    EXPECT_EQ(rec.status, "ok") << rec.reason;
+    EXPECT_EQ(rec.provenance.rootfs_recipe, "debian-redis");
+    EXPECT_EQ(rec.provenance.rootfs_id.size(), 16u);
+    const std::vector<double> rps = rec.samples("get_rps");
+    EXPECT_EQ(rps.size(), 2u);
+    for (double v : rps) EXPECT_GT(v, 0);
+  }
+}
+
+// arm64: the Debian root filesystem boots and Debian's stress runs in a memory cgroup (Arif's
+// test, 3 s): with the underused-THP shrinker at max_ptes_none 409 it survives and THPs are
+// split as underused; at 511 none is (the 6.12 code skips the check). Whether stress is
+// OOM-killed at 511 is not asserted: measured here it was in one rep of two (when a THP cannot
+// be charged the fault falls back to 4K pages, and 40M touched every 50K fits in 20M then);
+// experiments/published/arif-split-underused-thp.yaml reports it.
+TEST(E2ERootfs, Arm64RunsDebiansStressInAMemoryCgroup) {
+  if (!foreign_binfmt_possible()) {
+    GTEST_SKIP() << "no arm64 image: this host's kernel has no per-user-namespace binfmt_misc";
+  }
+  ScopedTestDir dir("rootfs-arm64");
+  ASSERT_TRUE(write_file_atomic(dir / "arm64.yaml", R"(name: e2e-rootfs-arm64
+kernels:
+  - name: 6.12-mthp-vmstat
+    patches: mthp-vmstat
+archs: [arm64]
+machine: {cpus: 1, memory: 1G, image: debian-redis}
+knobs:
+  "409 shrink": {enabled: always, khugepaged/max_ptes_none: 409, shrink_underused: 1}
+  "511 shrink": {enabled: always, khugepaged/max_ptes_none: 511, shrink_underused: 1}
+workloads:
+  - name: memcg-stress
+    params: {memory_max: 20M, swap_max: 0, vm_bytes: 40M, vm_stride: 50K, duration: 3}
+repeat: 2
+timeout: 900
+expect:
+  - {runs: {knobs: "409 shrink"}, metric: survived, stat: min, "==": 1}
+  - {runs: {knobs: "409 shrink"}, metric: underused_split, stat: min, ">": 0}
+  - {runs: {knobs: "511 shrink"}, metric: underused_split, stat: max, "==": 0}
+)")
+                  .ok());
+  auto r = foliolab({"run", (dir / "arm64.yaml").string(), "--results", (dir / "results").string()},
+                    dir / "run.log");
+  ASSERT_TRUE(r.ok()) << r.output;
+  const auto records = records_of(dir / "results", "e2e-rootfs-arm64");
+  ASSERT_EQ(records.size(), 2u);
+  for (const RunRecord& rec : records) {
+    EXPECT_EQ(rec.status, "ok") << rec.reason;
+    EXPECT_EQ(rec.provenance.rootfs_recipe, "debian-redis");
+    ASSERT_TRUE(rec.provenance.has_guest);
+    EXPECT_EQ(rec.provenance.guest.machine, "aarch64");
+  }
+}
+
+}  // namespace
+}  // namespace foliolab

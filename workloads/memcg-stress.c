@@ -1,0 +1,342 @@
+/* memcg-stress: Usama Arif's "mm: split underused THPs" (v5) experiment: `stress --vm` in a
+ * cgroup v2 memory cgroup smaller than what it allocates, with a stride that leaves most of
+ * each THP untouched. Without the underused-THP shrinker the worker is OOM-killed; with it,
+ * reclaim splits the THPs and frees their zero-filled subpages and stress runs to its end.
+ *
+ * Needs the guest's Debian root filesystem with Debian's `stress` 1.0.7 (FL_PACKAGES in
+ * memcg-stress.def), found on PATH, and cgroup2 with the memory controller on /sys/fs/cgroup.
+ *
+ * Arguments (key=value):
+ *   memory_max=20M   the cgroup's memory.max
+ *   swap_max=0       the cgroup's memory.swap.max (skipped when the file does not exist: no
+ *                    swap controller; metric swap_max_set says which)
+ *   vm_bytes=40M     stress --vm 1 --vm-bytes
+ *   vm_stride=50K    stress --vm-stride: one byte written every this many bytes
+ *   duration=10      stress --timeout <duration>s
+ *   program=stress   the program (stress; an enum so stress-ng can join)
+ *
+ * Each run: /sys/fs/cgroup/foliolab-<pid> is created (+memory enabled in the root's
+ * cgroup.subtree_control first when it is not, and disabled again at the end), memory.max and
+ * memory.swap.max are written, and a child moves itself into the cgroup and execs `stress --vm 1
+ * --vm-bytes N --vm-stride N --timeout Ds` (stdout and stderr to /tmp/foliolab-stress.log).
+ * While it runs, memory.stat's anon and anon_thp are sampled every 100 ms (maxima reported);
+ * after it ends: memory.events oom, oom_kill and max, memory.peak (null before Linux 5.19),
+ * and the /proc/vmstat thp_underused_split_page delta over the run (null on kernels without
+ * the series). survived is 1 when stress exited 0 after the full duration. Being OOM-killed
+ * is the measured outcome, not a failure: the program fails only when the cgroup cannot be set
+ * up or stress cannot be started. A program still running DURATION + 60 s after the start is
+ * killed (survived 0). The cgroup is removed at the end.
+ */
+#include "common.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+#define CG_ROOT "/sys/fs/cgroup"
+#define STRESS_LOG "/tmp/foliolab-stress.log"
+#define SAMPLE_NS ((int64_t)100 * 1000000)
+#define KILL_AFTER_S 60 /* past duration: the program is killed */
+
+static char g_cg[64];        /* our cgroup's directory; "" when there is none */
+static int g_enabled_memory; /* this program wrote +memory to the root's subtree_control */
+
+/* ---------------- cgroup files ---------------- */
+
+static void cg_path(char *out, size_t len, const char *file) {
+  snprintf(out, len, "%s/%s", g_cg, file);
+}
+
+/* A "key value" line of a flat-keyed cgroup file (memory.stat, memory.events), or -1. */
+static long long cg_keyed(const char *file, const char *key) {
+  char path[128], line[256];
+  cg_path(path, sizeof path, file);
+  FILE *f = fopen(path, "re");
+  long long v = -1;
+  size_t n = strlen(key);
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, key, n) && line[n] == ' ') {
+      v = strtoll(line + n + 1, NULL, 10);
+      break;
+    }
+  if (f) fclose(f);
+  return v;
+}
+
+/* A single-number cgroup file (memory.peak), or -1 when absent. */
+static long long cg_number(const char *file) {
+  char path[128];
+  cg_path(path, sizeof path, file);
+  FILE *f = fopen(path, "re");
+  long long v = -1;
+  if (f) {
+    if (fscanf(f, "%lld", &v) != 1) v = -1;
+    fclose(f);
+  }
+  return v;
+}
+
+static int cg_write(const char *file, const char *value) {
+  char path[128];
+  cg_path(path, sizeof path, file);
+  return wl_write_file(path, value);
+}
+
+/* Whether the blank-separated list in path holds word. */
+static int file_has_word(const char *path, const char *word) {
+  char buf[1024];
+  FILE *f = fopen(path, "re");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  for (char *save = NULL, *w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
+    if (!strcmp(w, word)) return 1;
+  return 0;
+}
+
+/* SIGKILL to every process in the cgroup (cgroup.kill, Linux 5.14+, and each pid of
+ * cgroup.procs for older kernels). */
+static void cg_kill_all(void) {
+  char path[128], line[32];
+  cg_write("cgroup.kill", "1");
+  cg_path(path, sizeof path, "cgroup.procs");
+  FILE *f = fopen(path, "re");
+  while (f && fgets(line, sizeof line, f)) {
+    pid_t pid = (pid_t)strtol(line, NULL, 10);
+    if (pid > 0) kill(pid, SIGKILL);
+  }
+  if (f) fclose(f);
+}
+
+/* Kills what is left in the cgroup, removes it (dying tasks keep it busy for a moment) and
+ * disables the memory controller again if this program enabled it. At exit, so also after a
+ * FAIL; problems are reported on stderr. */
+static void cleanup(void) {
+  if (g_cg[0]) {
+    cg_kill_all();
+    int rc = -1;
+    for (int i = 0; i < 200 && (rc = rmdir(g_cg)) && errno == EBUSY; i++) usleep(10000);
+    if (rc && errno != ENOENT)
+      fprintf(stderr, "memcg-stress: rmdir %s: %s\n", g_cg, strerror(errno));
+    g_cg[0] = '\0';
+  }
+  if (g_enabled_memory) {
+    int rc = wl_write_file(CG_ROOT "/cgroup.subtree_control", "-memory");
+    if (rc)
+      fprintf(stderr, "memcg-stress: -memory in %s/cgroup.subtree_control: %s\n", CG_ROOT,
+              strerror(-rc));
+    g_enabled_memory = 0;
+  }
+}
+
+static void setup_cgroup(uint64_t memory_max, uint64_t swap_max, int *swap_max_set) {
+  struct statfs st;
+  if (statfs(CG_ROOT, &st)) wl_fail("statfs %s: %s", CG_ROOT, strerror(errno));
+  if ((unsigned long)st.f_type != CGROUP2_SUPER_MAGIC)
+    wl_fail("%s is not a cgroup2 mount (f_type 0x%lx)", CG_ROOT, (unsigned long)st.f_type);
+  if (!file_has_word(CG_ROOT "/cgroup.controllers", "memory"))
+    wl_fail("no memory controller in %s/cgroup.controllers (CONFIG_MEMCG, or bound to cgroup v1)",
+            CG_ROOT);
+  if (!file_has_word(CG_ROOT "/cgroup.subtree_control", "memory")) {
+    int rc = wl_write_file(CG_ROOT "/cgroup.subtree_control", "+memory");
+    if (rc) wl_fail("+memory in %s/cgroup.subtree_control: %s", CG_ROOT, strerror(-rc));
+    g_enabled_memory = 1;
+  }
+  snprintf(g_cg, sizeof g_cg, "%s/foliolab-%d", CG_ROOT, (int)getpid());
+  if (mkdir(g_cg, 0755) && (errno != EEXIST || rmdir(g_cg) || mkdir(g_cg, 0755))) {
+    int e = errno;
+    char name[64];
+    snprintf(name, sizeof name, "%s", g_cg);
+    g_cg[0] = '\0'; /* not ours */
+    wl_fail("mkdir %s: %s", name, strerror(e));
+  }
+  char v[32];
+  snprintf(v, sizeof v, "%" PRIu64, memory_max);
+  int rc = cg_write("memory.max", v);
+  if (rc) wl_fail("write %s to %s/memory.max: %s", v, g_cg, strerror(-rc));
+  snprintf(v, sizeof v, "%" PRIu64, swap_max);
+  rc = cg_write("memory.swap.max", v);
+  if (rc && rc != -ENOENT) wl_fail("write %s to %s/memory.swap.max: %s", v, g_cg, strerror(-rc));
+  *swap_max_set = rc == 0;
+}
+
+/* ---------------- the program ---------------- */
+
+struct program {
+  const char *name;
+  /* Fills argv (at most 15 entries and NULL) from the parameters; strings go into buf. */
+  void (*args)(char **argv, char *buf, size_t len, uint64_t vm_bytes, uint64_t vm_stride,
+               long duration);
+};
+
+static void stress_args(char **argv, char *buf, size_t len, uint64_t vm_bytes, uint64_t vm_stride,
+                        long duration) {
+  char *bytes = buf, *stride = buf + len / 3, *timeout = buf + 2 * (len / 3);
+  snprintf(bytes, len / 3, "%" PRIu64, vm_bytes);
+  snprintf(stride, len / 3, "%" PRIu64, vm_stride);
+  snprintf(timeout, len / 3, "%lds", duration);
+  char *const v[] = {"stress",      "--vm", "1",         "--vm-bytes", bytes,
+                     "--vm-stride", stride, "--timeout", timeout,      NULL};
+  memcpy(argv, v, sizeof v);
+}
+
+static const struct program programs[] = {{"stress", stress_args}};
+static const char *const program_names[] = {"stress", NULL};
+
+/* Child: joins the cgroup, stdin /dev/null, stdout and stderr to STRESS_LOG, exec. A failure
+ * before the exec goes to the parent over err_fd (close-on-exec: EOF means the exec worked). */
+static _Noreturn void exec_in_cgroup(char **argv, int err_fd, const sigset_t *mask) {
+  char pid[24], path[128];
+  const char *step = "cgroup.procs";
+  snprintf(pid, sizeof pid, "%d", (int)getpid());
+  cg_path(path, sizeof path, "cgroup.procs");
+  int rc = wl_write_file(path, pid);
+  if (!rc) {
+    step = STRESS_LOG;
+    int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int log = open(STRESS_LOG, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (nul < 0 || log < 0 || dup2(nul, 0) < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0) rc = -errno;
+  }
+  if (!rc) {
+    step = argv[0];
+    sigprocmask(SIG_SETMASK, mask, NULL);
+    execvp(argv[0], argv);
+    rc = -errno;
+  }
+  dprintf(err_fd, "%s: %s", step, strerror(-rc));
+  _exit(127);
+}
+
+struct outcome {
+  int status;
+  int killed; /* past the deadline */
+  double runtime_s;
+  long long max_anon, max_anon_thp; /* bytes, -1 if never read */
+};
+
+static void sample(struct outcome *o) {
+  long long anon = cg_keyed("memory.stat", "anon");
+  long long thp = cg_keyed("memory.stat", "anon_thp");
+  if (anon > o->max_anon) o->max_anon = anon;
+  if (thp > o->max_anon_thp) o->max_anon_thp = thp;
+}
+
+/* Forks the program into the cgroup and samples memory.stat until it ends. SIGCHLD is blocked
+ * and waited for with sigtimedwait, so its end is seen at once, between samples too. */
+static void run(char **argv, long duration, struct outcome *o) {
+  sigset_t chld, old;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  if (sigprocmask(SIG_BLOCK, &chld, &old)) wl_fail("sigprocmask: %s", strerror(errno));
+  int pfd[2];
+  if (pipe2(pfd, O_CLOEXEC)) wl_fail("pipe: %s", strerror(errno));
+  fflush(stdout);
+  fflush(stderr);
+  const int64_t t0 = wl_now_ns();
+  pid_t pid = fork();
+  if (pid < 0) wl_fail("fork: %s", strerror(errno));
+  if (pid == 0) exec_in_cgroup(argv, pfd[1], &old);
+  close(pfd[1]);
+  char err[256];
+  ssize_t n;
+  while ((n = read(pfd[0], err, sizeof err - 1)) < 0 && errno == EINTR) {
+  }
+  close(pfd[0]);
+  if (n > 0) {
+    err[n] = '\0';
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    wl_fail("starting %s in %s: %s", argv[0], g_cg, err);
+  }
+  const int64_t deadline = t0 + ((int64_t)duration + KILL_AFTER_S) * 1000000000;
+  for (;;) {
+    pid_t r = waitpid(pid, &o->status, WNOHANG);
+    if (r < 0 && errno != EINTR) wl_fail("waitpid: %s", strerror(errno));
+    if (r == pid) break;
+    sample(o);
+    if (!o->killed && wl_now_ns() > deadline) {
+      fprintf(stderr, "memcg-stress: %s still running %ld s after its end; killed\n", argv[0],
+              (long)KILL_AFTER_S);
+      o->killed = 1;
+      cg_kill_all();
+    }
+    const struct timespec ts = {0, SAMPLE_NS};
+    sigtimedwait(&chld, NULL, &ts);
+  }
+  o->runtime_s = (double)(wl_now_ns() - t0) / 1e9;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The end of STRESS_LOG (its last line or two), for the console. */
+static void report_log(void) {
+  char buf[512];
+  int fd = open(STRESS_LOG, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  off_t size = lseek(fd, 0, SEEK_END);
+  const off_t keep = (off_t)sizeof buf - 1;
+  ssize_t n = pread(fd, buf, sizeof buf - 1, size > keep ? size - keep : 0);
+  close(fd);
+  if (n <= 0) return;
+  buf[n] = '\0';
+  fprintf(stderr, "memcg-stress: %s ends:\n%s%s", STRESS_LOG, buf, buf[n - 1] == '\n' ? "" : "\n");
+}
+
+int main(int argc, char **argv) {
+  struct wl_arg spec[] = {
+      {"memory_max", "20M", NULL}, {"swap_max", "0", NULL},  {"vm_bytes", "40M", NULL},
+      {"vm_stride", "50K", NULL},  {"duration", "10", NULL}, {"program", "stress", NULL},
+      {NULL, NULL, NULL},
+  };
+  wl_parse_args(argc, argv, spec);
+  const uint64_t memory_max = wl_arg_size(spec, "memory_max");
+  const uint64_t swap_max = wl_arg_size(spec, "swap_max");
+  const uint64_t vm_bytes = wl_arg_size(spec, "vm_bytes");
+  const uint64_t vm_stride = wl_arg_size(spec, "vm_stride");
+  const long duration = wl_arg_long(spec, "duration", 1, 86400);
+  const struct program *prog = &programs[wl_arg_choice(spec, "program", program_names)];
+  if (memory_max < ((uint64_t)1 << 20)) wl_usage("memory_max=%" PRIu64 ": at least 1M", memory_max);
+  if (!vm_bytes) wl_usage("vm_bytes: must not be 0");
+  if (!vm_stride) wl_usage("vm_stride: must not be 0");
+
+  char *pargv[16], pbuf[96];
+  prog->args(pargv, pbuf, sizeof pbuf, vm_bytes, vm_stride, duration);
+  atexit(cleanup);
+  int swap_max_set = 0;
+  setup_cgroup(memory_max, swap_max, &swap_max_set);
+
+  struct outcome o = {.max_anon = -1, .max_anon_thp = -1};
+  const long long split0 = wl_vmstat("thp_underused_split_page");
+  run(pargv, duration, &o);
+  const long long split1 = wl_vmstat("thp_underused_split_page");
+  const int exited0 = WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0;
+  const int survived = exited0 && !o.killed && o.runtime_s >= (double)duration * 0.99;
+  fprintf(stderr, "memcg-stress: %s ended after %.2f s: %s %d\n", pargv[0], o.runtime_s,
+          WIFEXITED(o.status) ? "exit status" : "signal",
+          WIFEXITED(o.status) ? WEXITSTATUS(o.status) : WTERMSIG(o.status));
+  report_log();
+
+  const long long peak = cg_number("memory.peak");
+  struct wl_json j = {.len = 0};
+  wl_json_int(&j, "survived", survived);
+  wl_json_opt(&j, "oom_kill", cg_keyed("memory.events", "oom_kill"));
+  wl_json_opt(&j, "oom", cg_keyed("memory.events", "oom"));
+  wl_json_opt(&j, "max_events", cg_keyed("memory.events", "max"));
+  wl_json_opt(&j, "peak_kb", peak < 0 ? -1 : peak / 1024);
+  wl_json_opt(&j, "max_anon_kb", o.max_anon < 0 ? -1 : o.max_anon / 1024);
+  wl_json_opt(&j, "max_anon_thp_kb", o.max_anon_thp < 0 ? -1 : o.max_anon_thp / 1024);
+  wl_json_opt(&j, "underused_split", wl_delta(split0, split1));
+  wl_json_num(&j, "runtime_s", o.runtime_s);
+  wl_json_int(&j, "swap_max_set", swap_max_set);
+  wl_json_print(&j);
+  cleanup();
+  wl_ok();
+  return 0;
+}

@@ -1,0 +1,428 @@
+/* redis: Debian's redis-server and redis-benchmark over a Unix socket, one server per run.
+ *
+ * Needs the guest's Debian root filesystem with redis-server and redis-tools (FL_PACKAGES in
+ * redis.def); both are found on PATH.
+ *
+ * Arguments (key=value):
+ *   requests=20000     redis-benchmark -n: requests per test
+ *   clients=4          redis-benchmark -c: parallel connections
+ *   value_size=1024    redis-benchmark -d: bytes of each SET/GET value
+ *   keyspace=100000    redis-benchmark -r: random keys drawn from this many
+ *   tests=set,get      redis-benchmark -t, blank- or comma-separated: ping (ping_inline and
+ *                      ping_mbulk), set, get, incr, lpush, rpush, lpop, rpop, sadd, hset, spop,
+ *                      zadd, zpopmin, lrange (lrange_100, _300, _500, _600), mset
+ *   preload=0          SET requests (same keyspace and value size) sent before the measured
+ *                      benchmark, so that GETs find data; 0: none
+ *   disable_thp=true   redis-server --disable-thp yes|no (redis 7.0 then calls
+ *                      prctl(PR_SET_THP_DISABLE) on itself when THP `enabled` is `always`)
+ *   start_timeout=60   seconds to wait for the server's socket
+ *
+ * Each run: redis-server --port 0 --unixsocket /tmp/foliolab-redis.sock --save "" --appendonly
+ * no --daemonize no --disable-thp yes|no (stdout and stderr to /tmp/foliolab-redis.log), wait
+ * until the socket accepts a connection, optionally preload, then `redis-benchmark -s SOCK -n
+ * -c -d -r -t --csv`, its CSV read from a pipe. Metrics: <test>_rps per test (requests per
+ * second, the CSV's "rps"); the server's THP_enabled (/proc/<pid>/status), Rss and AnonHugePages
+ * (/proc/<pid>/smaps_rollup) after the benchmark, while it still holds the data. Then SIGTERM
+ * (SIGKILL after 10 s) and the socket is removed.
+ * Invariants: the server starts and is still running after the benchmark, redis-benchmark
+ * exits 0 and prints a positive rate for every requested test.
+ */
+#include "common.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SOCK_PATH "/tmp/foliolab-redis.sock"
+#define SERVER_LOG "/tmp/foliolab-redis.log"
+#define BENCH_LOG "/tmp/foliolab-redis-benchmark.log"
+#define MAX_CSV ((size_t)1 << 20)
+#define STOP_GRACE_MS 10000
+
+/* redis-benchmark 7.0's tests: the -t name, and the metric of its CSV row (the row's name up
+ * to the first blank, lower-cased, + "_rps"). `ping` and `lrange` select several rows. */
+static const struct rtest {
+  const char *name, *metric;
+} tests[] = {
+    {"ping_inline", "ping_inline_rps"},
+    {"ping_mbulk", "ping_mbulk_rps"},
+    {"set", "set_rps"},
+    {"get", "get_rps"},
+    {"incr", "incr_rps"},
+    {"lpush", "lpush_rps"},
+    {"rpush", "rpush_rps"},
+    {"lpop", "lpop_rps"},
+    {"rpop", "rpop_rps"},
+    {"sadd", "sadd_rps"},
+    {"hset", "hset_rps"},
+    {"spop", "spop_rps"},
+    {"zadd", "zadd_rps"},
+    {"zpopmin", "zpopmin_rps"},
+    {"lrange_100", "lrange_100_rps"},
+    {"lrange_300", "lrange_300_rps"},
+    {"lrange_500", "lrange_500_rps"},
+    {"lrange_600", "lrange_600_rps"},
+    {"mset", "mset_rps"},
+};
+#define NTESTS (sizeof tests / sizeof *tests)
+
+static pid_t g_server; /* running redis-server, killed at exit (also after wl_fail) */
+
+static void cleanup(void) {
+  if (g_server > 0) {
+    kill(g_server, SIGKILL);
+    while (waitpid(g_server, NULL, 0) < 0 && errno == EINTR) {
+    }
+    g_server = 0;
+  }
+  unlink(SOCK_PATH);
+}
+
+static int parse_bool(const char *s) {
+  static const char *const yes[] = {"1", "true", "yes", "on"}, *const no[] = {"0", "false", "no",
+                                                                              "off"};
+  for (int i = 0; s && i < 4; i++) {
+    if (!strcmp(s, yes[i])) return 1;
+    if (!strcmp(s, no[i])) return 0;
+  }
+  return -1;
+}
+
+/* The last `want` lines of a log file on one line, joined by " | " (for a FAIL reason). */
+static const char *log_tail(const char *path, int want, char *out, size_t outlen) {
+  static char buf[8192];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = 0;
+  if (fd >= 0) {
+    off_t size = lseek(fd, 0, SEEK_END);
+    off_t from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
+    n = pread(fd, buf, sizeof buf - 1, from);
+    close(fd);
+  }
+  if (fd < 0 || n < 0) {
+    snprintf(out, outlen, "(%s unreadable)", path);
+    return out;
+  }
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
+  buf[n] = '\0';
+  if (!n) {
+    snprintf(out, outlen, "(%s is empty)", path);
+    return out;
+  }
+  char *start = buf + n;
+  for (int lines = 0; start > buf; start--)
+    if (start[-1] == '\n' && ++lines == want) break;
+  size_t len = 0;
+  out[0] = '\0';
+  for (char *p = start; *p && len + 4 < outlen; p++) {
+    if (*p == '\r') continue;
+    if (*p == '\n') {
+      len += (size_t)snprintf(out + len, outlen - len, " | ");
+      continue;
+    }
+    out[len++] = *p;
+    out[len] = '\0';
+  }
+  return out;
+}
+
+/* fork + execvp(argv) with stdin /dev/null, stdout to out_fd, stderr to err_fd. The child
+ * reports a failed exec on stderr (the log) and exits 127. */
+static pid_t spawn(char *const argv[], int out_fd, int err_fd) {
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) wl_fail("fork: %s", strerror(errno));
+  if (pid == 0) {
+    int nul = open("/dev/null", O_RDONLY);
+    if (nul < 0 || dup2(nul, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) _exit(126);
+    execvp(argv[0], argv);
+    dprintf(2, "foliolab: execvp %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  return pid;
+}
+
+static int open_log(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) wl_fail("open %s: %s", path, strerror(errno));
+  return fd;
+}
+
+static void describe_status(int status, char *out, size_t len) {
+  if (WIFEXITED(status))
+    snprintf(out, len, "exit status %d", WEXITSTATUS(status));
+  else if (WIFSIGNALED(status))
+    snprintf(out, len, "signal %d", WTERMSIG(status));
+  else
+    snprintf(out, len, "status 0x%x", status);
+}
+
+/* The server has exited if waitpid says so: it fails the run with the log's end. */
+static void check_server_alive(const char *when) {
+  int status;
+  pid_t r = waitpid(g_server, &status, WNOHANG);
+  if (r == 0) return;
+  char how[64], tail[1024];
+  if (r < 0) wl_fail("waitpid redis-server: %s", strerror(errno));
+  g_server = 0;
+  describe_status(status, how, sizeof how);
+  wl_fail("redis-server ended %s (%s); %s ends: %s", when, how, SERVER_LOG,
+          log_tail(SERVER_LOG, 5, tail, sizeof tail));
+}
+
+static int try_connect(void) {
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
+  snprintf(a.sun_path, sizeof a.sun_path, "%s", SOCK_PATH);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) wl_fail("socket(AF_UNIX): %s", strerror(errno));
+  int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+static void start_server(int disable_thp, long timeout_s) {
+  if (unlink(SOCK_PATH) && errno != ENOENT) wl_fail("unlink %s: %s", SOCK_PATH, strerror(errno));
+  /* clang-format off */
+  char *argv[] = {"redis-server", "--port", "0", "--unixsocket", SOCK_PATH, "--save", "",
+                  "--appendonly", "no", "--daemonize", "no",
+                  "--disable-thp", disable_thp ? "yes" : "no", NULL};
+  /* clang-format on */
+  int log = open_log(SERVER_LOG);
+  g_server = spawn(argv, log, log);
+  close(log);
+  const int64_t deadline = wl_now_ns() + (int64_t)timeout_s * 1000000000;
+  for (;;) {
+    check_server_alive("before accepting connections");
+    if (try_connect()) return;
+    if (wl_now_ns() > deadline) {
+      char tail[1024];
+      wl_fail("redis-server did not accept connections on %s within %ld s; %s ends: %s", SOCK_PATH,
+              timeout_s, SERVER_LOG, log_tail(SERVER_LOG, 5, tail, sizeof tail));
+    }
+    usleep(10000);
+  }
+}
+
+/* SIGTERM, then SIGKILL after STOP_GRACE_MS; 1 when the server ended by itself in time. */
+static int stop_server(void) {
+  int status = 0, clean = 0;
+  if (kill(g_server, SIGTERM)) wl_fail("kill redis-server: %s", strerror(errno));
+  const int64_t deadline = wl_now_ns() + (int64_t)STOP_GRACE_MS * 1000000;
+  for (;;) {
+    pid_t r = waitpid(g_server, &status, WNOHANG);
+    if (r < 0 && errno != EINTR) wl_fail("waitpid redis-server: %s", strerror(errno));
+    if (r > 0) {
+      clean = 1;
+      break;
+    }
+    if (wl_now_ns() > deadline) {
+      kill(g_server, SIGKILL);
+      while (waitpid(g_server, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    usleep(10000);
+  }
+  g_server = 0;
+  if (unlink(SOCK_PATH) && errno != ENOENT) wl_fail("unlink %s: %s", SOCK_PATH, strerror(errno));
+  if (!clean)
+    fprintf(stderr, "redis: redis-server ignored SIGTERM for %d ms; killed\n", STOP_GRACE_MS);
+  return clean;
+}
+
+/* Runs redis-benchmark with argv; its stdout into out (NUL-terminated, at most MAX_CSV bytes),
+ * its stderr into BENCH_LOG. Fails unless it exits 0. */
+static void run_benchmark(char *const argv[], char *out, const char *what) {
+  int pfd[2];
+  if (pipe2(pfd, O_CLOEXEC)) wl_fail("pipe: %s", strerror(errno));
+  int log = open_log(BENCH_LOG);
+  pid_t pid = spawn(argv, pfd[1], log);
+  close(pfd[1]);
+  close(log);
+  size_t len = 0;
+  char sink[4096];
+  for (;;) {
+    char *at = len < MAX_CSV ? out + len : sink;
+    size_t room = len < MAX_CSV ? MAX_CSV - len : sizeof sink;
+    ssize_t n = read(pfd[0], at, room);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (at != sink) len += (size_t)n;
+  }
+  out[len] = '\0';
+  close(pfd[0]);
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) wl_fail("waitpid redis-benchmark: %s", strerror(errno));
+  if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+    char how[64], tail[1024];
+    describe_status(status, how, sizeof how);
+    wl_fail("redis-benchmark (%s) ended with %s; its stderr ends: %s", what, how,
+            log_tail(BENCH_LOG, 5, tail, sizeof tail));
+  }
+}
+
+/* ---------------- CSV ---------------- */
+
+struct row {
+  char metric[64];
+  double rps;
+};
+
+/* One quoted CSV field starting at *p; advances past it and its comma. NULL if malformed. */
+static char *csv_field(char **p) {
+  char *s = *p;
+  if (*s != '"') return NULL;
+  char *end = strchr(s + 1, '"');
+  if (!end) return NULL;
+  *end = '\0';
+  *p = end[1] == ',' ? end + 2 : end + 1;
+  return s + 1;
+}
+
+/* Rows of redis-benchmark --csv: a header "test","rps",... then "SET","12345.68",...; the
+ * helper row "LPUSH (needed to benchmark LRANGE)" is left out. */
+static size_t parse_csv(char *csv, struct row *rows, size_t max) {
+  size_t n = 0;
+  for (char *line = csv, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+    nl = strchr(line, '\n');
+    if (nl) *nl = '\0';
+    size_t len = strlen(line);
+    if (len && line[len - 1] == '\r') line[len - 1] = '\0';
+    if (!*line) continue;
+    char *p = line, *name = csv_field(&p), *rps = name ? csv_field(&p) : NULL;
+    if (!name || !rps) wl_fail("redis-benchmark printed a line that is not CSV: '%.200s'", line);
+    if (!strcmp(name, "test")) continue;
+    if (strstr(name, "(needed to benchmark")) continue;
+    if (n == max) wl_fail("redis-benchmark printed more than %zu tests", max);
+    struct row *r = &rows[n];
+    size_t k = 0;
+    for (; name[k] && name[k] != ' ' && k + 5 < sizeof r->metric; k++) {
+      unsigned char c = (unsigned char)name[k];
+      r->metric[k] = isalnum(c) ? (char)tolower(c) : '_';
+    }
+    snprintf(r->metric + k, sizeof r->metric - k, "_rps");
+    char *end;
+    r->rps = strtod(rps, &end);
+    if (end == rps || *end) wl_fail("redis-benchmark: %s: rps '%s' is not a number", name, rps);
+    for (size_t i = 0; i < n; i++)
+      if (!strcmp(rows[i].metric, r->metric))
+        wl_fail("redis-benchmark printed %s twice", r->metric);
+    n++;
+  }
+  return n;
+}
+
+static const struct row *find_row(const struct row *rows, size_t n, const char *metric) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(rows[i].metric, metric)) return &rows[i];
+  return NULL;
+}
+
+/* ---------------- tests= ---------------- */
+
+/* Normalises tests= into redis-benchmark's comma list (lower case) and marks the rows it must
+ * print in want[] (indexes into tests[]). */
+static void select_tests(const char *arg, char *list, size_t listlen, int want[NTESTS]) {
+  char *copy = strdup(arg);
+  if (!copy) wl_fail("out of memory");
+  size_t len = 0;
+  list[0] = '\0';
+  for (char *save = NULL, *t = strtok_r(copy, " ,", &save); t; t = strtok_r(NULL, " ,", &save)) {
+    for (char *c = t; *c; c++) *c = (char)tolower((unsigned char)*c);
+    int found = 0;
+    for (size_t i = 0; i < NTESTS; i++) {
+      const char *name = tests[i].name;
+      if (!strcmp(t, name) || (!strcmp(t, "ping") && !strncmp(name, "ping_", 5)) ||
+          (!strcmp(t, "lrange") && !strncmp(name, "lrange_", 7))) {
+        want[i] = 1;
+        found = 1;
+      }
+    }
+    if (!found) wl_usage("tests: unknown redis-benchmark test '%s'", t);
+    int n = snprintf(list + len, listlen - len, "%s%s", len ? "," : "", t);
+    if (n < 0 || (size_t)n >= listlen - len) wl_usage("tests: too long");
+    len += (size_t)n;
+  }
+  free(copy);
+  if (!len) wl_usage("tests: no test named");
+}
+
+int main(int argc, char **argv) {
+  struct wl_arg spec[] = {
+      {"requests", "20000", NULL},   {"clients", "4", NULL},        {"value_size", "1024", NULL},
+      {"keyspace", "100000", NULL},  {"tests", "set,get", NULL},    {"preload", "0", NULL},
+      {"disable_thp", "true", NULL}, {"start_timeout", "60", NULL}, {NULL, NULL, NULL},
+  };
+  wl_parse_args(argc, argv, spec);
+  const long requests = wl_arg_long(spec, "requests", 1, 1000000000);
+  const long clients = wl_arg_long(spec, "clients", 1, 10000);
+  const long value_size = wl_arg_long(spec, "value_size", 1, 536870912);
+  const long keyspace = wl_arg_long(spec, "keyspace", 1, 1000000000);
+  const long preload = wl_arg_long(spec, "preload", 0, 1000000000);
+  const long start_timeout = wl_arg_long(spec, "start_timeout", 1, 3600);
+  const int disable_thp = parse_bool(wl_arg_str(spec, "disable_thp"));
+  if (disable_thp < 0)
+    wl_usage("disable_thp=%s: expected true or false (1/0, yes/no, on/off)",
+             wl_arg_str(spec, "disable_thp"));
+  char list[512];
+  int want[NTESTS] = {0};
+  select_tests(wl_arg_str(spec, "tests"), list, sizeof list, want);
+
+  char n_s[24], c_s[24], d_s[24], r_s[24], p_s[24];
+  snprintf(n_s, sizeof n_s, "%ld", requests);
+  snprintf(c_s, sizeof c_s, "%ld", clients);
+  snprintf(d_s, sizeof d_s, "%ld", value_size);
+  snprintf(r_s, sizeof r_s, "%ld", keyspace);
+  snprintf(p_s, sizeof p_s, "%ld", preload);
+  char *csv = malloc(MAX_CSV + 1);
+  if (!csv) wl_fail("out of memory");
+
+  atexit(cleanup);
+  start_server(disable_thp, start_timeout);
+  if (preload) {
+    /* clang-format off */
+    char *pre[] = {"redis-benchmark", "-s", SOCK_PATH, "-n", p_s, "-c", c_s, "-r", r_s,
+                   "-d", d_s, "-t", "set", "-q", "--csv", NULL};
+    /* clang-format on */
+    run_benchmark(pre, csv, "preload");
+    check_server_alive("during the preload");
+  }
+  /* clang-format off */
+  char *bench[] = {"redis-benchmark", "-s", SOCK_PATH, "-n", n_s, "-c", c_s, "-d", d_s,
+                   "-r", r_s, "-t", list, "--csv", NULL};
+  /* clang-format on */
+  run_benchmark(bench, csv, "benchmark");
+  check_server_alive("during the benchmark");
+
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)g_server);
+  const long thp_enabled = wl_proc_kb(path, "THP_enabled");
+  snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)g_server);
+  const long rss_kb = wl_proc_kb(path, "Rss");
+  const long huge_kb = wl_proc_kb(path, "AnonHugePages");
+  stop_server();
+
+  struct row rows[64];
+  const size_t nrows = parse_csv(csv, rows, sizeof rows / sizeof *rows);
+  struct wl_json j = {.len = 0};
+  for (size_t i = 0; i < nrows; i++) wl_json_num(&j, rows[i].metric, rows[i].rps);
+  wl_json_opt(&j, "thp_enabled", thp_enabled);
+  wl_json_kb(&j, "server_rss_kb", rss_kb);
+  wl_json_kb(&j, "server_anon_huge_kb", huge_kb);
+  wl_json_print(&j);
+  for (size_t i = 0; i < NTESTS; i++) {
+    if (!want[i]) continue;
+    const struct row *r = find_row(rows, nrows, tests[i].metric);
+    if (!r) wl_fail("redis-benchmark printed no %s row (tests=%s)", tests[i].name, list);
+    if (!(r->rps > 0) || !isfinite(r->rps)) wl_fail("%s is %g", tests[i].metric, r->rps);
+  }
+  free(csv);
+  wl_ok();
+  return 0;
+}
