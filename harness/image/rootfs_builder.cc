@@ -33,9 +33,7 @@ std::string item_name(const ImageRecipe& r, Arch arch, const std::string& key) {
   return fmt::format("rootfs-{}-{}-{}", arch_info(arch).name, r.name, key);
 }
 
-fs::path recipe_dir(const ImageRecipe& r) {
-  return fs::path(r.file).parent_path();
-}
+fs::path recipe_dir(const ImageRecipe& r) { return fs::path(r.file).parent_path(); }
 
 fs::path file_source(const ImageRecipe& r, const ImageRecipe::File& f) {
   const fs::path from(f.from);
@@ -53,8 +51,7 @@ uint64_t used_bytes(const fs::path& root) {
   uint64_t total = 0;
   std::set<std::pair<dev_t, ino_t>> seen;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied,
-                                           ec),
+  for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec),
        end;
        !ec && it != end; it.increment(ec)) {
     struct stat st {};
@@ -218,8 +215,8 @@ Status RootfsBuilder::populate(const ImageRecipe& r, Arch arch, const fs::path& 
   for (size_t i = 0; i < r.commands.size(); ++i) {
     std::vector<std::string> argv = {"chroot", root.string()};
     argv.insert(argv.end(), r.commands[i].begin(), r.commands[i].end());
-    FL_TRY(run_step(r, arch, fmt::format("commands[{}] `{}`", i, format_argv(r.commands[i])),
-                    argv, log));
+    FL_TRY(run_step(r, arch, fmt::format("commands[{}] `{}`", i, format_argv(r.commands[i])), argv,
+                    log));
   }
   return {};
 }
@@ -255,12 +252,12 @@ Result<RootfsArtifact> RootfsBuilder::build(const ImageRecipe& r, Arch arch) {
   }
   const auto manifest = installed_packages(*status);
   const uint64_t mib = rootfs_disk_mib(used_bytes(root), r.free_mb);
-  ProcessResult mkfs = runner_.run(
-      {.argv = {"mkfs.ext4", "-q", "-F", "-t", "ext4", "-L", "foliolab-root", "-U",
-                uuid_from(*k + *k), "-E", "root_owner=0:0", "-d", root.string(),
-                (tmp / "disk.ext4").string(), fmt::format("{}M", mib)},
-       .log_path = log,
-       .timeout = opt_.timeout});
+  ProcessResult mkfs =
+      runner_.run({.argv = {"mkfs.ext4", "-q", "-F", "-t", "ext4", "-L", "foliolab-root", "-U",
+                            uuid_from(*k + *k), "-E", "root_owner=0:0", "-d", root.string(),
+                            (tmp / "disk.ext4").string(), fmt::format("{}M", mib)},
+                   .log_path = log,
+                   .timeout = opt_.timeout});
   (void)remove_tree(root);
   if (!mkfs.ok()) {
     (void)remove_tree(tmp / "disk.ext4");

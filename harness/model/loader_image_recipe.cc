@@ -15,8 +15,8 @@ namespace foliolab {
 namespace loader_internal {
 namespace {
 
-const Keys kRecipeKeys = {"description", "suite", "variant", "packages", "files", "commands",
-                          "free"};
+const Keys kRecipeKeys = {"description", "suite",    "variant", "packages",
+                          "files",       "commands", "free"};
 const Keys kRecipeFileKeys = {"from", "to"};
 
 // A Debian package name (Debian Policy 5.6.1): lower-case letters, digits, + - . ; at least two
@@ -79,8 +79,8 @@ Status Parser::parse_recipe_packages(const Field& f, ImageRecipe* r) const {
     auto name = read_nonempty(item);
     FL_TRY(name);
     if (!valid_package_name(*name)) {
-      return error(item, "'" + *name +
-                             "' is not a Debian package name (lower-case letters, digits, + - .)");
+      return error(
+          item, "'" + *name + "' is not a Debian package name (lower-case letters, digits, + - .)");
     }
     const auto dup = std::find(r->packages.begin(), r->packages.end(), *name);
     if (dup != r->packages.end()) {
@@ -152,7 +152,8 @@ namespace {
 
 Result<ImageRecipe> recipe_from(const YAML::Node& root, const std::string& file_name) {
   return loader_internal::parse_document<ImageRecipe>(
-      root, file_name, "image recipe", [&](const loader_internal::Parser& p) -> Result<ImageRecipe> {
+      root, file_name, "image recipe",
+      [&](const loader_internal::Parser& p) -> Result<ImageRecipe> {
         ImageRecipe r;
         r.file = file_name;
         r.name = std::filesystem::path(file_name).stem().string();
@@ -163,8 +164,7 @@ Result<ImageRecipe> recipe_from(const YAML::Node& root, const std::string& file_
 
 }  // namespace
 
-Result<ImageRecipe> parse_image_recipe(const std::string& yaml_text,
-                                       const std::string& file_name) {
+Result<ImageRecipe> parse_image_recipe(const std::string& yaml_text, const std::string& file_name) {
   auto root = parse_yaml(yaml_text, file_name, "image recipe");
   FL_TRY(root);
   return recipe_from(*root, file_name);

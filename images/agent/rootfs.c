@@ -38,7 +38,8 @@ static void wait_for_device(const char *device) {
 
 /* mkdir -p of one level below ROOTFS_MOUNT; an existing directory is fine. */
 static void make_dir(const char *path, mode_t mode) {
-  if (mkdir(path, mode) && errno != EEXIST) fail_run("rootfs", "mkdir %s: %s", path, strerror(errno));
+  if (mkdir(path, mode) && errno != EEXIST)
+    fail_run("rootfs", "mkdir %s: %s", path, strerror(errno));
 }
 
 static void bind_mount(const char *from, const char *to) {
@@ -85,7 +86,8 @@ void rootfs_enter(const char *device) {
   tmpfs(ROOTFS_MOUNT "/tmp", "mode=1777");
   tmpfs(ROOTFS_MOUNT "/run", "mode=0755");
   tmpfs(ROOTFS_MOUNT "/dev/shm", "mode=1777");
-  if (chroot(ROOTFS_MOUNT) || chdir("/")) fail_run("rootfs", "chroot %s: %s", ROOTFS_MOUNT, strerror(errno));
+  if (chroot(ROOTFS_MOUNT) || chdir("/"))
+    fail_run("rootfs", "chroot %s: %s", ROOTFS_MOUNT, strerror(errno));
   setenv("PATH", GUEST_PATH, 1);
   setenv("HOME", "/root", 1);
   setenv("LANG", "C.UTF-8", 1);
