@@ -172,19 +172,25 @@ static inline struct wl_usage wl_usage_self(void) {
 
 /* ---------------- /proc readers ---------------- */
 
-/* Value in kB of a "Field:   123 kB" line of a /proc file, or -1 if absent/unreadable. */
-static inline long wl_proc_kb(const char *path, const char *field) {
+/* The number after `key` and sep at the start of a line of the file at path ("Field:   123 kB"
+ * with ':', "name 123" with ' '), or -1 if absent/unreadable. */
+static inline long long wl_keyed(const char *path, const char *key, char sep) {
   FILE *f = fopen(path, "re");
   char line[256];
-  long v = -1;
-  size_t n = strlen(field);
+  long long v = -1;
+  size_t n = strlen(key);
   while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, field, n) && line[n] == ':') {
-      v = strtol(line + n + 1, NULL, 10);
+    if (!strncmp(line, key, n) && line[n] == sep) {
+      v = strtoll(line + n + 1, NULL, 10);
       break;
     }
   if (f) fclose(f);
   return v;
+}
+
+/* Value in kB of a "Field:   123 kB" line of a /proc file, or -1 if absent/unreadable. */
+static inline long wl_proc_kb(const char *path, const char *field) {
+  return (long)wl_keyed(path, field, ':');
 }
 
 /* Rss, Pss, AnonHugePages, ShmemPmdMapped, ... summed over the whole address space
@@ -200,19 +206,7 @@ static inline long wl_status_kb(const char *field) {
 
 /* A counter of /proc/vmstat ("name value" lines), or -1 if the kernel lacks it (e.g.
  * CONFIG_VM_EVENT_COUNTERS=n, or a counter a patch adds). */
-static inline long long wl_vmstat(const char *name) {
-  FILE *f = fopen("/proc/vmstat", "re");
-  char line[256];
-  long long v = -1;
-  size_t n = strlen(name);
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, name, n) && line[n] == ' ') {
-      v = strtoll(line + n + 1, NULL, 10);
-      break;
-    }
-  if (f) fclose(f);
-  return v;
-}
+static inline long long wl_vmstat(const char *name) { return wl_keyed("/proc/vmstat", name, ' '); }
 
 /* Delta of two wl_vmstat() readings, -1 when either is absent. */
 static inline long long wl_delta(long long before, long long after) {

@@ -29,12 +29,10 @@
  */
 #include "common.h"
 
-#include <fcntl.h>
-#include <signal.h>
+#include "app.h"
+
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -56,18 +54,9 @@ static void cg_path(char *out, size_t len, const char *file) {
 
 /* A "key value" line of a flat-keyed cgroup file (memory.stat, memory.events), or -1. */
 static long long cg_keyed(const char *file, const char *key) {
-  char path[128], line[256];
+  char path[128];
   cg_path(path, sizeof path, file);
-  FILE *f = fopen(path, "re");
-  long long v = -1;
-  size_t n = strlen(key);
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, key, n) && line[n] == ' ') {
-      v = strtoll(line + n + 1, NULL, 10);
-      break;
-    }
-  if (f) fclose(f);
-  return v;
+  return wl_keyed(path, key, ' ');
 }
 
 /* A single-number cgroup file (memory.peak), or -1 when absent. */
@@ -191,28 +180,20 @@ static void stress_args(char **argv, char *buf, size_t len, uint64_t vm_bytes, u
 static const struct program programs[] = {{"stress", stress_args}};
 static const char *const program_names[] = {"stress", NULL};
 
-/* Child: joins the cgroup, stdin /dev/null, stdout and stderr to STRESS_LOG, exec. A failure
- * before the exec goes to the parent over err_fd (close-on-exec: EOF means the exec worked). */
-static _Noreturn void exec_in_cgroup(char **argv, int err_fd, const sigset_t *mask) {
-  char pid[24], path[128];
-  const char *step = "cgroup.procs";
+/* In the child, before the exec: joins the cgroup and restores the signal mask (run() blocks
+ * SIGCHLD). On a failure: the cgroup.procs path, errno set. */
+static const char *join_cgroup(void *mask) {
+  static char path[128];
+  char pid[24];
   snprintf(pid, sizeof pid, "%d", (int)getpid());
   cg_path(path, sizeof path, "cgroup.procs");
   int rc = wl_write_file(path, pid);
-  if (!rc) {
-    step = STRESS_LOG;
-    int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int log = open(STRESS_LOG, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (nul < 0 || log < 0 || dup2(nul, 0) < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0) rc = -errno;
+  if (rc) {
+    errno = -rc;
+    return path;
   }
-  if (!rc) {
-    step = argv[0];
-    sigprocmask(SIG_SETMASK, mask, NULL);
-    execvp(argv[0], argv);
-    rc = -errno;
-  }
-  dprintf(err_fd, "%s: %s", step, strerror(-rc));
-  _exit(127);
+  sigprocmask(SIG_SETMASK, mask, NULL);
+  return NULL;
 }
 
 struct outcome {
@@ -236,26 +217,10 @@ static void run(char **argv, long duration, struct outcome *o) {
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
   if (sigprocmask(SIG_BLOCK, &chld, &old)) wl_fail("sigprocmask: %s", strerror(errno));
-  int pfd[2];
-  if (pipe2(pfd, O_CLOEXEC)) wl_fail("pipe: %s", strerror(errno));
-  fflush(stdout);
-  fflush(stderr);
   const int64_t t0 = wl_now_ns();
-  pid_t pid = fork();
-  if (pid < 0) wl_fail("fork: %s", strerror(errno));
-  if (pid == 0) exec_in_cgroup(argv, pfd[1], &old);
-  close(pfd[1]);
-  char err[256];
-  ssize_t n;
-  while ((n = read(pfd[0], err, sizeof err - 1)) < 0 && errno == EINTR) {
-  }
-  close(pfd[0]);
-  if (n > 0) {
-    err[n] = '\0';
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-    }
-    wl_fail("starting %s in %s: %s", argv[0], g_cg, err);
-  }
+  /* stdout and stderr to STRESS_LOG; a failure before the exec fails the run. */
+  pid_t pid =
+      wl_spawn_logged(argv, (struct wl_child){.prepare = join_cgroup, .arg = &old}, STRESS_LOG);
   const int64_t deadline = t0 + ((int64_t)duration + KILL_AFTER_S) * 1000000000;
   for (;;) {
     pid_t r = waitpid(pid, &o->status, WNOHANG);
@@ -278,14 +243,8 @@ static void run(char **argv, long duration, struct outcome *o) {
 /* The end of STRESS_LOG (its last line or two), for the console. */
 static void report_log(void) {
   char buf[512];
-  int fd = open(STRESS_LOG, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  off_t size = lseek(fd, 0, SEEK_END);
-  const off_t keep = (off_t)sizeof buf - 1;
-  ssize_t n = pread(fd, buf, sizeof buf - 1, size > keep ? size - keep : 0);
-  close(fd);
+  const ssize_t n = wl_read_tail(STRESS_LOG, buf, sizeof buf);
   if (n <= 0) return;
-  buf[n] = '\0';
   fprintf(stderr, "memcg-stress: %s ends:\n%s%s", STRESS_LOG, buf, buf[n - 1] == '\n' ? "" : "\n");
 }
 
@@ -318,9 +277,9 @@ int main(int argc, char **argv) {
   const long long split1 = wl_vmstat("thp_underused_split_page");
   const int exited0 = WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0;
   const int survived = exited0 && !o.killed && o.runtime_s >= (double)duration * 0.99;
-  fprintf(stderr, "memcg-stress: %s ended after %.2f s: %s %d\n", pargv[0], o.runtime_s,
-          WIFEXITED(o.status) ? "exit status" : "signal",
-          WIFEXITED(o.status) ? WEXITSTATUS(o.status) : WTERMSIG(o.status));
+  char how[64];
+  fprintf(stderr, "memcg-stress: %s ended after %.2f s: %s\n", pargv[0], o.runtime_s,
+          wl_describe_status(o.status, how, sizeof how));
   report_log();
 
   const long long peak = cg_number("memory.peak");

@@ -46,18 +46,13 @@
  */
 #include "common.h"
 
+#include "app.h"
+
 #include <dirent.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
 #include <pwd.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define PG_BIN "/usr/lib/postgresql/15/bin"
 #define PG_USER "postgres"
@@ -77,7 +72,8 @@
 
 static const char *const mode_names[] = {"tpcb", "select-only", NULL};
 
-static pid_t g_server;  /* the running postmaster (not reaped): killed at exit, after a FAIL */
+/* The running postmaster (not reaped): killed at exit, after a FAIL. */
+static struct wl_server g_server = {"postgres", SERVER_LOG, SOCK_PATH, 0};
 static pid_t g_started; /* the postmaster this run started; 0 before */
 static int g_stopped;   /* it ended by stop_server()'s fast shutdown (its socket is gone) */
 static char g_datadir[sizeof DATA_TEMPLATE]; /* "" until created */
@@ -86,144 +82,46 @@ static gid_t g_gid;
 
 /* ---------------- processes ---------------- */
 
-/* The last `want` lines of a log file on one line, joined by " | " (for a FAIL reason). */
-static const char *log_tail(const char *path, int want, char *out, size_t outlen) {
-  static char buf[8192];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  ssize_t n = 0;
-  if (fd >= 0) {
-    off_t size = lseek(fd, 0, SEEK_END);
-    off_t from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
-    n = pread(fd, buf, sizeof buf - 1, from);
-    close(fd);
-  }
-  if (fd < 0 || n < 0) {
-    snprintf(out, outlen, "(%s unreadable)", path);
-    return out;
-  }
-  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
-  buf[n] = '\0';
-  if (!n) {
-    snprintf(out, outlen, "(%s is empty)", path);
-    return out;
-  }
-  char *start = buf + n;
-  for (int lines = 0; start > buf; start--)
-    if (start[-1] == '\n' && ++lines == want) break;
-  size_t len = 0;
-  out[0] = '\0';
-  for (char *p = start; *p && len + 4 < outlen; p++) {
-    if (*p == '\r') continue;
-    if (*p == '\n') {
-      len += (size_t)snprintf(out + len, outlen - len, " | ");
-      continue;
-    }
-    out[len++] = *p;
-    out[len] = '\0';
-  }
-  return out;
+/* In the child, before the exec: the postgres user. */
+static const char *become_postgres(void *unused) {
+  (void)unused;
+  if (setgroups(1, &g_gid) || setgid(g_gid) || setuid(g_uid))
+    return "setgroups/setgid/setuid to " PG_USER;
+  return NULL;
 }
 
-static void describe_status(int status, char *out, size_t len) {
-  if (WIFEXITED(status))
-    snprintf(out, len, "exit status %d", WEXITSTATUS(status));
-  else if (WIFSIGNALED(status))
-    snprintf(out, len, "signal %d", WTERMSIG(status));
-  else
-    snprintf(out, len, "status 0x%x", status);
+/* A child in SOCK_DIR, as the postgres user when as_postgres, and death_signal sent to it if this
+ * program dies first (killed by the agent or a timeout: no server outlives the run). */
+static struct wl_child child(int as_postgres, int death_signal) {
+  return (struct wl_child){.death_signal = death_signal,
+                           .dir = SOCK_DIR,
+                           .prepare = as_postgres ? become_postgres : NULL};
 }
 
-static int open_log(const char *path) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) wl_fail("open %s: %s", path, strerror(errno));
-  return fd;
-}
-
-/* fork + execv(argv[0], an absolute path) with stdin /dev/null, stdout to out_fd, stderr to err_fd,
- * working directory SOCK_DIR, as the postgres user when as_postgres, and death_signal sent to it if
- * this program dies first (killed by the agent or a timeout: no server outlives the run). A failure
- * before the exec comes back over a close-on-exec pipe (EOF: the exec worked) and fails the run. */
-static pid_t spawn(char *const argv[], int out_fd, int err_fd, int as_postgres, int death_signal) {
-  int pfd[2];
-  if (pipe2(pfd, O_CLOEXEC)) wl_fail("pipe: %s", strerror(errno));
-  fflush(stdout);
-  fflush(stderr);
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) wl_fail("fork: %s", strerror(errno));
-  if (pid == 0) {
-    const char *step = "redirecting stdin, stdout and stderr";
-    int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (nul < 0 || dup2(nul, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) goto fail;
-    step = "setgroups/setgid/setuid to " PG_USER;
-    if (as_postgres && (setgroups(1, &g_gid) || setgid(g_gid) || setuid(g_uid))) goto fail;
-    /* After setuid, which clears it; the parent may have died in between. */
-    step = "prctl(PR_SET_PDEATHSIG)";
-    if (prctl(PR_SET_PDEATHSIG, death_signal)) goto fail;
-    if (getppid() != parent) _exit(127);
-    step = "chdir " SOCK_DIR;
-    if (chdir(SOCK_DIR)) goto fail;
-    step = "execv";
-    execv(argv[0], argv);
-  fail:
-    dprintf(pfd[1], "%s: %s", step, strerror(errno));
-    _exit(127);
-  }
-  close(pfd[1]);
-  char err[512];
-  ssize_t n;
-  while ((n = read(pfd[0], err, sizeof err - 1)) < 0 && errno == EINTR) {
-  }
-  close(pfd[0]);
-  if (n > 0) {
-    err[n] = '\0';
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-    }
-    wl_fail("starting %s: %s", argv[0], err);
-  }
-  return pid;
-}
-
-/* Waits up to ms for pid to end; 1 if it did (reaped, its status in *status if not NULL). */
-static int wait_exit(pid_t pid, int ms, int *status) {
-  const int64_t deadline = wl_now_ns() + (int64_t)ms * 1000000;
-  for (;;) {
-    pid_t r = waitpid(pid, status, WNOHANG);
-    if (r == pid || (r < 0 && errno == ECHILD)) return 1;
-    if (wl_now_ns() > deadline) return 0;
-    usleep(20000);
-  }
-}
-
-/* Waits for pid; fails with the end of log unless it exited 0. */
-static void wait_ok(pid_t pid, const char *what, const char *log) {
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) wl_fail("waitpid %s: %s", what, strerror(errno));
+/* Fails with the end of log unless status (what's) is exit 0. */
+static void check_ok(int status, const char *what, const char *log) {
   if (!WIFEXITED(status) || WEXITSTATUS(status)) {
     char how[64], tail[1024], server[1200] = "";
-    describe_status(status, how, sizeof how);
+    wl_describe_status(status, how, sizeof how);
     /* A client fails when the server dies: say so. Its backends can see it die (their pipe from it
      * closes) a moment before it can be waited for. */
     int st = 0;
-    if (g_server > 0 && wait_exit(g_server, 1000, &st)) {
+    if (g_server.pid > 0 && wl_wait_exit(g_server.pid, 1000, &st)) {
       char server_how[64], server_tail[1024];
-      g_server = 0;
-      describe_status(st, server_how, sizeof server_how);
-      snprintf(server, sizeof server, "; postgres had ended (%s), %s ends: %s", server_how,
-               SERVER_LOG, log_tail(SERVER_LOG, 3, server_tail, sizeof server_tail));
+      g_server.pid = 0;
+      snprintf(server, sizeof server, "; postgres had ended (%s), %s ends: %s",
+               wl_describe_status(st, server_how, sizeof server_how), SERVER_LOG,
+               wl_log_tail(SERVER_LOG, 3, server_tail, sizeof server_tail));
     }
-    wl_fail("%s ended with %s; %s ends: %s%s", what, how, log, log_tail(log, 5, tail, sizeof tail),
-            server);
+    wl_fail("%s ended with %s; %s ends: %s%s", what, how, log,
+            wl_log_tail(log, 5, tail, sizeof tail), server);
   }
 }
 
 /* Runs argv to its end, stdout and stderr to log; fails unless it exits 0. */
 static void run_logged(char *const argv[], const char *log, int as_postgres, const char *what) {
-  int fd = open_log(log);
-  pid_t pid = spawn(argv, fd, fd, as_postgres, SIGTERM);
-  close(fd);
-  wait_ok(pid, what, log);
+  const pid_t pid = wl_spawn_logged(argv, child(as_postgres, SIGTERM), log);
+  check_ok(wl_wait_status(pid, what), what, log);
 }
 
 /* SIGKILL to every process whose parent is ppid (the postmaster's backends and helpers). */
@@ -252,15 +150,9 @@ static void kill_children(pid_t ppid) {
 /* SIGQUIT (immediate shutdown: the postmaster stops its children and waits for them), then SIGKILL
  * to the postmaster and its children after QUIT_GRACE_MS. */
 static void kill_server(void) {
-  kill(g_server, SIGQUIT);
-  if (!wait_exit(g_server, QUIT_GRACE_MS, NULL)) {
-    kill_children(g_server);
-    kill(g_server, SIGKILL);
-    while (waitpid(g_server, NULL, 0) < 0 && errno == EINTR) {
-    }
+  if (!wl_stop(g_server.pid, SIGQUIT, QUIT_GRACE_MS, kill_children))
     fprintf(stderr, "postgres: the server ignored SIGQUIT for %d ms; killed\n", QUIT_GRACE_MS);
-  }
-  g_server = 0;
+  g_server.pid = 0;
 }
 
 /* Backends a killed or crashed postmaster left behind were reparented to this process (a child
@@ -305,7 +197,7 @@ static void remove_datadir(void) {
 
 /* At exit (also after a FAIL) and after the server's stop. */
 static void cleanup(void) {
-  if (g_server > 0) kill_server();
+  if (g_server.pid > 0) kill_server();
   reap_orphans();
   if (g_started && !g_stopped) remove_stale_socket();
   g_started = 0;
@@ -313,29 +205,6 @@ static void cleanup(void) {
 }
 
 /* ---------------- the server ---------------- */
-
-/* The server has exited if waitpid says so: it fails the run with the log's end. */
-static void check_server_alive(const char *when) {
-  int status;
-  pid_t r = waitpid(g_server, &status, WNOHANG);
-  if (r == 0) return;
-  char how[64], tail[1024];
-  if (r < 0) wl_fail("waitpid postgres: %s", strerror(errno));
-  g_server = 0;
-  describe_status(status, how, sizeof how);
-  wl_fail("postgres ended %s (%s); %s ends: %s", when, how, SERVER_LOG,
-          log_tail(SERVER_LOG, 5, tail, sizeof tail));
-}
-
-static int try_connect(void) {
-  struct sockaddr_un a = {.sun_family = AF_UNIX};
-  snprintf(a.sun_path, sizeof a.sun_path, "%s", SOCK_PATH);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) wl_fail("socket(AF_UNIX): %s", strerror(errno));
-  int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-  close(fd);
-  return ok;
-}
 
 /* Line 8 of DIR/postmaster.pid is the postmaster's status: "ready" once it accepts connections (the
  * startup process finished), what pg_ctl -w waits for. */
@@ -367,28 +236,16 @@ static void start_server(uint64_t shared_buffers, long timeout_s) {
                   "-c", "full_page_writes=off",
                   "-c", "max_connections=20", NULL};
   /* clang-format on */
-  int log = open_log(SERVER_LOG);
   /* SIGQUIT: immediate shutdown */
-  g_server = g_started = spawn(argv, log, log, 1, SIGQUIT);
-  close(log);
-  const int64_t deadline = wl_now_ns() + (int64_t)timeout_s * 1000000000;
-  for (;;) {
-    check_server_alive("before accepting connections");
-    if (try_connect() && pidfile_ready()) return;
-    if (wl_now_ns() > deadline) {
-      char tail[1024];
-      wl_fail("postgres did not accept connections on %s within %ld s; %s ends: %s", SOCK_PATH,
-              timeout_s, SERVER_LOG, log_tail(SERVER_LOG, 5, tail, sizeof tail));
-    }
-    usleep(20000);
-  }
+  g_server.pid = g_started = wl_spawn_logged(argv, child(1, SIGQUIT), SERVER_LOG);
+  wl_server_await(&g_server, timeout_s, pidfile_ready);
 }
 
 /* SIGINT (fast shutdown), then kill_server() after STOP_GRACE_MS. */
 static void stop_server(void) {
-  if (kill(g_server, SIGINT)) wl_fail("kill postgres: %s", strerror(errno));
-  if (wait_exit(g_server, STOP_GRACE_MS, NULL)) {
-    g_server = 0;
+  if (kill(g_server.pid, SIGINT)) wl_fail("kill postgres: %s", strerror(errno));
+  if (wl_wait_exit(g_server.pid, STOP_GRACE_MS, NULL)) {
+    g_server.pid = 0;
     g_stopped = 1;
     return;
   }
@@ -468,25 +325,7 @@ static void json_delta(struct wl_json *j, const char *key, long before, long aft
 /* Runs pgbench with argv; its stdout into out (NUL-terminated, at most MAX_OUT bytes), its stderr
  * into BENCH_LOG. Fails unless it exits 0. */
 static void run_pgbench(char *const argv[], char *out) {
-  int pfd[2];
-  if (pipe2(pfd, O_CLOEXEC)) wl_fail("pipe: %s", strerror(errno));
-  int log = open_log(BENCH_LOG);
-  pid_t pid = spawn(argv, pfd[1], log, 0, SIGTERM);
-  close(pfd[1]);
-  close(log);
-  size_t len = 0;
-  char sink[4096];
-  for (;;) {
-    char *at = len < MAX_OUT ? out + len : sink;
-    size_t room = len < MAX_OUT ? MAX_OUT - len : sizeof sink;
-    ssize_t n = read(pfd[0], at, room);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (at != sink) len += (size_t)n;
-  }
-  out[len] = '\0';
-  close(pfd[0]);
-  wait_ok(pid, "pgbench", BENCH_LOG);
+  check_ok(wl_run_capture(argv, child(0, SIGTERM), BENCH_LOG, out, MAX_OUT), "pgbench", BENCH_LOG);
 }
 
 struct result {
@@ -546,7 +385,7 @@ int main(int argc, char **argv) {
   g_gid = pw->pw_gid;
   fclose(pw_file);
   if (!g_uid) wl_fail("user '%s' is root", PG_USER);
-  if (try_connect())
+  if (wl_unix_accepts(SOCK_PATH))
     wl_fail("a server already accepts connections on %s: stop it first", SOCK_PATH);
   /* The children's environment: C messages (parsed here), UTC, no PG* overriding the args. */
   setenv("LC_ALL", "C", 1);
@@ -597,15 +436,13 @@ int main(int argc, char **argv) {
   bench[nbench++] = PG_USER; /* the database */
   bench[nbench] = NULL;
   run_logged(init, INIT_LOG, 0, "pgbench -i");
-  check_server_alive("during pgbench -i");
+  wl_server_check(&g_server, "during pgbench -i");
   run_pgbench(bench, out);
-  check_server_alive("during the benchmark");
+  wl_server_check(&g_server, "during the benchmark");
 
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)g_server);
-  const long rss_kb = wl_proc_kb(path, "Rss");
-  const long pmd_kb = wl_proc_kb(path, "ShmemPmdMapped");
-  const long seg_kb = segment_kb(g_server);
+  const long rss_kb = wl_pid_kb(g_server.pid, "smaps_rollup", "Rss");
+  const long pmd_kb = wl_pid_kb(g_server.pid, "smaps_rollup", "ShmemPmdMapped");
+  const long seg_kb = segment_kb(g_server.pid);
   const long shmem1 = wl_proc_kb("/proc/meminfo", "Shmem");
   const long huge1 = wl_proc_kb("/proc/meminfo", "ShmemHugePages");
   const long long mthp1 = shmem_mthp_kb();

@@ -29,13 +29,9 @@
  */
 #include "common.h"
 
+#include "app.h"
+
 #include <ctype.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define SOCK_PATH "/tmp/foliolab-redis.sock"
 #define SERVER_LOG "/tmp/foliolab-redis.log"
@@ -70,14 +66,13 @@ static const struct rtest {
 };
 #define NTESTS (sizeof tests / sizeof *tests)
 
-static pid_t g_server; /* running redis-server, killed at exit (also after wl_fail) */
+/* The running redis-server (not reaped): killed at exit (also after wl_fail). */
+static struct wl_server g_server = {"redis-server", SERVER_LOG, SOCK_PATH, 0};
 
 static void cleanup(void) {
-  if (g_server > 0) {
-    kill(g_server, SIGKILL);
-    while (waitpid(g_server, NULL, 0) < 0 && errno == EINTR) {
-    }
-    g_server = 0;
+  if (g_server.pid > 0) {
+    wl_kill_reap(g_server.pid);
+    g_server.pid = 0;
   }
   unlink(SOCK_PATH);
 }
@@ -92,99 +87,6 @@ static int parse_bool(const char *s) {
   return -1;
 }
 
-/* The last `want` lines of a log file on one line, joined by " | " (for a FAIL reason). */
-static const char *log_tail(const char *path, int want, char *out, size_t outlen) {
-  static char buf[8192];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  ssize_t n = 0;
-  if (fd >= 0) {
-    off_t size = lseek(fd, 0, SEEK_END);
-    off_t from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
-    n = pread(fd, buf, sizeof buf - 1, from);
-    close(fd);
-  }
-  if (fd < 0 || n < 0) {
-    snprintf(out, outlen, "(%s unreadable)", path);
-    return out;
-  }
-  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
-  buf[n] = '\0';
-  if (!n) {
-    snprintf(out, outlen, "(%s is empty)", path);
-    return out;
-  }
-  char *start = buf + n;
-  for (int lines = 0; start > buf; start--)
-    if (start[-1] == '\n' && ++lines == want) break;
-  size_t len = 0;
-  out[0] = '\0';
-  for (char *p = start; *p && len + 4 < outlen; p++) {
-    if (*p == '\r') continue;
-    if (*p == '\n') {
-      len += (size_t)snprintf(out + len, outlen - len, " | ");
-      continue;
-    }
-    out[len++] = *p;
-    out[len] = '\0';
-  }
-  return out;
-}
-
-/* fork + execvp(argv) with stdin /dev/null, stdout to out_fd, stderr to err_fd. The child
- * reports a failed exec on stderr (the log) and exits 127. */
-static pid_t spawn(char *const argv[], int out_fd, int err_fd) {
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) wl_fail("fork: %s", strerror(errno));
-  if (pid == 0) {
-    int nul = open("/dev/null", O_RDONLY);
-    if (nul < 0 || dup2(nul, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) _exit(126);
-    execvp(argv[0], argv);
-    dprintf(2, "foliolab: execvp %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  return pid;
-}
-
-static int open_log(const char *path) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) wl_fail("open %s: %s", path, strerror(errno));
-  return fd;
-}
-
-static void describe_status(int status, char *out, size_t len) {
-  if (WIFEXITED(status))
-    snprintf(out, len, "exit status %d", WEXITSTATUS(status));
-  else if (WIFSIGNALED(status))
-    snprintf(out, len, "signal %d", WTERMSIG(status));
-  else
-    snprintf(out, len, "status 0x%x", status);
-}
-
-/* The server has exited if waitpid says so: it fails the run with the log's end. */
-static void check_server_alive(const char *when) {
-  int status;
-  pid_t r = waitpid(g_server, &status, WNOHANG);
-  if (r == 0) return;
-  char how[64], tail[1024];
-  if (r < 0) wl_fail("waitpid redis-server: %s", strerror(errno));
-  g_server = 0;
-  describe_status(status, how, sizeof how);
-  wl_fail("redis-server ended %s (%s); %s ends: %s", when, how, SERVER_LOG,
-          log_tail(SERVER_LOG, 5, tail, sizeof tail));
-}
-
-static int try_connect(void) {
-  struct sockaddr_un a = {.sun_family = AF_UNIX};
-  snprintf(a.sun_path, sizeof a.sun_path, "%s", SOCK_PATH);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) wl_fail("socket(AF_UNIX): %s", strerror(errno));
-  int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-  close(fd);
-  return ok;
-}
-
 static void start_server(int disable_thp, long timeout_s) {
   if (unlink(SOCK_PATH) && errno != ENOENT) wl_fail("unlink %s: %s", SOCK_PATH, strerror(errno));
   /* clang-format off */
@@ -192,43 +94,15 @@ static void start_server(int disable_thp, long timeout_s) {
                   "--appendonly", "no", "--daemonize", "no",
                   "--disable-thp", disable_thp ? "yes" : "no", NULL};
   /* clang-format on */
-  int log = open_log(SERVER_LOG);
-  g_server = spawn(argv, log, log);
-  close(log);
-  const int64_t deadline = wl_now_ns() + (int64_t)timeout_s * 1000000000;
-  for (;;) {
-    check_server_alive("before accepting connections");
-    if (try_connect()) return;
-    if (wl_now_ns() > deadline) {
-      char tail[1024];
-      wl_fail("redis-server did not accept connections on %s within %ld s; %s ends: %s", SOCK_PATH,
-              timeout_s, SERVER_LOG, log_tail(SERVER_LOG, 5, tail, sizeof tail));
-    }
-    usleep(10000);
-  }
+  g_server.pid = wl_spawn_logged(argv, (struct wl_child){.death_signal = SIGTERM}, SERVER_LOG);
+  wl_server_await(&g_server, timeout_s, NULL);
 }
 
 /* SIGTERM, then SIGKILL after STOP_GRACE_MS; 1 when the server ended by itself in time. */
 static int stop_server(void) {
-  int status = 0, clean = 0;
-  if (kill(g_server, SIGTERM)) wl_fail("kill redis-server: %s", strerror(errno));
-  const int64_t deadline = wl_now_ns() + (int64_t)STOP_GRACE_MS * 1000000;
-  for (;;) {
-    pid_t r = waitpid(g_server, &status, WNOHANG);
-    if (r < 0 && errno != EINTR) wl_fail("waitpid redis-server: %s", strerror(errno));
-    if (r > 0) {
-      clean = 1;
-      break;
-    }
-    if (wl_now_ns() > deadline) {
-      kill(g_server, SIGKILL);
-      while (waitpid(g_server, &status, 0) < 0 && errno == EINTR) {
-      }
-      break;
-    }
-    usleep(10000);
-  }
-  g_server = 0;
+  const int clean = wl_stop(g_server.pid, SIGTERM, STOP_GRACE_MS, NULL);
+  if (clean < 0) wl_fail("kill redis-server: %s", strerror(errno));
+  g_server.pid = 0;
   if (unlink(SOCK_PATH) && errno != ENOENT) wl_fail("unlink %s: %s", SOCK_PATH, strerror(errno));
   if (!clean)
     fprintf(stderr, "redis: redis-server ignored SIGTERM for %d ms; killed\n", STOP_GRACE_MS);
@@ -238,32 +112,12 @@ static int stop_server(void) {
 /* Runs redis-benchmark with argv; its stdout into out (NUL-terminated, at most MAX_CSV bytes),
  * its stderr into BENCH_LOG. Fails unless it exits 0. */
 static void run_benchmark(char *const argv[], char *out, const char *what) {
-  int pfd[2];
-  if (pipe2(pfd, O_CLOEXEC)) wl_fail("pipe: %s", strerror(errno));
-  int log = open_log(BENCH_LOG);
-  pid_t pid = spawn(argv, pfd[1], log);
-  close(pfd[1]);
-  close(log);
-  size_t len = 0;
-  char sink[4096];
-  for (;;) {
-    char *at = len < MAX_CSV ? out + len : sink;
-    size_t room = len < MAX_CSV ? MAX_CSV - len : sizeof sink;
-    ssize_t n = read(pfd[0], at, room);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (at != sink) len += (size_t)n;
-  }
-  out[len] = '\0';
-  close(pfd[0]);
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) wl_fail("waitpid redis-benchmark: %s", strerror(errno));
+  const int status = wl_run_capture(argv, (struct wl_child){0}, BENCH_LOG, out, MAX_CSV);
   if (!WIFEXITED(status) || WEXITSTATUS(status)) {
     char how[64], tail[1024];
-    describe_status(status, how, sizeof how);
-    wl_fail("redis-benchmark (%s) ended with %s; its stderr ends: %s", what, how,
-            log_tail(BENCH_LOG, 5, tail, sizeof tail));
+    wl_fail("redis-benchmark (%s) ended with %s; its stderr ends: %s", what,
+            wl_describe_status(status, how, sizeof how),
+            wl_log_tail(BENCH_LOG, 5, tail, sizeof tail));
   }
 }
 
@@ -391,21 +245,18 @@ int main(int argc, char **argv) {
                    "-d", d_s, "-t", "set", "-q", "--csv", NULL};
     /* clang-format on */
     run_benchmark(pre, csv, "preload");
-    check_server_alive("during the preload");
+    wl_server_check(&g_server, "during the preload");
   }
   /* clang-format off */
   char *bench[] = {"redis-benchmark", "-s", SOCK_PATH, "-n", n_s, "-c", c_s, "-d", d_s,
                    "-r", r_s, "-t", list, "--csv", NULL};
   /* clang-format on */
   run_benchmark(bench, csv, "benchmark");
-  check_server_alive("during the benchmark");
+  wl_server_check(&g_server, "during the benchmark");
 
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/status", (int)g_server);
-  const long thp_enabled = wl_proc_kb(path, "THP_enabled");
-  snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)g_server);
-  const long rss_kb = wl_proc_kb(path, "Rss");
-  const long huge_kb = wl_proc_kb(path, "AnonHugePages");
+  const long thp_enabled = wl_pid_kb(g_server.pid, "status", "THP_enabled");
+  const long rss_kb = wl_pid_kb(g_server.pid, "smaps_rollup", "Rss");
+  const long huge_kb = wl_pid_kb(g_server.pid, "smaps_rollup", "AnonHugePages");
   stop_server();
 
   struct row rows[64];
