@@ -50,6 +50,23 @@ std::vector<RunRecord> records_of(const fs::path& results, const std::string& na
   return all.ok() ? *all : std::vector<RunRecord>{};
 }
 
+// `foliolab run` of `yaml` (whose name: is `name`): it must exit 0 (every expectation held), and
+// its records, each ok on the debian-redis root filesystem.
+std::vector<RunRecord> run_on_debian_redis(const ScopedTestDir& dir, const std::string& name,
+                                           const std::string& yaml) {
+  EXPECT_TRUE(write_file_atomic(dir / "exp.yaml", yaml).ok());
+  auto r = foliolab({"run", (dir / "exp.yaml").string(), "--results", (dir / "results").string()},
+                    dir / "run.log");
+  EXPECT_TRUE(r.ok()) << r.output;
+  auto records = records_of(dir / "results", name);
+  for (const RunRecord& rec : records) {
+    EXPECT_EQ(rec.status, "ok") << rec.reason;
+    EXPECT_EQ(rec.provenance.rootfs_recipe, "debian-redis");
+    EXPECT_EQ(rec.provenance.rootfs_id.size(), 16u);
+  }
+  return records;
+}
+
 // `foliolab image --recipe debian-redis`: built once from the archive (or already cached by an
 // earlier test), then a cache hit with the same image id; the host's binfmt_misc is untouched.
 TEST(E2ERootfs, ImageIsBuiltFromTheArchiveAndThenCached) {
@@ -108,7 +125,7 @@ TEST(E2ERootfs, AnUnknownPackageIsNamedAndLeavesNoImage) {
 // filesystem it booted.
 TEST(E2ERootfs, RedisTurnsThpOffForItselfOnX86) {
   ScopedTestDir dir("rootfs-redis");
-  ASSERT_TRUE(write_file_atomic(dir / "redis.yaml", R"(name: e2e-rootfs-redis
+  const auto records = run_on_debian_redis(dir, "e2e-rootfs-redis", R"(name: e2e-rootfs-redis
 kernels:
   - name: 6.12-mthp-vmstat
     patches: mthp-vmstat
@@ -124,17 +141,9 @@ timeout: 900
 expect:
   - {runs: {workload: "yes"}, metric: thp_enabled, stat: max, "==": 0}
   - {runs: {workload: "no"}, metric: thp_enabled, stat: min, "==": 1}
-)")
-                  .ok());
-  auto r = foliolab({"run", (dir / "redis.yaml").string(), "--results", (dir / "results").string()},
-                    dir / "run.log");
-  ASSERT_TRUE(r.ok()) << r.output;
-  const auto records = records_of(dir / "results", "e2e-rootfs-redis");
+)");
   ASSERT_EQ(records.size(), 2u);
   for (const RunRecord& rec : records) {
-    EXPECT_EQ(rec.status, "ok") << rec.reason;
-    EXPECT_EQ(rec.provenance.rootfs_recipe, "debian-redis");
-    EXPECT_EQ(rec.provenance.rootfs_id.size(), 16u);
     const std::vector<double> rps = rec.samples("get_rps");
     EXPECT_EQ(rps.size(), 2u);
     for (double v : rps) EXPECT_GT(v, 0);
@@ -152,7 +161,7 @@ TEST(E2ERootfs, Arm64RunsDebiansStressInAMemoryCgroup) {
     GTEST_SKIP() << "no arm64 image: this host's kernel has no per-user-namespace binfmt_misc";
   }
   ScopedTestDir dir("rootfs-arm64");
-  ASSERT_TRUE(write_file_atomic(dir / "arm64.yaml", R"(name: e2e-rootfs-arm64
+  const auto records = run_on_debian_redis(dir, "e2e-rootfs-arm64", R"(name: e2e-rootfs-arm64
 kernels:
   - name: 6.12-mthp-vmstat
     patches: mthp-vmstat
@@ -170,16 +179,9 @@ expect:
   - {runs: {knobs: "409 shrink"}, metric: survived, stat: min, "==": 1}
   - {runs: {knobs: "409 shrink"}, metric: underused_split, stat: min, ">": 0}
   - {runs: {knobs: "511 shrink"}, metric: underused_split, stat: max, "==": 0}
-)")
-                  .ok());
-  auto r = foliolab({"run", (dir / "arm64.yaml").string(), "--results", (dir / "results").string()},
-                    dir / "run.log");
-  ASSERT_TRUE(r.ok()) << r.output;
-  const auto records = records_of(dir / "results", "e2e-rootfs-arm64");
+)");
   ASSERT_EQ(records.size(), 2u);
   for (const RunRecord& rec : records) {
-    EXPECT_EQ(rec.status, "ok") << rec.reason;
-    EXPECT_EQ(rec.provenance.rootfs_recipe, "debian-redis");
     ASSERT_TRUE(rec.provenance.has_guest);
     EXPECT_EQ(rec.provenance.guest.machine, "aarch64");
   }
