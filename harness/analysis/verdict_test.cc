@@ -126,6 +126,11 @@ TEST(Verdict, CountsExactEqualityJitterAndDeterministicDifferences) {
   EXPECT_EQ(rss.verdict, Verdict::kNoChange);
   EXPECT_EQ(rss.threshold, 2048);
   EXPECT_EQ(count("rss_kb", {66116, 66116}, {70000, 70000}).verdict, Verdict::kChanged);
+  // A server's footprint likewise (postgres, the same knob set twice: shmem_kb within 0.1 %),
+  // while the THPs it has are exact.
+  EXPECT_EQ(count("shmem_kb", {88180, 88260}, {88420, 88300}).verdict, Verdict::kNoChange);
+  EXPECT_EQ(count("server_anon_huge_kb", {22528, 22528}, {20480, 20480}).verdict,
+            Verdict::kChanged);
   // Event counters jitter by the agent's own faults: within 0.5 %.
   EXPECT_EQ(count("mthp.64kB.anon_fault_alloc", {1026, 1024, 1025}, {1027, 1024, 1024}).verdict,
             Verdict::kNoChange);

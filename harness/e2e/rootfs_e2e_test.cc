@@ -13,9 +13,14 @@
 
 #include <fmt/format.h>
 
+#include "backend/backend.h"
+#include "model/loader.h"
+#include "model/matrix.h"
 #include "results/store.h"
+#include "runner/experiment_runner.h"
 #include "testing/cli_binary.h"
 #include "testing/temp_dir.h"
+#include "util/build_info.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/process.h"
@@ -185,6 +190,53 @@ expect:
     ASSERT_TRUE(rec.provenance.has_guest);
     EXPECT_EQ(rec.provenance.guest.machine, "aarch64");
   }
+}
+
+// The images as built, but a root filesystem whose disk never reaches the guest.
+class DiskLost : public BuildingArtifactProvider {
+ public:
+  using BuildingArtifactProvider::BuildingArtifactProvider;
+  Result<RootfsArtifact> rootfs(const std::string& recipe, Arch) override {
+    return RootfsArtifact{.recipe = recipe, .image_id = "0000000000000000"};
+  }
+};
+
+// A guest whose root disk is missing: a real x86_64 guest whose job names /dev/vda, with no disk
+// attached. The agent names the missing device, the run is recorded failed with the console log
+// kept, and the session ends normally.
+TEST(E2ERootfs, AMissingRootDiskIsNamedAndTheRunFails) {
+  ScopedTestDir dir("rootfs-nodisk");
+  ASSERT_TRUE(write_file_atomic(dir / "nodisk.yaml", R"(name: e2e-rootfs-nodisk
+kernels:
+  - name: 6.12-mthp-vmstat
+    patches: mthp-vmstat
+archs: [x86_64]
+machine: {cpus: 1, memory: 1G, image: debian-redis}
+knobs:
+  "4K": {hugepages-64kB/enabled: never}
+workloads:
+  - {name: fault, params: {size: 4M}}
+repeat: 2
+timeout: 300
+)")
+                  .ok());
+  auto exp = load_experiment((dir / "nodisk.yaml").string());
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  RealProcessRunner proc;
+  QemuBackend backend(proc, {.cache_dir = cache_root()});
+  DiskLost artifacts(proc,
+                     {.project_root = source_dir(), .spec_dir = dir.path(), .cache = cache_root()});
+  ExperimentRunner runner(artifacts, backend,
+                          {.project_root = source_dir(), .results_root = dir / "results"});
+  auto summary = runner.run(*exp, expand(*exp));
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->failed, 1);
+  const auto records = records_of(dir / "results", "e2e-rootfs-nodisk");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].status, "failed");
+  EXPECT_NE(records[0].reason.find("/dev/vda did not appear within 20 s"), std::string::npos)
+      << records[0].reason;
+  EXPECT_NE(records[0].reason.find("console log: "), std::string::npos) << records[0].reason;
 }
 
 }  // namespace
