@@ -30,6 +30,10 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+// The quickstart's kernel, which every e2e test shares (it carries the rootfs options).
+constexpr const char* kQuickstartKernel =
+    "kernels:\n  - name: 6.12-mthp-vmstat\n    patches: mthp-vmstat\n";
+
 ProcessResult foliolab(const std::vector<std::string>& args, const fs::path& log) {
   std::vector<std::string> argv = {cli_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -130,11 +134,9 @@ TEST(E2ERootfs, AnUnknownPackageIsNamedAndLeavesNoImage) {
 // filesystem it booted.
 TEST(E2ERootfs, RedisTurnsThpOffForItselfOnX86) {
   ScopedTestDir dir("rootfs-redis");
-  const auto records = run_on_debian_redis(dir, "e2e-rootfs-redis", R"(name: e2e-rootfs-redis
-kernels:
-  - name: 6.12-mthp-vmstat
-    patches: mthp-vmstat
-archs: [x86_64]
+  const auto records = run_on_debian_redis(
+      dir, "e2e-rootfs-redis",
+      std::string("name: e2e-rootfs-redis\n") + kQuickstartKernel + R"(archs: [x86_64]
 machine: {cpus: 2, memory: 1G, image: debian-redis}
 knobs:
   "THP always": {enabled: always}
@@ -166,11 +168,9 @@ TEST(E2ERootfs, Arm64RunsDebiansStressInAMemoryCgroup) {
     GTEST_SKIP() << "no arm64 image: this host's kernel has no per-user-namespace binfmt_misc";
   }
   ScopedTestDir dir("rootfs-arm64");
-  const auto records = run_on_debian_redis(dir, "e2e-rootfs-arm64", R"(name: e2e-rootfs-arm64
-kernels:
-  - name: 6.12-mthp-vmstat
-    patches: mthp-vmstat
-archs: [arm64]
+  const auto records = run_on_debian_redis(
+      dir, "e2e-rootfs-arm64",
+      std::string("name: e2e-rootfs-arm64\n") + kQuickstartKernel + R"(archs: [arm64]
 machine: {cpus: 1, memory: 1G, image: debian-redis}
 knobs:
   "409 shrink": {enabled: always, khugepaged/max_ptes_none: 409, shrink_underused: 1}
@@ -206,11 +206,8 @@ class DiskLost : public BuildingArtifactProvider {
 // kept, and the session ends normally.
 TEST(E2ERootfs, AMissingRootDiskIsNamedAndTheRunFails) {
   ScopedTestDir dir("rootfs-nodisk");
-  ASSERT_TRUE(write_file_atomic(dir / "nodisk.yaml", R"(name: e2e-rootfs-nodisk
-kernels:
-  - name: 6.12-mthp-vmstat
-    patches: mthp-vmstat
-archs: [x86_64]
+  ASSERT_TRUE(write_file_atomic(dir / "nodisk.yaml", std::string("name: e2e-rootfs-nodisk\n") +
+                                                         kQuickstartKernel + R"(archs: [x86_64]
 machine: {cpus: 1, memory: 1G, image: debian-redis}
 knobs:
   "4K": {hugepages-64kB/enabled: never}
