@@ -248,6 +248,26 @@ struct wl_server {
   pid_t pid;        /* running (not reaped); 0 when none */
 };
 
+/* Kills and reaps the server if it runs, and removes its socket (at exit, after wl_fail too). */
+static inline void wl_server_stop(struct wl_server *s) {
+  if (s->pid > 0) {
+    wl_kill_reap(s->pid);
+    s->pid = 0;
+  }
+  unlink(s->sock);
+}
+
+/* The end of a measured run: `sig`, then SIGKILL after grace_ms (said on stderr), the socket
+ * removed. 1 when the server ended by itself in time. */
+static inline int wl_server_shutdown(struct wl_server *s, int sig, long grace_ms) {
+  const int clean = wl_stop(s->pid, sig, grace_ms, NULL);
+  if (clean < 0) wl_fail("kill %s: %s", s->name, strerror(errno));
+  s->pid = 0;
+  if (unlink(s->sock) && errno != ENOENT) wl_fail("unlink %s: %s", s->sock, strerror(errno));
+  if (!clean) fprintf(stderr, "%s ignored signal %d for %ld ms; killed\n", s->name, sig, grace_ms);
+  return clean;
+}
+
 /* Whether a Unix stream socket at path accepts a connection. */
 static inline int wl_unix_accepts(const char *path) {
   struct sockaddr_un a = {.sun_family = AF_UNIX};

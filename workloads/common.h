@@ -131,6 +131,26 @@ static inline long wl_arg_long(struct wl_arg *spec, const char *key, long lo, lo
   return v;
 }
 
+/* A BOOL parameter as foliolab passes it (1 or 0) or as a person writes it (true, yes, on, false,
+ * no, off): 1 or 0, -1 for anything else. */
+static inline int wl_parse_bool(const char *s) {
+  static const char *const yes[] = {"1", "true", "yes", "on"};
+  static const char *const no[] = {"0", "false", "no", "off"};
+  for (int i = 0; s && i < 4; i++) {
+    if (!strcmp(s, yes[i])) return 1;
+    if (!strcmp(s, no[i])) return 0;
+  }
+  return -1;
+}
+
+/* A BOOL parameter: 1 or 0; anything else is a usage error. */
+static inline int wl_arg_bool(struct wl_arg *spec, const char *key) {
+  const char *s = wl_arg_str(spec, key);
+  const int v = wl_parse_bool(s);
+  if (v < 0) wl_usage("%s=%s: expected true or false (1/0, yes/no, on/off)", key, s);
+  return v;
+}
+
 /* Index of the value in choices (a NULL-terminated list). */
 static inline int wl_arg_choice(struct wl_arg *spec, const char *key, const char *const *choices) {
   const char *s = wl_arg_str(spec, key);

@@ -69,23 +69,7 @@ static const struct rtest {
 /* The running redis-server (not reaped): killed at exit (also after wl_fail). */
 static struct wl_server g_server = {"redis-server", SERVER_LOG, SOCK_PATH, 0};
 
-static void cleanup(void) {
-  if (g_server.pid > 0) {
-    wl_kill_reap(g_server.pid);
-    g_server.pid = 0;
-  }
-  unlink(SOCK_PATH);
-}
-
-static int parse_bool(const char *s) {
-  static const char *const yes[] = {"1", "true", "yes", "on"}, *const no[] = {"0", "false", "no",
-                                                                              "off"};
-  for (int i = 0; s && i < 4; i++) {
-    if (!strcmp(s, yes[i])) return 1;
-    if (!strcmp(s, no[i])) return 0;
-  }
-  return -1;
-}
+static void cleanup(void) { wl_server_stop(&g_server); }
 
 static void start_server(int disable_thp, long timeout_s) {
   if (unlink(SOCK_PATH) && errno != ENOENT) wl_fail("unlink %s: %s", SOCK_PATH, strerror(errno));
@@ -99,15 +83,7 @@ static void start_server(int disable_thp, long timeout_s) {
 }
 
 /* SIGTERM, then SIGKILL after STOP_GRACE_MS; 1 when the server ended by itself in time. */
-static int stop_server(void) {
-  const int clean = wl_stop(g_server.pid, SIGTERM, STOP_GRACE_MS, NULL);
-  if (clean < 0) wl_fail("kill redis-server: %s", strerror(errno));
-  g_server.pid = 0;
-  if (unlink(SOCK_PATH) && errno != ENOENT) wl_fail("unlink %s: %s", SOCK_PATH, strerror(errno));
-  if (!clean)
-    fprintf(stderr, "redis: redis-server ignored SIGTERM for %d ms; killed\n", STOP_GRACE_MS);
-  return clean;
-}
+static int stop_server(void) { return wl_server_shutdown(&g_server, SIGTERM, STOP_GRACE_MS); }
 
 /* Runs redis-benchmark with argv; its stdout into out (NUL-terminated, at most MAX_CSV bytes),
  * its stderr into BENCH_LOG. Fails unless it exits 0. */
@@ -220,10 +196,7 @@ int main(int argc, char **argv) {
   const long keyspace = wl_arg_long(spec, "keyspace", 1, 1000000000);
   const long preload = wl_arg_long(spec, "preload", 0, 1000000000);
   const long start_timeout = wl_arg_long(spec, "start_timeout", 1, 3600);
-  const int disable_thp = parse_bool(wl_arg_str(spec, "disable_thp"));
-  if (disable_thp < 0)
-    wl_usage("disable_thp=%s: expected true or false (1/0, yes/no, on/off)",
-             wl_arg_str(spec, "disable_thp"));
+  const int disable_thp = wl_arg_bool(spec, "disable_thp");
   char list[512];
   int want[NTESTS] = {0};
   select_tests(wl_arg_str(spec, "tests"), list, sizeof list, want);

@@ -105,6 +105,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #include "../../workloads/redis.def"
 #include "../../workloads/memcg-stress.def"
 #include "../../workloads/postgres.def"
+#include "../../workloads/memcached.def"
 #include "../../workloads/custom.def"
 // clang-format on
 #undef FL_WORKLOAD
