@@ -1,5 +1,6 @@
 #include "util/process.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -41,6 +42,19 @@ TEST(Process, StdinIsNullUnlessASpecNamesAFile) {
   fs::remove(file);
   EXPECT_TRUE(fed.ok()) << fed.describe();
   EXPECT_EQ(fed.output, "from the file\n");
+}
+
+// A descriptor the harness leaked (opened without O_CLOEXEC) does not reach a child: mmdebstrap's
+// apt hooks write to the next free descriptor from dash, which refuses `>&11`.
+TEST(Process, OnlyStdinStdoutAndStderrCrossExec) {
+  const int leaked = ::dup2(::open("/dev/null", O_RDONLY), 57);
+  ASSERT_EQ(leaked, 57);
+  RealProcessRunner r;
+  auto res = r.run({.argv = {"ls", "/proc/self/fd"}, .capture = true});
+  ::close(leaked);
+  ASSERT_TRUE(res.ok()) << res.describe();
+  EXPECT_NE(res.output.find("2\n"), std::string::npos) << res.output;
+  EXPECT_EQ(res.output.find("57"), std::string::npos) << res.output;
 }
 
 TEST(Process, MissingProgramIsASpawnError) {
