@@ -275,6 +275,28 @@ static struct stats read_stats(struct conn *c) {
 
 static double ops_per_sec(long ops, int64_t ns) { return ns > 0 ? ops / (ns / 1e9) : NAN; }
 
+/* Debian's memcached is there (and its user, as root), and no server holds the socket. */
+static void check_installation(void) {
+  if (access(MC_BIN, X_OK))
+    wl_fail("%s: %s (Debian's memcached: machine.image debian-memcached)", MC_BIN, strerror(errno));
+  if (geteuid() == 0) find_user();
+  if (wl_unix_accepts(SOCK_PATH))
+    wl_fail("a server already accepts connections on %s: stop it first", SOCK_PATH);
+}
+
+/* What the server says of itself after the measurement, and the rates. */
+static void check_stats(const struct stats *st, pid_t server_pid, long keys, double set_rate,
+                        double get_rate) {
+  if (st->pid != (long long)server_pid)
+    wl_fail("stats: pid %lld, not the server this run started (%d)", st->pid, (int)server_pid);
+  if (st->curr_items != keys)
+    wl_fail("stats: curr_items %lld, expected keys=%ld (evictions %lld)", st->curr_items, keys,
+            st->evictions);
+  if (!(st->bytes > 0)) wl_fail("stats: bytes %lld with %ld items stored", st->bytes, keys);
+  if (!(set_rate > 0) || !isfinite(set_rate) || !(get_rate > 0) || !isfinite(get_rate))
+    wl_fail("set or get rate not positive: %g, %g", set_rate, get_rate);
+}
+
 int main(int argc, char **argv) {
   struct wl_arg spec[] = {
       {"memory", "64", NULL},  {"threads", "2", NULL},       {"large_pages", "true", NULL},
@@ -289,11 +311,7 @@ int main(int argc, char **argv) {
   const long start_timeout = wl_arg_long(spec, "start_timeout", 1, 3600);
   const int large_pages = wl_arg_bool(spec, "large_pages");
 
-  if (access(MC_BIN, X_OK))
-    wl_fail("%s: %s (Debian's memcached: machine.image debian-memcached)", MC_BIN, strerror(errno));
-  if (geteuid() == 0) find_user();
-  if (wl_unix_accepts(SOCK_PATH))
-    wl_fail("a server already accepts connections on %s: stop it first", SOCK_PATH);
+  check_installation();
   char *req = malloc((size_t)value_size + 64), *got = malloc((size_t)value_size + 2);
   if (!req || !got) wl_fail("out of memory");
 
@@ -325,14 +343,7 @@ int main(int argc, char **argv) {
   wl_json_opt(&j, "bytes", st.bytes);
   wl_json_opt(&j, "items", st.curr_items);
   wl_json_print(&j);
-  if (st.pid != (long long)server_pid)
-    wl_fail("stats: pid %lld, not the server this run started (%d)", st.pid, (int)server_pid);
-  if (st.curr_items != keys)
-    wl_fail("stats: curr_items %lld, expected keys=%ld (evictions %lld)", st.curr_items, keys,
-            st.evictions);
-  if (!(st.bytes > 0)) wl_fail("stats: bytes %lld with %ld items stored", st.bytes, keys);
-  if (!(set_rate > 0) || !isfinite(set_rate) || !(get_rate > 0) || !isfinite(get_rate))
-    wl_fail("set or get rate not positive: %g, %g", set_rate, get_rate);
+  check_stats(&st, server_pid, keys, set_rate, get_rate);
   free(c);
   free(req);
   free(got);

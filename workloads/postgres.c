@@ -353,24 +353,36 @@ static struct result parse_pgbench(char *text) {
   return r;
 }
 
-int main(int argc, char **argv) {
+struct params {
+  uint64_t shared_buffers;
+  long scale, clients, transactions, seed, start_timeout;
+  int mode;
+};
+
+static struct params parse_params(int argc, char **argv) {
   struct wl_arg spec[] = {
       {"shared_buffers", "128M", NULL}, {"scale", "2", NULL},   {"clients", "2", NULL},
       {"transactions", "500", NULL},    {"mode", "tpcb", NULL}, {"seed", "1", NULL},
       {"start_timeout", "60", NULL},    {NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
-  const uint64_t shared_buffers = wl_arg_size(spec, "shared_buffers");
-  const long scale = wl_arg_long(spec, "scale", 1, 100000);
-  const long clients = wl_arg_long(spec, "clients", 1, 16);
-  const long transactions = wl_arg_long(spec, "transactions", 1, 1000000000);
-  const int mode = wl_arg_choice(spec, "mode", mode_names);
-  const long seed = wl_arg_long(spec, "seed", 0, 2147483647);
-  const long start_timeout = wl_arg_long(spec, "start_timeout", 1, 3600);
-  if (shared_buffers < 16 * PG_BLOCK || shared_buffers % PG_BLOCK)
+  struct params p = {
+      .shared_buffers = wl_arg_size(spec, "shared_buffers"),
+      .scale = wl_arg_long(spec, "scale", 1, 100000),
+      .clients = wl_arg_long(spec, "clients", 1, 16),
+      .transactions = wl_arg_long(spec, "transactions", 1, 1000000000),
+      .mode = wl_arg_choice(spec, "mode", mode_names),
+      .seed = wl_arg_long(spec, "seed", 0, 2147483647),
+      .start_timeout = wl_arg_long(spec, "start_timeout", 1, 3600),
+  };
+  if (p.shared_buffers < 16 * PG_BLOCK || p.shared_buffers % PG_BLOCK)
     wl_usage("shared_buffers=%s: expected a multiple of 8K, at least 128K",
              wl_arg_str(spec, "shared_buffers"));
+  return p;
+}
 
+/* Debian's programs and the postgres user are there, and no server holds the socket. */
+static void check_installation(void) {
   static const char *const programs[] = {PG_BIN "/initdb", PG_BIN "/postgres", PG_BIN "/pgbench"};
   for (size_t i = 0; i < sizeof programs / sizeof *programs; i++)
     if (access(programs[i], X_OK))
@@ -387,20 +399,23 @@ int main(int argc, char **argv) {
   if (!g_uid) wl_fail("user '%s' is root", PG_USER);
   if (wl_unix_accepts(SOCK_PATH))
     wl_fail("a server already accepts connections on %s: stop it first", SOCK_PATH);
-  /* The children's environment: C messages (parsed here), UTC, no PG* overriding the args. */
+}
+
+/* The children's environment: C messages (parsed here), UTC, no PG* overriding the args; this
+ * process reaps orphaned backends (reap_orphans; qemu-user lacks the prctl). */
+static void prepare_children(void) {
   setenv("LC_ALL", "C", 1);
   setenv("TZ", "UTC", 1);
   static const char *const pg_env[] = {"PGHOST", "PGPORT",           "PGUSER",    "PGDATABASE",
                                        "PGDATA", "PGOPTIONS",        "PGSERVICE", "PGSSLMODE",
                                        "PGTZ",   "PGCLIENTENCODING", NULL};
   for (int i = 0; pg_env[i]; i++) unsetenv(pg_env[i]);
-
-  char *out = malloc(MAX_OUT + 1);
-  if (!out) wl_fail("out of memory");
-  /* For reap_orphans(); qemu-user lacks it. */
   if (prctl(PR_SET_CHILD_SUBREAPER, 1))
     fprintf(stderr, "postgres: prctl(PR_SET_CHILD_SUBREAPER): %s\n", strerror(errno));
-  atexit(cleanup);
+}
+
+/* A fresh cluster in a new data directory owned by the postgres user. */
+static void init_cluster(void) {
   snprintf(g_datadir, sizeof g_datadir, "%s", DATA_TEMPLATE);
   if (!mkdtemp(g_datadir)) {
     int e = errno;
@@ -408,23 +423,20 @@ int main(int argc, char **argv) {
     wl_fail("mkdtemp %s: %s", DATA_TEMPLATE, strerror(e));
   }
   if (chown(g_datadir, g_uid, g_gid)) wl_fail("chown %s: %s", g_datadir, strerror(errno));
-
   /* clang-format off */
   char *initdb[] = {PG_BIN "/initdb", "-D", g_datadir, "-U", PG_USER, "-A", "trust",
                     "-E", "UTF8", "--locale=C", "-N", NULL};
   /* clang-format on */
   run_logged(initdb, INITDB_LOG, 1, "initdb");
+}
 
-  const long shmem0 = wl_proc_kb("/proc/meminfo", "Shmem");
-  const long huge0 = wl_proc_kb("/proc/meminfo", "ShmemHugePages");
-  const long long mthp0 = shmem_mthp_kb();
-  start_server(shared_buffers, start_timeout);
-
+/* pgbench -i, then the measured pgbench; its output into out. */
+static void run_benchmarks(const struct params *p, char *out) {
   char s_s[24], c_s[24], t_s[24], seed_s[40];
-  snprintf(s_s, sizeof s_s, "%ld", scale);
-  snprintf(c_s, sizeof c_s, "%ld", clients);
-  snprintf(t_s, sizeof t_s, "%ld", transactions);
-  snprintf(seed_s, sizeof seed_s, "--random-seed=%ld", seed);
+  snprintf(s_s, sizeof s_s, "%ld", p->scale);
+  snprintf(c_s, sizeof c_s, "%ld", p->clients);
+  snprintf(t_s, sizeof t_s, "%ld", p->transactions);
+  snprintf(seed_s, sizeof seed_s, "--random-seed=%ld", p->seed);
   /* clang-format off */
   char *init[] = {PG_BIN "/pgbench", "-i", "-s", s_s, "-h", SOCK_DIR, "-U", PG_USER, PG_USER,
                   NULL};
@@ -432,14 +444,41 @@ int main(int argc, char **argv) {
                      "-t", t_s, seed_s};
   /* clang-format on */
   size_t nbench = 12;
-  if (!strcmp(mode_names[mode], "select-only")) bench[nbench++] = "-S";
+  if (!strcmp(mode_names[p->mode], "select-only")) bench[nbench++] = "-S";
   bench[nbench++] = PG_USER; /* the database */
   bench[nbench] = NULL;
   run_logged(init, INIT_LOG, 0, "pgbench -i");
   wl_server_check(&g_server, "during pgbench -i");
   run_pgbench(bench, out);
   wl_server_check(&g_server, "during the benchmark");
+}
 
+/* The invariants of a pgbench run that went through. */
+static void check_result(const struct result *r, const struct params *p) {
+  const long long want = (long long)p->clients * p->transactions;
+  if (r->processed != want || r->expected != want)
+    wl_fail("pgbench processed %lld/%lld transactions, expected %lld", r->processed, r->expected,
+            want);
+  if (r->failed > 0) wl_fail("pgbench: %lld failed transactions", r->failed);
+  if (!(r->tps > 0) || !isfinite(r->tps)) wl_fail("pgbench printed no positive tps");
+  if (!(r->latency_ms >= 0) || !isfinite(r->latency_ms))
+    wl_fail("pgbench printed no latency average");
+}
+
+int main(int argc, char **argv) {
+  const struct params p = parse_params(argc, argv);
+  check_installation();
+  prepare_children();
+  char *out = malloc(MAX_OUT + 1);
+  if (!out) wl_fail("out of memory");
+  atexit(cleanup);
+  init_cluster();
+
+  const long shmem0 = wl_proc_kb("/proc/meminfo", "Shmem");
+  const long huge0 = wl_proc_kb("/proc/meminfo", "ShmemHugePages");
+  const long long mthp0 = shmem_mthp_kb();
+  start_server(p.shared_buffers, p.start_timeout);
+  run_benchmarks(&p, out);
   const long rss_kb = wl_pid_kb(g_server.pid, "smaps_rollup", "Rss");
   const long pmd_kb = wl_pid_kb(g_server.pid, "smaps_rollup", "ShmemPmdMapped");
   const long seg_kb = segment_kb(g_server.pid);
@@ -461,14 +500,7 @@ int main(int argc, char **argv) {
   wl_json_kb(&j, "shmem_segment_kb", seg_kb);
   wl_json_opt(&j, "shmem_mthp_kb", mthp0 < 0 || mthp1 < 0 ? -1 : mthp1 - mthp0);
   wl_json_print(&j);
-  const long long want = (long long)clients * transactions;
-  if (r.processed != want || r.expected != want)
-    wl_fail("pgbench processed %lld/%lld transactions, expected %lld", r.processed, r.expected,
-            want);
-  if (r.failed > 0) wl_fail("pgbench: %lld failed transactions", r.failed);
-  if (!(r.tps > 0) || !isfinite(r.tps)) wl_fail("pgbench printed no positive tps");
-  if (!(r.latency_ms >= 0) || !isfinite(r.latency_ms))
-    wl_fail("pgbench printed no latency average");
+  check_result(&r, &p);
   free(out);
   wl_ok();
   return 0;

@@ -183,6 +183,42 @@ static void select_tests(const char *arg, char *list, size_t listlen, int want[N
   if (!len) wl_usage("tests: no test named");
 }
 
+/* redis-benchmark: the preload's SETs (when asked), then the measured tests; the CSV of the
+ * last into csv. */
+static void run_benchmarks(long requests, long clients, long value_size, long keyspace,
+                           long preload, char *list, char *csv) {
+  char n_s[24], c_s[24], d_s[24], r_s[24], p_s[24];
+  snprintf(n_s, sizeof n_s, "%ld", requests);
+  snprintf(c_s, sizeof c_s, "%ld", clients);
+  snprintf(d_s, sizeof d_s, "%ld", value_size);
+  snprintf(r_s, sizeof r_s, "%ld", keyspace);
+  snprintf(p_s, sizeof p_s, "%ld", preload);
+  if (preload) {
+    /* clang-format off */
+    char *pre[] = {"redis-benchmark", "-s", SOCK_PATH, "-n", p_s, "-c", c_s, "-r", r_s,
+                   "-d", d_s, "-t", "set", "-q", "--csv", NULL};
+    /* clang-format on */
+    run_benchmark(pre, csv, "preload");
+    wl_server_check(&g_server, "during the preload");
+  }
+  /* clang-format off */
+  char *bench[] = {"redis-benchmark", "-s", SOCK_PATH, "-n", n_s, "-c", c_s, "-d", d_s,
+                   "-r", r_s, "-t", list, "--csv", NULL};
+  /* clang-format on */
+  run_benchmark(bench, csv, "benchmark");
+  wl_server_check(&g_server, "during the benchmark");
+}
+
+/* Every test asked for printed a positive, finite rate. */
+static void check_rows(const struct row *rows, size_t nrows, const int *want, const char *list) {
+  for (size_t i = 0; i < NTESTS; i++) {
+    if (!want[i]) continue;
+    const struct row *r = find_row(rows, nrows, tests[i].metric);
+    if (!r) wl_fail("redis-benchmark printed no %s row (tests=%s)", tests[i].name, list);
+    if (!(r->rps > 0) || !isfinite(r->rps)) wl_fail("%s is %g", tests[i].metric, r->rps);
+  }
+}
+
 int main(int argc, char **argv) {
   struct wl_arg spec[] = {
       {"requests", "20000", NULL},   {"clients", "4", NULL},        {"value_size", "1024", NULL},
@@ -201,32 +237,12 @@ int main(int argc, char **argv) {
   int want[NTESTS] = {0};
   select_tests(wl_arg_str(spec, "tests"), list, sizeof list, want);
 
-  char n_s[24], c_s[24], d_s[24], r_s[24], p_s[24];
-  snprintf(n_s, sizeof n_s, "%ld", requests);
-  snprintf(c_s, sizeof c_s, "%ld", clients);
-  snprintf(d_s, sizeof d_s, "%ld", value_size);
-  snprintf(r_s, sizeof r_s, "%ld", keyspace);
-  snprintf(p_s, sizeof p_s, "%ld", preload);
   char *csv = malloc(MAX_CSV + 1);
   if (!csv) wl_fail("out of memory");
 
   atexit(cleanup);
   start_server(disable_thp, start_timeout);
-  if (preload) {
-    /* clang-format off */
-    char *pre[] = {"redis-benchmark", "-s", SOCK_PATH, "-n", p_s, "-c", c_s, "-r", r_s,
-                   "-d", d_s, "-t", "set", "-q", "--csv", NULL};
-    /* clang-format on */
-    run_benchmark(pre, csv, "preload");
-    wl_server_check(&g_server, "during the preload");
-  }
-  /* clang-format off */
-  char *bench[] = {"redis-benchmark", "-s", SOCK_PATH, "-n", n_s, "-c", c_s, "-d", d_s,
-                   "-r", r_s, "-t", list, "--csv", NULL};
-  /* clang-format on */
-  run_benchmark(bench, csv, "benchmark");
-  wl_server_check(&g_server, "during the benchmark");
-
+  run_benchmarks(requests, clients, value_size, keyspace, preload, list, csv);
   const long thp_enabled = wl_pid_kb(g_server.pid, "status", "THP_enabled");
   const long rss_kb = wl_pid_kb(g_server.pid, "smaps_rollup", "Rss");
   const long huge_kb = wl_pid_kb(g_server.pid, "smaps_rollup", "AnonHugePages");
@@ -240,12 +256,7 @@ int main(int argc, char **argv) {
   wl_json_kb(&j, "server_rss_kb", rss_kb);
   wl_json_kb(&j, "server_anon_huge_kb", huge_kb);
   wl_json_print(&j);
-  for (size_t i = 0; i < NTESTS; i++) {
-    if (!want[i]) continue;
-    const struct row *r = find_row(rows, nrows, tests[i].metric);
-    if (!r) wl_fail("redis-benchmark printed no %s row (tests=%s)", tests[i].name, list);
-    if (!(r->rps > 0) || !isfinite(r->rps)) wl_fail("%s is %g", tests[i].metric, r->rps);
-  }
+  check_rows(rows, nrows, want, list);
   free(csv);
   wl_ok();
   return 0;

@@ -112,8 +112,8 @@ std::optional<size_t> missing_package(const ImageRecipe& r, const std::string& l
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> installed_packages(std::string_view status) {
-  std::vector<std::pair<std::string, std::string>> out;
+Manifest installed_packages(std::string_view status) {
+  Manifest out;
   std::string package, version;
   bool installed = false;
   auto flush = [&] {
@@ -221,6 +221,82 @@ Status RootfsBuilder::populate(const ImageRecipe& r, Arch arch, const fs::path& 
   return {};
 }
 
+namespace {
+
+// The image id: the recipe key and every installed package's version.
+std::string image_id_of(const std::string& key, const Manifest& manifest) {
+  Hasher id;
+  id.add(key);
+  for (const auto& [p, v] : manifest) id.add(p).add(v);
+  return id.hex().substr(0, 16);
+}
+
+nlohmann::json image_meta(const ImageRecipe& r, Arch arch, const std::string& key,
+                          const Manifest& manifest, uint64_t mib, const RootfsArtifact& art) {
+  nlohmann::json pkgs = nlohmann::json::array();
+  for (const auto& [p, v] : manifest) pkgs.push_back({{"package", p}, {"version", v}});
+  return {{"schema", kImageSchema},
+          {"kind", "rootfs"},
+          {"recipe", r.name},
+          {"recipe_key", key},
+          {"image_id", art.image_id},
+          {"arch", arch_info(arch).name},
+          {"suite", r.suite},
+          {"variant", r.variant},
+          {"requested", r.packages},
+          {"manifest", pkgs},
+          {"disk_mib", mib},
+          {"built", utc_iso_now()},
+          {"build_seconds", art.build_seconds}};
+}
+
+}  // namespace
+
+// tmp/root packed into tmp/disk.ext4 (the tree is removed either way): its size in MiB.
+Result<uint64_t> RootfsBuilder::pack(const ImageRecipe& r, Arch arch, const std::string& key,
+                                     const fs::path& tmp) {
+  const fs::path root = tmp / "root", log = tmp / "build.log";
+  const uint64_t mib = rootfs_disk_mib(used_bytes(root), r.free_mb);
+  ProcessResult mkfs =
+      runner_.run({.argv = {"mkfs.ext4", "-q", "-F", "-t", "ext4", "-L", "foliolab-root", "-U",
+                            uuid_from(key + key), "-E", "root_owner=0:0", "-d", root.string(),
+                            (tmp / "disk.ext4").string(), fmt::format("{}M", mib)},
+                   .log_path = log,
+                   .timeout = opt_.timeout});
+  (void)remove_tree(root);
+  if (mkfs.ok()) return mib;
+  (void)remove_tree(tmp / "disk.ext4");
+  return make_env_error(fmt::format("image {} ({}): mkfs.ext4 -d of {} MiB failed ({}): {}", r.name,
+                                    arch_info(arch).name, mib, mkfs.describe(),
+                                    tail_lines(log, kTailLines)));
+}
+
+// The recipe built in tmp (emptied first): the tree, its manifest, the disk and image.json.
+Status RootfsBuilder::make(const ImageRecipe& r, Arch arch, const std::string& key,
+                           const fs::path& tmp, RootfsArtifact& art) {
+  const auto started = std::chrono::steady_clock::now();
+  FL_TRY(remove_tree(tmp));
+  FL_TRY(make_dirs(tmp));
+  const fs::path root = tmp / "root";
+  Status st = populate(r, arch, root, tmp / "build.log");
+  auto status = st.ok() ? read_file(root / "var/lib/dpkg/status") : Result<std::string>("");
+  if (!st.ok() || !status.ok()) {
+    (void)remove_tree(root);  // keep the log for a look, never the half-built tree
+    if (!st.ok()) return st.error();
+    return make_env_error(fmt::format("image {} ({}): mmdebstrap left no dpkg status: {}", r.name,
+                                      arch_info(arch).name, status.error().message));
+  }
+  const Manifest manifest = installed_packages(*status);
+  auto mib = pack(r, arch, key, tmp);
+  FL_TRY(mib);
+  art.image_id = image_id_of(key, manifest);
+  art.packages = manifest.size();
+  art.build_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return write_file_atomic(tmp / "image.json",
+                           image_meta(r, arch, key, manifest, *mib, art).dump(2));
+}
+
 Result<RootfsArtifact> RootfsBuilder::build(const ImageRecipe& r, Arch arch) {
   auto k = key(r, arch);
   FL_TRY(k);
@@ -232,64 +308,10 @@ Result<RootfsArtifact> RootfsBuilder::build(const ImageRecipe& r, Arch arch) {
   if (use_cached(art, dir)) return art;
   FileLock lock(dir.string() + ".lock");
   if (use_cached(art, dir)) return art;
-  const auto started = std::chrono::steady_clock::now();
-  // Whatever an interrupted build left: never taken, removed before this one starts.
+  // Whatever an interrupted build left is never taken: make() starts from an empty tmp.
   const fs::path tmp = opt_.cache / "tmp" / name;
-  FL_TRY(remove_tree(tmp));
   FL_TRY(remove_tree(dir));
-  FL_TRY(make_dirs(tmp));
-  const fs::path root = tmp / "root", log = tmp / "build.log";
-  Status st = populate(r, arch, root, log);
-  if (!st.ok()) {
-    (void)remove_tree(root);  // keep the log for a look, never the half-built tree
-    return st.error();
-  }
-  auto status = read_file(root / "var/lib/dpkg/status");
-  if (!status.ok()) {
-    (void)remove_tree(root);
-    return make_env_error(fmt::format("image {} ({}): mmdebstrap left no dpkg status: {}", r.name,
-                                      arch_info(arch).name, status.error().message));
-  }
-  const auto manifest = installed_packages(*status);
-  const uint64_t mib = rootfs_disk_mib(used_bytes(root), r.free_mb);
-  ProcessResult mkfs =
-      runner_.run({.argv = {"mkfs.ext4", "-q", "-F", "-t", "ext4", "-L", "foliolab-root", "-U",
-                            uuid_from(*k + *k), "-E", "root_owner=0:0", "-d", root.string(),
-                            (tmp / "disk.ext4").string(), fmt::format("{}M", mib)},
-                   .log_path = log,
-                   .timeout = opt_.timeout});
-  (void)remove_tree(root);
-  if (!mkfs.ok()) {
-    (void)remove_tree(tmp / "disk.ext4");
-    return make_env_error(fmt::format("image {} ({}): mkfs.ext4 -d of {} MiB failed ({}): {}",
-                                      r.name, arch_info(arch).name, mib, mkfs.describe(),
-                                      tail_lines(log, kTailLines)));
-  }
-  Hasher id;
-  id.add(*k);
-  nlohmann::json pkgs = nlohmann::json::array();
-  for (const auto& [p, v] : manifest) {
-    id.add(p).add(v);
-    pkgs.push_back({{"package", p}, {"version", v}});
-  }
-  art.image_id = id.hex().substr(0, 16);
-  art.packages = manifest.size();
-  art.build_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const nlohmann::json meta = {{"schema", kImageSchema},
-                               {"kind", "rootfs"},
-                               {"recipe", r.name},
-                               {"recipe_key", *k},
-                               {"image_id", art.image_id},
-                               {"arch", arch_info(arch).name},
-                               {"suite", r.suite},
-                               {"variant", r.variant},
-                               {"requested", r.packages},
-                               {"manifest", pkgs},
-                               {"disk_mib", mib},
-                               {"built", utc_iso_now()},
-                               {"build_seconds", art.build_seconds}};
-  FL_TRY(write_file_atomic(tmp / "image.json", meta.dump(2)));
+  FL_TRY(make(r, arch, *k, tmp, art));
   FL_TRY(rename_path(tmp, dir));
   art.disk = dir / "disk.ext4";
   (void)write_file_atomic(dir / "last-used", utc_iso_now() + "\n");

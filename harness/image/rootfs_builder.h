@@ -59,6 +59,10 @@ class RootfsBuilder {
   Result<std::string> key(const ImageRecipe& recipe, Arch arch);
   Status populate(const ImageRecipe& recipe, Arch arch, const std::filesystem::path& root,
                   const std::filesystem::path& log);
+  Status make(const ImageRecipe& recipe, Arch arch, const std::string& key,
+              const std::filesystem::path& tmp, RootfsArtifact& art);
+  Result<uint64_t> pack(const ImageRecipe& recipe, Arch arch, const std::string& key,
+                        const std::filesystem::path& tmp);
   Status run_step(const ImageRecipe& recipe, Arch arch, const std::string& what,
                   std::vector<std::string> argv, const std::filesystem::path& log);
   ProcessRunner& runner_;
@@ -66,7 +70,8 @@ class RootfsBuilder {
 };
 
 // name -> version of each package dpkg's status file says is installed, sorted by name.
-std::vector<std::pair<std::string, std::string>> installed_packages(std::string_view status);
+using Manifest = std::vector<std::pair<std::string, std::string>>;
+Manifest installed_packages(std::string_view status);
 
 // The ext4 size in MiB for `used_bytes` of files: a quarter more for ext4's own metadata and
 // small-file rounding, plus the recipe's free space.
