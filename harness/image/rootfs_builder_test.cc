@@ -152,6 +152,17 @@ class RootfsBuilderTest : public ::testing::Test {
   }
 
   // Every disk.ext4 and image.json under <cache>/images/.
+  // The build folder <cache>/tmp/<item> of recipe() for this host's arch, which lookup() must
+  // not call cached.
+  fs::path uncached_tmp(RootfsBuilder& b) {
+    auto lookup = b.lookup(recipe(), host_arch());
+    EXPECT_TRUE(lookup.ok());
+    if (!lookup.ok()) return {};
+    EXPECT_FALSE(lookup->cached);
+    return dir_ / "cache/tmp" /
+           ("rootfs-" + std::string(arch_info(host_arch()).name) + "-r-" + lookup->key);
+  }
+
   std::vector<fs::path> images_in_cache() const {
     std::vector<fs::path> out;
     std::error_code ec;
@@ -307,11 +318,7 @@ TEST_F(RootfsBuilderTest, MissingPackageIsAnInputErrorAtTheRecipesLineAndNoImage
   EXPECT_THAT(art.error().message, HasSubstr("has no package 'redis-servr'"));
   EXPECT_TRUE(images_in_cache().empty());
   // The half-written tree is gone; the log is kept for a look.
-  auto lookup = b.lookup(recipe(), host_arch());
-  ASSERT_TRUE(lookup.ok());
-  EXPECT_FALSE(lookup->cached);
-  const fs::path tmp = dir_ / "cache/tmp" /
-                       ("rootfs-" + std::string(arch_info(host_arch()).name) + "-r-" + lookup->key);
+  const fs::path tmp = uncached_tmp(b);
   EXPECT_FALSE(fs::exists(tmp / "root"));
   EXPECT_TRUE(fs::exists(tmp / "build.log"));
   EXPECT_TRUE(played("mkfs.ext4").empty());
@@ -357,11 +364,7 @@ TEST_F(RootfsBuilderTest, FullDiskInMkfsIsAnEnvironmentErrorAndNoImage) {
   EXPECT_THAT(art.error().message, HasSubstr("mkfs.ext4 -d of 257 MiB failed (exit status 1)"));
   EXPECT_THAT(art.error().message, HasSubstr("No space left on device"));
   EXPECT_TRUE(images_in_cache().empty());
-  auto lookup = b.lookup(recipe(), host_arch());
-  ASSERT_TRUE(lookup.ok());
-  EXPECT_FALSE(lookup->cached);
-  const fs::path tmp = dir_ / "cache/tmp" /
-                       ("rootfs-" + std::string(arch_info(host_arch()).name) + "-r-" + lookup->key);
+  const fs::path tmp = uncached_tmp(b);
   EXPECT_FALSE(fs::exists(tmp / "disk.ext4"));  // the partial disk is gone
   EXPECT_FALSE(fs::exists(tmp / "root"));
   // The next build starts over and succeeds.
