@@ -95,6 +95,13 @@ static inline const char *wl_arg_str(struct wl_arg *spec, const char *key) {
   return a->val;
 }
 
+/* Whether argv gave key (wl_parse_args points .val at .def otherwise). */
+static inline int wl_arg_given(struct wl_arg *spec, const char *key) {
+  struct wl_arg *a = wl_arg_find(spec, key, strlen(key));
+  if (!a) wl_usage("internal: no argument '%s' in spec", key);
+  return a->val != a->def;
+}
+
 /* Decimal integer with an optional K, M or G suffix (binary: 1K = 1024). */
 static inline int wl_parse_size(const char *s, uint64_t *out) {
   char *end;

@@ -13,7 +13,10 @@
  *   vm_bytes=40M     stress --vm 1 --vm-bytes
  *   vm_stride=50K    stress --vm-stride: one byte written every this many bytes
  *   duration=10      stress --timeout <duration>s
- *   program=stress   the program (stress; an enum so stress-ng can join)
+ *   program=stress   the memory hog: stress (Debian's stress 1.0.7) or stress-ng (0.15:
+ *                    `stress-ng --vm 1 --vm-bytes N --vm-keep --timeout Ds`, which rewrites
+ *                    the whole mapping over and over; it has no stride, so vm_stride given
+ *                    with stress-ng is a usage error)
  *
  * Each run: /sys/fs/cgroup/foliolab-<pid> is created (+memory enabled in the root's
  * cgroup.subtree_control first when it is not, and disabled again at the end), memory.max and
@@ -30,130 +33,26 @@
 #include "common.h"
 
 #include "app.h"
+#include "cgroup.h"
 
-#include <sys/stat.h>
-#include <sys/vfs.h>
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-
-#define CG_ROOT "/sys/fs/cgroup"
 #define STRESS_LOG "/tmp/foliolab-stress.log"
 #define SAMPLE_NS ((int64_t)100 * 1000000)
 #define KILL_AFTER_S 60 /* past duration: the program is killed */
 
-static char g_cg[64];        /* our cgroup's directory; "" when there is none */
-static int g_enabled_memory; /* this program wrote +memory to the root's subtree_control */
+static struct wl_cg g_cg; /* our cgroup */
 
-/* ---------------- cgroup files ---------------- */
-
-static void cg_path(char *out, size_t len, const char *file) {
-  snprintf(out, len, "%s/%s", g_cg, file);
-}
-
-/* A "key value" line of a flat-keyed cgroup file (memory.stat, memory.events), or -1. */
-static long long cg_keyed(const char *file, const char *key) {
-  char path[128];
-  cg_path(path, sizeof path, file);
-  return wl_keyed(path, key, ' ');
-}
-
-/* A single-number cgroup file (memory.peak), or -1 when absent. */
-static long long cg_number(const char *file) {
-  char path[128];
-  cg_path(path, sizeof path, file);
-  FILE *f = fopen(path, "re");
-  long long v = -1;
-  if (f) {
-    if (fscanf(f, "%lld", &v) != 1) v = -1;
-    fclose(f);
-  }
-  return v;
-}
-
-static int cg_write(const char *file, const char *value) {
-  char path[128];
-  cg_path(path, sizeof path, file);
-  return wl_write_file(path, value);
-}
-
-/* Whether the blank-separated list in path holds word. */
-static int file_has_word(const char *path, const char *word) {
-  char buf[1024];
-  FILE *f = fopen(path, "re");
-  if (!f) return 0;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  for (char *save = NULL, *w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
-    if (!strcmp(w, word)) return 1;
-  return 0;
-}
-
-/* SIGKILL to every process in the cgroup (cgroup.kill, Linux 5.14+, and each pid of
- * cgroup.procs for older kernels). */
-static void cg_kill_all(void) {
-  char path[128], line[32];
-  cg_write("cgroup.kill", "1");
-  cg_path(path, sizeof path, "cgroup.procs");
-  FILE *f = fopen(path, "re");
-  while (f && fgets(line, sizeof line, f)) {
-    pid_t pid = (pid_t)strtol(line, NULL, 10);
-    if (pid > 0) kill(pid, SIGKILL);
-  }
-  if (f) fclose(f);
-}
-
-/* Kills what is left in the cgroup, removes it (dying tasks keep it busy for a moment) and
- * disables the memory controller again if this program enabled it. At exit, so also after a
- * FAIL; problems are reported on stderr. */
-static void cleanup(void) {
-  if (g_cg[0]) {
-    cg_kill_all();
-    int rc = -1;
-    for (int i = 0; i < 200 && (rc = rmdir(g_cg)) && errno == EBUSY; i++) usleep(10000);
-    if (rc && errno != ENOENT)
-      fprintf(stderr, "memcg-stress: rmdir %s: %s\n", g_cg, strerror(errno));
-    g_cg[0] = '\0';
-  }
-  if (g_enabled_memory) {
-    int rc = wl_write_file(CG_ROOT "/cgroup.subtree_control", "-memory");
-    if (rc)
-      fprintf(stderr, "memcg-stress: -memory in %s/cgroup.subtree_control: %s\n", CG_ROOT,
-              strerror(-rc));
-    g_enabled_memory = 0;
-  }
-}
+static void cleanup(void) { wl_cg_remove(&g_cg); }
 
 static void setup_cgroup(uint64_t memory_max, uint64_t swap_max, int *swap_max_set) {
-  struct statfs st;
-  if (statfs(CG_ROOT, &st)) wl_fail("statfs %s: %s", CG_ROOT, strerror(errno));
-  if ((unsigned long)st.f_type != CGROUP2_SUPER_MAGIC)
-    wl_fail("%s is not a cgroup2 mount (f_type 0x%lx)", CG_ROOT, (unsigned long)st.f_type);
-  if (!file_has_word(CG_ROOT "/cgroup.controllers", "memory"))
-    wl_fail("no memory controller in %s/cgroup.controllers (CONFIG_MEMCG, or bound to cgroup v1)",
-            CG_ROOT);
-  if (!file_has_word(CG_ROOT "/cgroup.subtree_control", "memory")) {
-    int rc = wl_write_file(CG_ROOT "/cgroup.subtree_control", "+memory");
-    if (rc) wl_fail("+memory in %s/cgroup.subtree_control: %s", CG_ROOT, strerror(-rc));
-    g_enabled_memory = 1;
-  }
-  snprintf(g_cg, sizeof g_cg, "%s/foliolab-%d", CG_ROOT, (int)getpid());
-  if (mkdir(g_cg, 0755) && (errno != EEXIST || rmdir(g_cg) || mkdir(g_cg, 0755))) {
-    int e = errno;
-    char name[64];
-    snprintf(name, sizeof name, "%s", g_cg);
-    g_cg[0] = '\0'; /* not ours */
-    wl_fail("mkdir %s: %s", name, strerror(e));
-  }
+  wl_cg_create(&g_cg, "foliolab");
   char v[32];
   snprintf(v, sizeof v, "%" PRIu64, memory_max);
-  int rc = cg_write("memory.max", v);
-  if (rc) wl_fail("write %s to %s/memory.max: %s", v, g_cg, strerror(-rc));
+  int rc = wl_cg_write(&g_cg, "memory.max", v);
+  if (rc) wl_fail("write %s to %s/memory.max: %s", v, g_cg.dir, strerror(-rc));
   snprintf(v, sizeof v, "%" PRIu64, swap_max);
-  rc = cg_write("memory.swap.max", v);
-  if (rc && rc != -ENOENT) wl_fail("write %s to %s/memory.swap.max: %s", v, g_cg, strerror(-rc));
+  rc = wl_cg_write(&g_cg, "memory.swap.max", v);
+  if (rc && rc != -ENOENT)
+    wl_fail("write %s to %s/memory.swap.max: %s", v, g_cg.dir, strerror(-rc));
   *swap_max_set = rc == 0;
 }
 
@@ -177,23 +76,26 @@ static void stress_args(char **argv, char *buf, size_t len, uint64_t vm_bytes, u
   memcpy(argv, v, sizeof v);
 }
 
-static const struct program programs[] = {{"stress", stress_args}};
-static const char *const program_names[] = {"stress", NULL};
+static void stress_ng_args(char **argv, char *buf, size_t len, uint64_t vm_bytes,
+                           uint64_t vm_stride, long duration) {
+  (void)vm_stride;
+  char *bytes = buf, *timeout = buf + len / 2;
+  snprintf(bytes, len / 2, "%" PRIu64, vm_bytes);
+  snprintf(timeout, len / 2, "%lds", duration);
+  char *const v[] = {"stress-ng", "--vm",      "1",     "--vm-bytes", bytes,
+                     "--vm-keep", "--timeout", timeout, NULL};
+  memcpy(argv, v, sizeof v);
+}
+
+static const struct program programs[] = {{"stress", stress_args}, {"stress-ng", stress_ng_args}};
+static const char *const program_names[] = {"stress", "stress-ng", NULL};
 
 /* In the child, before the exec: joins the cgroup and restores the signal mask (run() blocks
  * SIGCHLD). On a failure: the cgroup.procs path, errno set. */
 static const char *join_cgroup(void *mask) {
-  static char path[128];
-  char pid[24];
-  snprintf(pid, sizeof pid, "%d", (int)getpid());
-  cg_path(path, sizeof path, "cgroup.procs");
-  int rc = wl_write_file(path, pid);
-  if (rc) {
-    errno = -rc;
-    return path;
-  }
-  sigprocmask(SIG_SETMASK, mask, NULL);
-  return NULL;
+  const char *failed = wl_cg_join_self(&g_cg);
+  if (!failed) sigprocmask(SIG_SETMASK, mask, NULL);
+  return failed;
 }
 
 struct outcome {
@@ -204,8 +106,8 @@ struct outcome {
 };
 
 static void sample(struct outcome *o) {
-  long long anon = cg_keyed("memory.stat", "anon");
-  long long thp = cg_keyed("memory.stat", "anon_thp");
+  long long anon = wl_cg_keyed(&g_cg, "memory.stat", "anon");
+  long long thp = wl_cg_keyed(&g_cg, "memory.stat", "anon_thp");
   if (anon > o->max_anon) o->max_anon = anon;
   if (thp > o->max_anon_thp) o->max_anon_thp = thp;
 }
@@ -231,7 +133,7 @@ static void run(char **argv, long duration, struct outcome *o) {
       fprintf(stderr, "memcg-stress: %s still running %ld s after its end; killed\n", argv[0],
               (long)KILL_AFTER_S);
       o->killed = 1;
-      cg_kill_all();
+      wl_cg_kill_all(&g_cg);
     }
     const struct timespec ts = {0, SAMPLE_NS};
     sigtimedwait(&chld, NULL, &ts);
@@ -264,6 +166,8 @@ int main(int argc, char **argv) {
   if (memory_max < ((uint64_t)1 << 20)) wl_usage("memory_max=%" PRIu64 ": at least 1M", memory_max);
   if (!vm_bytes) wl_usage("vm_bytes: must not be 0");
   if (!vm_stride) wl_usage("vm_stride: must not be 0");
+  if (prog == &programs[1] && wl_arg_given(spec, "vm_stride"))
+    wl_usage("vm_stride: stress-ng --vm has no stride (program=stress only)");
 
   char *pargv[16], pbuf[96];
   prog->args(pargv, pbuf, sizeof pbuf, vm_bytes, vm_stride, duration);
@@ -282,12 +186,12 @@ int main(int argc, char **argv) {
           wl_describe_status(o.status, how, sizeof how));
   report_log();
 
-  const long long peak = cg_number("memory.peak");
+  const long long peak = wl_cg_number(&g_cg, "memory.peak");
   struct wl_json j = {.len = 0};
   wl_json_int(&j, "survived", survived);
-  wl_json_opt(&j, "oom_kill", cg_keyed("memory.events", "oom_kill"));
-  wl_json_opt(&j, "oom", cg_keyed("memory.events", "oom"));
-  wl_json_opt(&j, "max_events", cg_keyed("memory.events", "max"));
+  wl_json_opt(&j, "oom_kill", wl_cg_keyed(&g_cg, "memory.events", "oom_kill"));
+  wl_json_opt(&j, "oom", wl_cg_keyed(&g_cg, "memory.events", "oom"));
+  wl_json_opt(&j, "max_events", wl_cg_keyed(&g_cg, "memory.events", "max"));
   wl_json_opt(&j, "peak_kb", peak < 0 ? -1 : peak / 1024);
   wl_json_opt(&j, "max_anon_kb", o.max_anon < 0 ? -1 : o.max_anon / 1024);
   wl_json_opt(&j, "max_anon_thp_kb", o.max_anon_thp < 0 ? -1 : o.max_anon_thp / 1024);

@@ -165,8 +165,9 @@ class ValidateImageTest : public ValidateTest {
  protected:
   void SetUp() override {
     ValidateTest::SetUp();
-    write(root_ / "images/debian-redis.yaml", "packages: [redis-server, redis-tools, stress]\n");
-    write(root_ / "images/debian-base.yaml", "packages: [stress]\n");
+    write(root_ / "images/debian-redis.yaml",
+          "packages: [redis-server, redis-tools, stress, stress-ng]\n");
+    write(root_ / "images/debian-base.yaml", "packages: [stress, stress-ng]\n");
     write(root_ / "images/bad.yaml", "pakages: [stress]\n");
   }
   static void write(const fs::path& file, const std::string& text) {
@@ -228,11 +229,14 @@ TEST_F(ValidateImageTest, AWorkloadWithPackagesNeedsAnImage) {
   EXPECT_THAT(m, HasSubstr(file() + ":7:35: workloads[1]: redis runs Debian's redis-server, "
                                     "redis-tools: set machine.image to a recipe that installs "
                                     "them (images/*.yaml)"));
-  EXPECT_THAT(m, HasSubstr(file() + ":7:50: workloads[2]: memcg-stress runs Debian's stress: set "
-                                    "machine.image to a recipe that installs it (images/*.yaml)"));
-  const Status initramfs = validate_image("{image: initramfs}", "[{name: redis}]");
+  EXPECT_THAT(m, HasSubstr(file() + ":7:50: workloads[2]: memcg-stress runs Debian's stress, "
+                                    "stress-ng: set machine.image to a recipe that installs "
+                                    "them (images/*.yaml)"));
+  const Status initramfs = validate_image("{image: initramfs}", "[{name: postgres}]");
   ASSERT_FALSE(initramfs.ok());
-  EXPECT_THAT(initramfs.error().message, HasSubstr("workloads[0]: redis runs Debian's"));
+  EXPECT_THAT(initramfs.error().message,
+              HasSubstr("workloads[0]: postgres runs Debian's postgresql-15: set machine.image to "
+                        "a recipe that installs it"));
 }
 
 TEST_F(ValidateImageTest, AnImageThatLacksAWorkloadsPackagesNamesThem) {
@@ -245,13 +249,20 @@ TEST_F(ValidateImageTest, AnImageThatLacksAWorkloadsPackagesNamesThem) {
                 (root_ / "images/debian-base.yaml").string() + "'s packages)");
 }
 
+// Each shipped recipe installs what the shipped workloads that boot it need.
 TEST_F(ValidateImageTest, ShippedRecipeServesTheShippedWorkloads) {
-  auto exp = parse_experiment(
-      "name: v\nkernels: [{name: a}]\narchs: [x86_64, arm64]\nmachine: {image: debian-redis}\n"
-      "knobs: {a: {}}\nworkloads: [{name: redis}, {name: memcg-stress}]\n",
-      std::string(foliolab::source_dir()) + "/experiments/x.yaml");
-  ASSERT_TRUE(exp.ok()) << exp.error().message;
-  const Status s = validate_project(*exp, foliolab::source_dir());
+  const auto shipped = [](const std::string& image, const std::string& workloads) -> Status {
+    auto exp = parse_experiment(
+        "name: v\nkernels: [{name: a}]\narchs: [x86_64, arm64]\n"
+        "machine: {image: " +
+            image + "}\nknobs: {a: {}}\nworkloads: " + workloads + "\n",
+        std::string(foliolab::source_dir()) + "/experiments/x.yaml");
+    if (!exp.ok()) return exp.error();
+    return validate_project(*exp, foliolab::source_dir());
+  };
+  Status s = shipped("debian-redis", "[{name: redis}, {name: memcg-stress}]");
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  s = shipped("debian-kbuild", "[{name: kbuild}]");
   EXPECT_TRUE(s.ok()) << s.error().message;
 }
 

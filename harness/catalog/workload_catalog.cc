@@ -106,6 +106,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #include "../../workloads/memcg-stress.def"
 #include "../../workloads/postgres.def"
 #include "../../workloads/memcached.def"
+#include "../../workloads/kbuild.def"
 #include "../../workloads/custom.def"
 // clang-format on
 #undef FL_WORKLOAD

@@ -131,7 +131,8 @@ TEST(E2ERootfs, AnUnknownPackageIsNamedAndLeavesNoImage) {
 // itself under THP `always`, with `no` it keeps it (the shipped
 // experiments/published/redis-disable-thp.yaml at a smaller load: its AnonHugePages ratio needs
 // the full preload and is measured in the README, not here), and every record names the root
-// filesystem it booted.
+// filesystem it booted. Beside it, stress-ng --vm (the smoke alternative to stress) runs to its
+// end in a memory cgroup roomier than what it allocates.
 TEST(E2ERootfs, RedisTurnsThpOffForItselfOnX86) {
   ScopedTestDir dir("rootfs-redis");
   const auto records = run_on_debian_redis(
@@ -143,14 +144,18 @@ knobs:
 workloads:
   - {name: redis, label: "yes", params: {disable_thp: true, preload: 1000, requests: 500, tests: get}}
   - {name: redis, label: "no", params: {disable_thp: false, preload: 1000, requests: 500, tests: get}}
+  - {name: memcg-stress, label: stress-ng, params: {program: stress-ng, memory_max: 64M, vm_bytes: 16M, duration: 3}}
 repeat: 2
 timeout: 900
 expect:
   - {runs: {workload: "yes"}, metric: thp_enabled, stat: max, "==": 0}
   - {runs: {workload: "no"}, metric: thp_enabled, stat: min, "==": 1}
+  - {runs: {workload: stress-ng}, metric: survived, stat: min, "==": 1}
+  - {runs: {workload: stress-ng}, metric: peak_kb, stat: min, ">": 16384}
 )");
-  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(records.size(), 3u);
   for (const RunRecord& rec : records) {
+    if (rec.id.workload.name != "redis") continue;
     const std::vector<double> rps = rec.samples("get_rps");
     EXPECT_EQ(rps.size(), 2u);
     for (double v : rps) EXPECT_GT(v, 0);

@@ -180,8 +180,12 @@ Result<RootfsLookup> RootfsBuilder::lookup(const ImageRecipe& r, Arch arch) {
 Status RootfsBuilder::run_step(const ImageRecipe& r, Arch arch, const std::string& what,
                                std::vector<std::string> argv, const fs::path& log) {
   if (arch != host_arch()) argv = foreign_exec_argv(opt_.self_exe, arch, argv);
+  // In / with PWD=/: the host's working directory means nothing inside the chroot (the kernel's
+  // build printed `cd: can't cd to /work/main` for each make with the host's PWD).
   ProcessResult res = runner_.run({.argv = argv,
+                                   .cwd = "/",
                                    .env = {{"LC_ALL", "C.UTF-8"},
+                                           {"PWD", "/"},
                                            {"DEBIAN_FRONTEND", "noninteractive"},
                                            {"PATH", "/usr/sbin:/usr/bin:/sbin:/bin"}},
                                    .log_path = log,

@@ -12,6 +12,7 @@
 namespace foliolab {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 
 constexpr const char* kFile = "images/debian-redis.yaml";
@@ -73,8 +74,14 @@ TEST(ImageRecipe, ShippedRecipeLoadsFromTheTree) {
   auto r = load_image_recipe(path);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->name, "debian-redis");
-  EXPECT_THAT(r->packages, ElementsAre("redis-server", "redis-tools", "stress"));
+  EXPECT_THAT(r->packages, ElementsAre("redis-server", "redis-tools", "stress", "stress-ng"));
   EXPECT_EQ(image_recipe_path(source_dir(), "debian-redis"), std::filesystem::path(path));
+  // The kernel-build image: its commands unpack, configure and prepare the tree.
+  auto kbuild = load_image_recipe(std::string(source_dir()) + "/images/debian-kbuild.yaml");
+  ASSERT_TRUE(kbuild.ok()) << kbuild.error().message;
+  EXPECT_THAT(kbuild->packages, Contains("linux-source-6.12"));
+  ASSERT_EQ(kbuild->commands.size(), 4u);
+  EXPECT_THAT(kbuild->commands[3], Contains("prepare"));
 }
 
 TEST(ImageRecipe, RecipeNamesAreTheYamlFilesUnderImages) {
