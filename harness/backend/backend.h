@@ -35,8 +35,9 @@ struct BootRequest {
   // (QEMU's snapshot=on: the guest's writes go to a throw-away overlay, so every run starts from
   // the same bytes and guests beside each other share the file); empty for none.
   std::filesystem::path root_disk;
-  std::string cmdline;            // complete
-  std::filesystem::path run_dir;  // console.log and records.bin go here
+  bool root_disk_writable = false;  // the image build's second stage only (qemu_args.h)
+  std::string cmdline;              // complete
+  std::filesystem::path run_dir;    // console.log and records.bin go here
   std::chrono::seconds timeout{600};
 };
 

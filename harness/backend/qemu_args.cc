@@ -109,7 +109,8 @@ std::vector<std::string> qemu_argv(const QemuLaunch& l) {
     a.insert(a.end(),
              {"-drive",
               "file=" + qemu_escape(l.root_disk.string()) +
-                  ",if=none,id=root,format=raw,snapshot=on,cache=unsafe",
+                  (l.root_disk_writable ? ",if=none,id=root,format=raw,cache=writeback"
+                                        : ",if=none,id=root,format=raw,snapshot=on,cache=unsafe"),
               "-device", mmio ? "virtio-blk-device,drive=root" : "virtio-blk-pci,drive=root"});
   }
   return a;

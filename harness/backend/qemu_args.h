@@ -32,6 +32,9 @@ struct QemuLaunch {
   // with snapshot=on (QEMU opens the file read-only and keeps the guest's writes in a temporary
   // overlay: each run starts from the same bytes, and parallel guests share the file).
   std::filesystem::path root_disk;
+  // The root disk's writes go to the file (no snapshot): only the second stage of an image build
+  // (image/second_stage.h), which installs the packages into it.
+  bool root_disk_writable = false;
   bool prealloc = true;  // back guest RAM up front: TCG timings are stable only then
   // Boot-platform overrides (the boot bench compares them): -M value instead of the arch's
   // machine, and a firmware image for -bios. Empty: the arch's defaults.

@@ -153,6 +153,17 @@ TEST(QemuArgs, RootDiskOnMicrovmSitsOnVirtioMmio) {
   EXPECT_EQ(std::count(a.begin(), a.end(), "virtio-blk-pci,drive=root"), 0);
 }
 
+// An image build's second stage installs packages into the disk itself: no snapshot.
+TEST(QemuArgs, AWritableRootDiskKeepsTheGuestsWrites) {
+  auto l = launch(Arch::kArm64);
+  l.root_disk = "/tmp/stage/disk.ext4";
+  l.root_disk_writable = true;
+  const auto a = qemu_argv(l);
+  EXPECT_TRUE(has_pair(a, "-drive",
+                       "file=/tmp/stage/disk.ext4,if=none,id=root,format=raw,cache=writeback"));
+  EXPECT_TRUE(has_pair(a, "-device", "virtio-blk-pci,drive=root"));
+}
+
 TEST(QemuArgs, CommasInTheRootDiskPathAreDoubled) {
   auto l = launch(Arch::kArm64);
   l.root_disk = "/cache/a,b/rootfs,x/disk.ext4";

@@ -39,6 +39,7 @@
 #include "report/render.h"
 #include "results/index.h"
 #include "results/store.h"
+#include "runner/artifact_provider.h"
 #include "runner/experiment_runner.h"
 #include "runner/plan_cost.h"
 #include "runner/scheduler.h"
@@ -373,7 +374,7 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
 
 // `image --recipe NAME`: the recipe's ext4 disk per arch, built or found in the cache.
 int build_rootfs_images(ProcessRunner& proc, const Common& common, const std::string& name,
-                        const std::vector<std::string>& archs) {
+                        const std::vector<std::string>& archs, ForeignPath foreign) {
   const fs::path root(common.root);
   auto recipe = load_image_recipe(image_recipe_path(root, name).string());
   if (!recipe.ok()) {
@@ -385,7 +386,12 @@ int build_rootfs_images(ProcessRunner& proc, const Common& common, const std::st
     }
     return fail(recipe.error());
   }
-  RootfsBuilder builder(proc, {.cache = common.cache, .self_exe = self_exe_path()});
+  // The provider builds (a second stage boots the quickstart's kernel); `lookup` only looks.
+  BuildingArtifactProvider artifacts(proc, {.project_root = root, .cache = common.cache}, foreign);
+  RootfsBuilder builder(proc, {.cache = common.cache,
+                               .self_exe = self_exe_path(),
+                               .foreign = foreign,
+                               .second_stage = nullptr});
   int rc = kExitOk;
   for (const auto& arch_name : archs) {
     auto arch = parse_arch(arch_name);
@@ -394,10 +400,10 @@ int build_rootfs_images(ProcessRunner& proc, const Common& common, const std::st
       return kExitBadInput;
     }
     if (auto seen = builder.lookup(*recipe, *arch); seen.ok() && !seen->cached) {
-      log_line(fmt::format("building image {} for {} (mmdebstrap from Debian's archive)", name,
-                           arch_name));
+      log_line(fmt::format("building image {} for {} (mmdebstrap from Debian's archive; {})", name,
+                           arch_name, way_name(builder.way(*arch))));
     }
-    auto art = builder.build(*recipe, *arch);
+    auto art = artifacts.rootfs(name, *arch);
     if (!art.ok()) {  // a package Debian lacks is bad input (2); the rest is the environment (3)
       rc = std::max(rc, fail(art.error(), exit_code_for(art.error())));
       continue;
@@ -417,10 +423,17 @@ std::function<int()> setup_image(CLI::App& app) {
   auto recipe = std::make_shared<std::string>();
   app.add_option("--recipe", *recipe,
                  "a Debian root filesystem recipe, images/<NAME>.yaml (default: the initramfs)");
+  auto foreign = std::make_shared<std::string>("auto");
+  app.add_option("--foreign", *foreign,
+                 "another arch's Debian image: binfmt (qemu-user in a private binfmt_misc, Linux "
+                 "6.7+), guest (unpacked here, second stage in a guest of that arch) or auto")
+      ->check(CLI::IsMember({"auto", "binfmt", "guest"}));
   common->add(app);
   return [=] {
     RealProcessRunner proc;
-    if (!recipe->empty()) return build_rootfs_images(proc, *common, *recipe, *archs);
+    if (!recipe->empty()) {
+      return build_rootfs_images(proc, *common, *recipe, *archs, *parse_foreign_path(*foreign));
+    }
     ImageBuilder builder(proc, common->root, common->cache);
     int rc = kExitOk;
     for (const auto& name : *archs) {

@@ -4,16 +4,17 @@
 // own redis and stress. Every test goes through the foliolab binary, as a user would.
 #include <gtest/gtest.h>
 
-#include <sys/utsname.h>
-
 #include <chrono>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "backend/backend.h"
+#include "image/foreign_exec.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "results/store.h"
@@ -41,14 +42,8 @@ ProcessResult foliolab(const std::vector<std::string>& args, const fs::path& log
   return proc.run({.argv = argv, .log_path = log, .capture = true, .timeout = 90min});
 }
 
-// An arm64 image needs a binfmt_misc of its own in a user namespace: Linux 6.7 and later.
-bool foreign_binfmt_possible() {
-  utsname u{};
-  if (::uname(&u) != 0) return false;
-  int major = 0, minor = 0;
-  if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
-  return major > 6 || (major == 6 && minor >= 7);
-}
+// An arm64 image through qemu-user needs a binfmt_misc of its own in a user namespace.
+bool foreign_binfmt_possible() { return host_binfmt_per_user_namespace(); }
 
 std::vector<RunRecord> records_of(const fs::path& results, const std::string& name) {
   auto session = ResultStore::latest(results, name);
@@ -102,6 +97,58 @@ TEST(E2ERootfs, ImageIsBuiltFromTheArchiveAndThenCached) {
   }
   // Nothing was registered on the host: its binfmt_misc (when mounted) has no foliolab entry.
   EXPECT_FALSE(path_exists("/proc/sys/fs/binfmt_misc/foliolab-arm64"));
+}
+
+// arm64 the other way (image/second_stage.h), needing no binfmt_misc at all: the packages are
+// unpacked on the host by mmdebstrap's extract variant and installed by dpkg in a real arm64
+// guest (the quickstart's kernel) booted on the disk. A small recipe of the test's own (stress
+// on minbase, a command that leaves a mark) in a project that borrows the source tree's parts;
+// the finished disk is read with debugfs, never mounted. Each run builds anew.
+TEST(E2ERootfs, Arm64ImageWithoutBinfmtIsInstalledInAGuest) {
+  ScopedTestDir dir("rootfs-guest");
+  const fs::path project = dir / "project", src(source_dir());
+  fs::create_directories(project / "images");
+  for (const char* part : {"experiments", "kernel-config", "patches", "workloads", "images/agent"})
+    fs::create_directory_symlink(src / part, project / part);
+  ASSERT_TRUE(write_file_atomic(project / "images/e2e-guest.yaml",
+                                "suite: bookworm\nvariant: minbase\npackages: [stress]\n"
+                                "commands:\n  - [touch, /etc/foliolab-e2e-guest]\nfree: 64M\n")
+                  .ok());
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(cache_root() / "images", ec)) {
+    if (e.path().filename().string().rfind("rootfs-arm64-e2e-guest-", 0) == 0)
+      fs::remove_all(e.path(), ec);
+  }
+  auto r = foliolab({"image", "--recipe", "e2e-guest", "--arch", "arm64", "--foreign", "guest",
+                     "--root", project.string()},
+                    dir / "image.log");
+  ASSERT_TRUE(r.ok()) << r.output;
+  EXPECT_NE(r.output.find("second stage in a guest"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" built "), std::string::npos) << r.output;
+  fs::path item;
+  for (const auto& e : fs::directory_iterator(cache_root() / "images", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("rootfs-arm64-e2e-guest-", 0) == 0 && e.is_directory()) item = e.path();
+  }
+  ASSERT_FALSE(item.empty());
+  auto meta = read_file(item / "image.json");
+  ASSERT_TRUE(meta.ok());
+  const auto j = nlohmann::json::parse(*meta);
+  EXPECT_EQ(j["made"], "unpacked here, second stage in a guest");
+  std::set<std::string> installed;
+  for (const auto& p : j["manifest"]) installed.insert(p["package"].get<std::string>());
+  for (const char* p : {"stress", "dpkg", "apt", "base-passwd", "libc6"})
+    EXPECT_TRUE(installed.count(p)) << p;
+  // The recipe's command ran in the guest; the second stage's own files are gone.
+  auto debugfs = [&](const std::string& request) {
+    RealProcessRunner proc;
+    return proc.run(
+        {.argv = {"debugfs", "-R", request, (item / "disk.ext4").string()}, .capture = true});
+  };
+  EXPECT_NE(debugfs("stat /etc/foliolab-e2e-guest").output.find("Inode:"), std::string::npos);
+  EXPECT_NE(debugfs("stat /foliolab-stage2").output.find("File not found"), std::string::npos);
+  EXPECT_NE(debugfs("stat /usr/sbin/policy-rc.d").output.find("File not found"), std::string::npos);
+  EXPECT_NE(debugfs("stat /etc/passwd").output.find("Inode:"), std::string::npos);
 }
 
 // A package Debian does not have: a located error (exit 2) and no image left in the cache.

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +71,17 @@ std::vector<std::string> foreign_exec_argv(const std::filesystem::path& self_exe
                                   std::string(arch_info(arch).name), "--"};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
+}
+
+bool binfmt_per_user_namespace(const std::string& release) {
+  int major = 0, minor = 0;
+  if (std::sscanf(release.c_str(), "%d.%d", &major, &minor) != 2) return false;
+  return major > 6 || (major == 6 && minor >= 7);
+}
+
+bool host_binfmt_per_user_namespace() {
+  utsname u{};
+  return ::uname(&u) == 0 && binfmt_per_user_namespace(u.release);
 }
 
 std::string binfmt_registration(Arch arch, const std::string& interpreter) {

@@ -25,6 +25,11 @@ std::vector<std::string> foreign_exec_argv(const std::filesystem::path& self_exe
 // registration holds in any mount namespace).
 std::string binfmt_registration(Arch arch, const std::string& interpreter);
 
+// Whether a kernel of this release ("6.18.1-amd64") gives each user namespace a binfmt_misc of
+// its own (Linux 6.7+), which `__foreign-exec` needs; and the same for the running kernel.
+bool binfmt_per_user_namespace(const std::string& release);
+bool host_binfmt_per_user_namespace();
+
 // The `__foreign-exec` entry (args after the command name): the program's exit status, 128+N
 // when a signal N ended it, 125 when the namespace could not be set up (the reason on stderr).
 int foreign_exec_main(const std::vector<std::string>& args);

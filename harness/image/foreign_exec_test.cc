@@ -10,6 +10,16 @@ namespace {
 
 using ::testing::ElementsAre;
 
+// binfmt_misc is per user namespace since Linux 6.7.
+TEST(ForeignExec, PerUserNamespaceBinfmtFromTheKernelRelease) {
+  EXPECT_TRUE(binfmt_per_user_namespace("6.7.0"));
+  EXPECT_TRUE(binfmt_per_user_namespace("6.18.1-cloud-amd64"));
+  EXPECT_TRUE(binfmt_per_user_namespace("7.0"));
+  EXPECT_FALSE(binfmt_per_user_namespace("6.6.30"));
+  EXPECT_FALSE(binfmt_per_user_namespace("5.19.0"));
+  EXPECT_FALSE(binfmt_per_user_namespace("linux"));
+}
+
 TEST(ForeignExec, BinfmtRegistrationForArm64IsQemusMagicAndMask) {
   EXPECT_EQ(binfmt_registration(Arch::kArm64, "/usr/bin/qemu-aarch64-static"),
             R"(:foliolab-arm64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00)"

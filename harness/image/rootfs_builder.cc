@@ -112,6 +112,18 @@ std::optional<size_t> missing_package(const ImageRecipe& r, const std::string& l
 
 }  // namespace
 
+const char* way_name(RootfsBuilder::Way w) {
+  switch (w) {
+    case RootfsBuilder::Way::kNative:
+      return "native";
+    case RootfsBuilder::Way::kBinfmt:
+      return "qemu-user in a private binfmt_misc";
+    case RootfsBuilder::Way::kGuest:
+      return "unpacked here, second stage in a guest";
+  }
+  return "?";
+}
+
 Manifest installed_packages(std::string_view status) {
   Manifest out;
   std::string package, version;
@@ -156,6 +168,8 @@ Result<std::string> RootfsBuilder::key(const ImageRecipe& r, Arch arch) {
   }
   Hasher h;
   h.add(kRootfsRecipe).add(arch_info(arch).name).add(*mmdebstrap);
+  // The second stage's way makes another image (its own script, dpkg in a guest): another key.
+  if (way(arch) == Way::kGuest) h.add("second stage in a guest").add(second_stage_script());
   auto text = read_file(r.file);
   if (!text.ok()) return make_env_error("cannot read " + r.file);
   h.add(*text);
@@ -177,9 +191,22 @@ Result<RootfsLookup> RootfsBuilder::lookup(const ImageRecipe& r, Arch arch) {
                       .cached = read_image(seen, opt_.cache / "images" / item_name(r, arch, *k))};
 }
 
+RootfsBuilder::Way RootfsBuilder::way(Arch arch) const {
+  if (arch == host_arch()) return Way::kNative;
+  switch (opt_.foreign) {
+    case ForeignPath::kBinfmt:
+      return Way::kBinfmt;
+    case ForeignPath::kGuest:
+      return Way::kGuest;
+    case ForeignPath::kAuto:
+      break;
+  }
+  return host_binfmt_per_user_namespace() ? Way::kBinfmt : Way::kGuest;
+}
+
 Status RootfsBuilder::run_step(const ImageRecipe& r, Arch arch, const std::string& what,
-                               std::vector<std::string> argv, const fs::path& log) {
-  if (arch != host_arch()) argv = foreign_exec_argv(opt_.self_exe, arch, argv);
+                               std::vector<std::string> argv, const fs::path& log, bool emulate) {
+  if (emulate && arch != host_arch()) argv = foreign_exec_argv(opt_.self_exe, arch, argv);
   // In / with PWD=/: the host's working directory means nothing inside the chroot (the kernel's
   // build printed `cd: can't cd to /work/main` for each make with the host's PWD).
   ProcessResult res = runner_.run({.argv = argv,
@@ -202,6 +229,15 @@ Status RootfsBuilder::run_step(const ImageRecipe& r, Arch arch, const std::strin
                                     log.string(), tail));
 }
 
+Status RootfsBuilder::copy_files(const ImageRecipe& r, const fs::path& root) {
+  for (const ImageRecipe::File& f : r.files) {
+    const fs::path to = root / fs::path(f.to).relative_path();
+    FL_TRY(make_dirs(to.parent_path()));
+    FL_TRY(copy_file_over(file_source(r, f), to));
+  }
+  return {};
+}
+
 // mmdebstrap into `root`, then the recipe's files and commands.
 Status RootfsBuilder::populate(const ImageRecipe& r, Arch arch, const fs::path& root,
                                const fs::path& log) {
@@ -211,11 +247,7 @@ Status RootfsBuilder::populate(const ImageRecipe& r, Arch arch, const fs::path& 
                    "--architectures=" + std::string(a.debian_arch),
                    "--include=" + join(r.packages, ","), r.suite, root.string()},
                   log));
-  for (const ImageRecipe::File& f : r.files) {
-    const fs::path to = root / fs::path(f.to).relative_path();
-    FL_TRY(make_dirs(to.parent_path()));
-    FL_TRY(copy_file_over(file_source(r, f), to));
-  }
+  FL_TRY(copy_files(r, root));
   for (size_t i = 0; i < r.commands.size(); ++i) {
     std::vector<std::string> argv = {"chroot", root.string()};
     argv.insert(argv.end(), r.commands[i].begin(), r.commands[i].end());
@@ -236,7 +268,8 @@ std::string image_id_of(const std::string& key, const Manifest& manifest) {
 }
 
 nlohmann::json image_meta(const ImageRecipe& r, Arch arch, const std::string& key,
-                          const Manifest& manifest, uint64_t mib, const RootfsArtifact& art) {
+                          const Manifest& manifest, uint64_t mib, const RootfsArtifact& art,
+                          const char* made) {
   nlohmann::json pkgs = nlohmann::json::array();
   for (const auto& [p, v] : manifest) pkgs.push_back({{"package", p}, {"version", v}});
   return {{"schema", kImageSchema},
@@ -247,6 +280,7 @@ nlohmann::json image_meta(const ImageRecipe& r, Arch arch, const std::string& ke
           {"arch", arch_info(arch).name},
           {"suite", r.suite},
           {"variant", r.variant},
+          {"made", made},
           {"requested", r.packages},
           {"manifest", pkgs},
           {"disk_mib", mib},
@@ -258,9 +292,9 @@ nlohmann::json image_meta(const ImageRecipe& r, Arch arch, const std::string& ke
 
 // tmp/root packed into tmp/disk.ext4 (the tree is removed either way): its size in MiB.
 Result<uint64_t> RootfsBuilder::pack(const ImageRecipe& r, Arch arch, const std::string& key,
-                                     const fs::path& tmp) {
+                                     const fs::path& tmp, uint64_t extra_bytes) {
   const fs::path root = tmp / "root", log = tmp / "build.log";
-  const uint64_t mib = rootfs_disk_mib(used_bytes(root), r.free_mb);
+  const uint64_t mib = rootfs_disk_mib(used_bytes(root) + extra_bytes, r.free_mb);
   ProcessResult mkfs =
       runner_.run({.argv = {"mkfs.ext4", "-q", "-F", "-t", "ext4", "-L", "foliolab-root", "-U",
                             uuid_from(key + key), "-E", "root_owner=0:0", "-d", root.string(),
@@ -281,24 +315,38 @@ Status RootfsBuilder::make(const ImageRecipe& r, Arch arch, const std::string& k
   const auto started = std::chrono::steady_clock::now();
   FL_TRY(remove_tree(tmp));
   FL_TRY(make_dirs(tmp));
-  const fs::path root = tmp / "root";
-  Status st = populate(r, arch, root, tmp / "build.log");
-  auto status = st.ok() ? read_file(root / "var/lib/dpkg/status") : Result<std::string>("");
-  if (!st.ok() || !status.ok()) {
-    (void)remove_tree(root);  // keep the log for a look, never the half-built tree
-    if (!st.ok()) return st.error();
-    return make_env_error(fmt::format("image {} ({}): mmdebstrap left no dpkg status: {}", r.name,
-                                      arch_info(arch).name, status.error().message));
+  uint64_t mib = 0;
+  auto status = way(arch) == Way::kGuest ? make_in_guest(r, arch, key, tmp, mib)
+                                         : make_on_host(r, arch, key, tmp, mib);
+  if (!status.ok()) {
+    (void)remove_tree(tmp / "root");  // keep the log for a look, never the half-built tree
+    (void)remove_tree(tmp / "disk.ext4");
+    return status.error();
   }
   const Manifest manifest = installed_packages(*status);
-  auto mib = pack(r, arch, key, tmp);
-  FL_TRY(mib);
   art.image_id = image_id_of(key, manifest);
   art.packages = manifest.size();
   art.build_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return write_file_atomic(tmp / "image.json",
-                           image_meta(r, arch, key, manifest, *mib, art).dump(2));
+  return write_file_atomic(
+      tmp / "image.json",
+      image_meta(r, arch, key, manifest, mib, art, way_name(way(arch))).dump(2));
+}
+
+Result<std::string> RootfsBuilder::make_on_host(const ImageRecipe& r, Arch arch,
+                                                const std::string& key, const fs::path& tmp,
+                                                uint64_t& mib) {
+  const fs::path root = tmp / "root";
+  FL_TRY(populate(r, arch, root, tmp / "build.log"));
+  auto status = read_file(root / "var/lib/dpkg/status");
+  if (!status.ok()) {
+    return make_env_error(fmt::format("image {} ({}): mmdebstrap left no dpkg status: {}", r.name,
+                                      arch_info(arch).name, status.error().message));
+  }
+  auto packed = pack(r, arch, key, tmp);
+  FL_TRY(packed);
+  mib = *packed;
+  return status;
 }
 
 Result<RootfsArtifact> RootfsBuilder::build(const ImageRecipe& r, Arch arch) {

@@ -7,8 +7,10 @@
 // mmdebstrap's version; the image id also covers the package versions the build got
 // (image.json's manifest), so two builds of one recipe on different archive days differ in id.
 // A build happens in <cache>/tmp/ and is renamed into place only when complete: a failed or
-// killed build leaves nothing that a later lookup would take. Another arch's programs run
-// through image/foreign_exec.h (a private binfmt_misc, qemu-user-static), never the host's.
+// killed build leaves nothing that a later lookup would take. Another arch's image is made one of
+// two ways (image/second_stage.h): its programs run through image/foreign_exec.h (a private
+// binfmt_misc, qemu-user-static, never the host's), or its packages are unpacked here and
+// configured in a guest of that arch (the second stage).
 #pragma once
 
 #include <filesystem>
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "image/second_stage.h"
 #include "model/arch.h"
 #include "model/image_recipe.h"
 #include "util/fs.h"
@@ -45,7 +48,10 @@ struct RootfsBuildOptions {
   std::filesystem::path cache;
   // The foliolab binary, for `__foreign-exec` (another arch's programs).
   std::filesystem::path self_exe;
-  std::chrono::seconds timeout{3600};  // mmdebstrap, and each recipe command
+  std::chrono::seconds timeout{3600};  // mmdebstrap, each recipe command, the second stage
+  ForeignPath foreign = ForeignPath::kAuto;
+  // Boots the second stage (ForeignPath::kGuest); null: that way is not available.
+  SecondStage* second_stage = nullptr;
 };
 
 class RootfsBuilder {
@@ -54,20 +60,44 @@ class RootfsBuilder {
   Result<RootfsArtifact> build(const ImageRecipe& recipe, Arch arch);
   // What build() would find, without building anything.
   Result<RootfsLookup> lookup(const ImageRecipe& recipe, Arch arch);
+  // How an image for `arch` is made here: native (the host's arch), kBinfmt or kGuest.
+  enum class Way { kNative, kBinfmt, kGuest };
+  Way way(Arch arch) const;
 
  private:
   Result<std::string> key(const ImageRecipe& recipe, Arch arch);
   Status populate(const ImageRecipe& recipe, Arch arch, const std::filesystem::path& root,
                   const std::filesystem::path& log);
+  Status copy_files(const ImageRecipe& recipe, const std::filesystem::path& root);
   Status make(const ImageRecipe& recipe, Arch arch, const std::string& key,
               const std::filesystem::path& tmp, RootfsArtifact& art);
+  // The tree built by mmdebstrap on the host, packed: tmp/disk.ext4, dpkg's status text.
+  Result<std::string> make_on_host(const ImageRecipe& recipe, Arch arch, const std::string& key,
+                                   const std::filesystem::path& tmp, uint64_t& mib);
+  // The second stage's way (rootfs_guest.cc): unpack, pack, configure in a guest, check.
+  Result<std::string> make_in_guest(const ImageRecipe& recipe, Arch arch, const std::string& key,
+                                    const std::filesystem::path& tmp, uint64_t& mib);
+  Result<uint64_t> unpack_for_guest(const ImageRecipe& recipe, Arch arch,
+                                    const std::filesystem::path& tmp);
+  Result<std::string> read_disk_status(const ImageRecipe& recipe, Arch arch,
+                                       const std::filesystem::path& tmp);
+  // tmp/root packed into tmp/disk.ext4 with `extra_bytes` more room than its files need.
   Result<uint64_t> pack(const ImageRecipe& recipe, Arch arch, const std::string& key,
-                        const std::filesystem::path& tmp);
+                        const std::filesystem::path& tmp, uint64_t extra_bytes = 0);
+  // argv run on the host (through `__foreign-exec` when `emulate` and arch is not the host's).
   Status run_step(const ImageRecipe& recipe, Arch arch, const std::string& what,
-                  std::vector<std::string> argv, const std::filesystem::path& log);
+                  std::vector<std::string> argv, const std::filesystem::path& log,
+                  bool emulate = true);
   ProcessRunner& runner_;
   RootfsBuildOptions opt_;
 };
+
+// How `image.json` and `foliolab image` name a way ("native", ...).
+const char* way_name(RootfsBuilder::Way w);
+
+// The shell script the second stage runs inside the guest (`install`, then the recipe's
+// commands, then `finish`); its bytes are part of the guest way's key.
+const std::string& second_stage_script();
 
 // name -> version of each package dpkg's status file says is installed, sorted by name.
 using Manifest = std::vector<std::pair<std::string, std::string>>;

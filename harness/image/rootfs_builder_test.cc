@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "image/foreign_exec.h"
 #include "testing/fake_process_runner.h"
@@ -105,8 +106,11 @@ class RootfsBuilderTest : public ::testing::Test {
     return r.ok() ? *r : ImageRecipe{};
   }
 
-  RootfsBuilder builder() {
-    return RootfsBuilder(runner_, {.cache = dir_ / "cache", .self_exe = kSelfExe});
+  RootfsBuilder builder(ForeignPath foreign = ForeignPath::kBinfmt) {
+    return RootfsBuilder(runner_, {.cache = dir_ / "cache",
+                                   .self_exe = kSelfExe,
+                                   .foreign = foreign,
+                                   .second_stage = &stage_});
   }
 
   // The fake programs, run directly or under __foreign-exec.
@@ -115,6 +119,7 @@ class RootfsBuilderTest : public ::testing::Test {
     if (program == "mmdebstrap") {
       ++mmdebstrap_runs_;
       const fs::path root = spec.argv.back();
+      if (has(spec.argv, "--variant=extract")) extract_debs(spec.argv);
       EXPECT_TRUE(write_file_atomic(root / "etc/debian_version", "12.9\n").ok());
       EXPECT_TRUE(write_file_atomic(root / "var/lib/dpkg/status", status_).ok());
       if (!mmdebstrap_log_.empty()) {
@@ -137,6 +142,11 @@ class RootfsBuilderTest : public ::testing::Test {
       EXPECT_NE(d, spec.argv.end());
       if (d != spec.argv.end()) {
         mkfs_saw_conf_ = fs::exists(fs::path(*(d + 1)) / "etc/foliolab/redis.conf");
+        std::error_code ec;
+        for (fs::recursive_directory_iterator it(*(d + 1), ec), end; !ec && it != end;
+             it.increment(ec)) {
+          mkfs_files_.insert(fs::relative(it->path(), *(d + 1)).string());
+        }
         mkfs_saw_junk_ = fs::exists(fs::path(*(d + 1)) / "junk");
       }
       const fs::path disk = spec.argv[spec.argv.size() - 2];
@@ -149,6 +159,16 @@ class RootfsBuilderTest : public ::testing::Test {
     }
     ADD_FAILURE() << "unexpected program " << program;
     return failed(127);
+  }
+
+  // The extract variant keeps the .debs it downloaded: the essential set alone, or everything.
+  static void extract_debs(const std::vector<std::string>& argv) {
+    const fs::path archives = fs::path(argv.back()) / "var/cache/apt/archives";
+    std::vector<std::string> debs = {"dpkg_1.21_arm64.deb", "libc6_2.36_arm64.deb"};
+    if (has(argv, "--include=redis-server,redis-tools,stress")) {
+      debs.insert(debs.end(), {"apt_2.6_arm64.deb", "stress_1.0.7_arm64.deb"});
+    }
+    for (const auto& d : debs) EXPECT_TRUE(write_file_atomic(archives / d, "deb").ok());
   }
 
   // Every disk.ext4 and image.json under <cache>/images/.
@@ -191,9 +211,29 @@ class RootfsBuilderTest : public ::testing::Test {
   ScopedTestDir dir_{"foliolab-rootfs"};
   FakeProcessRunner runner_;
   std::string status_ = kStatus;
+  // The guest of the second stage: what it was asked to run, and what the disk held then.
+  struct FakeStage : SecondStage {
+    Status run(Arch a, const fs::path& disk, const std::vector<std::vector<std::string>>& cmds,
+               const fs::path& d) override {
+      ++runs;
+      arch = a;
+      commands = cmds;
+      disk_there = fs::exists(disk);
+      dir = d;
+      if (!fail.empty()) return make_env_error(fail);
+      return {};
+    }
+    int runs = 0;
+    Arch arch = Arch::kX86_64;
+    std::vector<std::vector<std::string>> commands;
+    bool disk_there = false;
+    fs::path dir;
+    std::string fail;  // non-empty: the second stage fails so
+  } stage_;
   std::string mmdebstrap_log_, chroot_log_, mkfs_log_;  // non-empty: that program fails so
   int mmdebstrap_runs_ = 0;
   bool mkfs_saw_conf_ = false, mkfs_saw_junk_ = false;
+  std::set<std::string> mkfs_files_;  // the tree mkfs.ext4 -d packed, relative paths
 };
 
 TEST(InstalledPackages, OnlyInstalledOnesSortedByName) {
@@ -526,6 +566,102 @@ TEST_F(RootfsBuilderTest, ATreeWithoutDpkgStatusIsAnEnvironmentErrorAndNoImage) 
   const fs::path tmp = dir_ / "cache/tmp" /
                        ("rootfs-" + std::string(arch_info(host_arch()).name) + "-r-" + lookup->key);
   EXPECT_FALSE(fs::exists(tmp / "root"));  // the tree is not kept
+}
+
+// The second stage's way (image/second_stage.h): nothing of the target arch runs on the host.
+// mmdebstrap's extract variant runs twice (the essential set into the tree; everything into a
+// folder thrown away), the .debs go into the tree, the disk is packed with them, the guest runs
+// install / the recipe's commands / finish, and the manifest is read out of the disk.
+class RootfsGuestTest : public RootfsBuilderTest {
+ protected:
+  void SetUp() override {
+    RootfsBuilderTest::SetUp();
+    runner_.on(FakeProcessRunner::program("e2fsck"), [](const ProcessSpec&) {
+      return failed(1);  // "errors corrected": the guest's journal replayed
+    });
+    runner_.on(FakeProcessRunner::program("debugfs"), [this](const ProcessSpec& spec) {
+      EXPECT_THAT(spec.argv,
+                  ElementsAre("debugfs", "-R", "cat /var/lib/dpkg/status", HasSubstr("disk.ext4")));
+      return FakeProcessRunner::ok("debugfs 1.47.0 (5-Feb-2023)\n" + status_);
+    });
+  }
+};
+
+TEST_F(RootfsGuestTest, UnpacksOnTheHostAndInstallsInAGuestOfTheArch) {
+  const Arch arch = other_arch();
+  auto art = builder(ForeignPath::kGuest).build(recipe(), arch);
+  ASSERT_TRUE(art.ok()) << art.error().message;
+  for (const auto& argv : runner_.played) EXPECT_NE(argv[0], kSelfExe) << format_argv(argv);
+  const auto mm = played("mmdebstrap");
+  ASSERT_EQ(mm.size(), 2u);
+  for (const auto& argv : mm) {
+    EXPECT_TRUE(has(argv, "--variant=extract"));
+    EXPECT_TRUE(has(argv, "--skip=cleanup/apt/cache"));
+    EXPECT_TRUE(has(argv, "--architectures=" + std::string(arch_info(arch).debian_arch)));
+    EXPECT_TRUE(has(argv, "--include=?essential"));
+  }
+  // minbase: Priority required and apt, as mmdebstrap's own variant.
+  EXPECT_TRUE(has(mm[1], "--include=?priority(required)"));
+  EXPECT_TRUE(has(mm[1], "--include=apt"));
+  EXPECT_TRUE(has(mm[1], "--include=redis-server,redis-tools,stress"));
+  EXPECT_TRUE(mkfs_files_.count("foliolab-stage2/essential/dpkg_1.21_arm64.deb"));
+  EXPECT_TRUE(mkfs_files_.count("foliolab-stage2/rest/stress_1.0.7_arm64.deb"));
+  EXPECT_FALSE(mkfs_files_.count("foliolab-stage2/rest/dpkg_1.21_arm64.deb"));  // once only
+  EXPECT_TRUE(mkfs_files_.count("foliolab-stage2/run"));
+  EXPECT_TRUE(mkfs_files_.count("usr/sbin/policy-rc.d"));
+  EXPECT_TRUE(mkfs_files_.count("etc/foliolab/redis.conf"));
+  EXPECT_EQ(stage_.runs, 1);
+  EXPECT_EQ(stage_.arch, arch);
+  EXPECT_TRUE(stage_.disk_there);
+  ASSERT_EQ(stage_.commands.size(), 3u);
+  EXPECT_THAT(stage_.commands[0], ElementsAre("/bin/sh", "/foliolab-stage2/run", "install"));
+  EXPECT_EQ(stage_.commands[1].front(), "/usr/bin/env");
+  EXPECT_THAT(stage_.commands[1], ::testing::Contains("DEBIAN_FRONTEND=noninteractive"));
+  EXPECT_THAT(std::vector<std::string>(stage_.commands[1].end() - 4, stage_.commands[1].end()),
+              ElementsAre("sed", "-i", "s/a/b/", "/etc/foliolab/redis.conf"));
+  EXPECT_THAT(stage_.commands[2], ElementsAre("/bin/sh", "/foliolab-stage2/run", "finish"));
+  EXPECT_EQ(art->packages, 4u);  // the manifest came out of the disk
+  auto meta = read_file(art->dir / "image.json");
+  ASSERT_TRUE(meta.ok());
+  EXPECT_EQ(nlohmann::json::parse(*meta)["made"], "unpacked here, second stage in a guest");
+}
+
+TEST_F(RootfsGuestTest, TheWayIsPartOfTheKey) {
+  auto binfmt = builder(ForeignPath::kBinfmt).lookup(recipe(), other_arch());
+  auto guest = builder(ForeignPath::kGuest).lookup(recipe(), other_arch());
+  ASSERT_TRUE(binfmt.ok() && guest.ok());
+  EXPECT_NE(binfmt->key, guest->key);
+  // The host's own arch has one way whatever is asked.
+  EXPECT_EQ(builder(ForeignPath::kBinfmt).lookup(recipe(), host_arch())->key,
+            builder(ForeignPath::kGuest).lookup(recipe(), host_arch())->key);
+}
+
+TEST_F(RootfsGuestTest, AFailingSecondStageIsNamedAndLeavesNoImage) {
+  stage_.fail = "setup[0] /bin/sh: exited with status 1; its output ends: dpkg: error";
+  auto art = builder(ForeignPath::kGuest).build(recipe(), other_arch());
+  ASSERT_FALSE(art.ok());
+  EXPECT_EQ(art.error().kind, ErrorKind::kEnvironment);
+  const std::string name(arch_info(other_arch()).name);
+  EXPECT_THAT(art.error().message, HasSubstr("image r (" + name + "): second stage in a " + name +
+                                             " guest: setup[0] /bin/sh: exited with status 1"));
+  EXPECT_TRUE(images_in_cache().empty());
+  EXPECT_TRUE(played("debugfs").empty());
+}
+
+TEST_F(RootfsGuestTest, WithoutAGuestToRunItTheBuildSaysSo) {
+  RootfsBuilder b(runner_,
+                  {.cache = dir_ / "cache", .self_exe = kSelfExe, .foreign = ForeignPath::kGuest});
+  auto art = b.build(recipe(), other_arch());
+  ASSERT_FALSE(art.ok());
+  EXPECT_THAT(art.error().message, HasSubstr("no guest for the second stage here"));
+  EXPECT_TRUE(played("mmdebstrap").empty());
+}
+
+TEST(ForeignPath, NamesRoundTrip) {
+  for (ForeignPath p : {ForeignPath::kAuto, ForeignPath::kBinfmt, ForeignPath::kGuest}) {
+    EXPECT_EQ(parse_foreign_path(foreign_path_name(p)), p);
+  }
+  EXPECT_FALSE(parse_foreign_path("qemu").has_value());
 }
 
 }  // namespace

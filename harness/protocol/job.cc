@@ -79,4 +79,21 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   return out;
 }
 
+Result<std::string> render_setup_job(const std::string& run_id,
+                                     const std::vector<std::vector<std::string>>& commands) {
+  std::string out = std::string(kJobMagic) + "\n";
+  auto line = [&](const std::string& text) -> Status {
+    if (!line_safe(text))
+      return make_error(fmt::format("run {}: value not allowed in a job line: {}", run_id, text));
+    out += text + "\n";
+    return {};
+  };
+  FL_TRY(line("run_id " + run_id));
+  FL_TRY(line("rootfs /dev/vda"));
+  for (size_t n = 0; n < commands.size(); ++n) {
+    for (const std::string& tok : commands[n]) FL_TRY(line(fmt::format("setup {} {}", n, tok)));
+  }
+  return out;
+}
+
 }  // namespace foliolab

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "model/experiment.h"
 #include "util/result.h"
@@ -12,5 +13,10 @@ inline constexpr const char* kJobMagic = "foliolab-job 1";
 
 // Fails if a value would break the line format (tab, newline, NUL).
 Result<std::string> render_job(const Experiment& exp, const Run& run);
+
+// A job with no workload: enter the root filesystem on /dev/vda, run `commands` (argv lists) in
+// order as setup commands, power off. The second stage of an image build (image/second_stage.h).
+Result<std::string> render_setup_job(const std::string& run_id,
+                                     const std::vector<std::vector<std::string>>& commands);
 
 }  // namespace foliolab

@@ -46,5 +46,20 @@ TEST(JobSetup, ATokenThatWouldBreakALineIsRefused) {
       << job.error().message;
 }
 
+// An image build's second stage: no workload, the root disk, the commands.
+TEST(JobSetup, ASetupJobEntersTheRootAndRunsTheCommandsOnly) {
+  auto job = render_setup_job(
+      "stage2", {{"/bin/sh", "/foliolab-stage2/run", "install"}, {"env", "A=b c", "true"}});
+  ASSERT_TRUE(job.ok()) << job.error().message;
+  EXPECT_EQ(*job,
+            "foliolab-job 1\nrun_id stage2\nrootfs /dev/vda\nsetup 0 /bin/sh\n"
+            "setup 0 /foliolab-stage2/run\nsetup 0 install\nsetup 1 env\nsetup 1 A=b c\n"
+            "setup 1 true\n");
+  auto bad = render_setup_job("stage2", {{"echo", "a\nworkload fault"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("not allowed in a job line: setup 0 a"), std::string::npos)
+      << bad.error().message;
+}
+
 }  // namespace
 }  // namespace foliolab

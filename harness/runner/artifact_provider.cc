@@ -19,12 +19,18 @@ std::filesystem::path self_exe() {
 }  // namespace
 
 BuildingArtifactProvider::BuildingArtifactProvider(ProcessRunner& runner,
-                                                   KernelBuildOptions kernel_options)
+                                                   KernelBuildOptions kernel_options,
+                                                   ForeignPath foreign)
     : runner_(runner),
       kopt_(kernel_options),
       kernels_(runner, kernel_options),
       images_(runner, kernel_options.project_root, kernel_options.cache),
-      rootfs_(runner, {.cache = kernel_options.cache, .self_exe = self_exe()}),
+      second_stage_(*this, runner,
+                    {.project_root = kernel_options.project_root, .cache = kernel_options.cache}),
+      rootfs_(runner, {.cache = kernel_options.cache,
+                       .self_exe = self_exe(),
+                       .foreign = foreign,
+                       .second_stage = &second_stage_}),
       kselftests_(runner, {.project_root = kernel_options.project_root,
                            .spec_dir = kernel_options.spec_dir,
                            .cache = kernel_options.cache}) {}

@@ -10,6 +10,7 @@
 #include "image/rootfs_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
+#include "runner/guest_second_stage.h"
 #include "util/process.h"
 #include "util/result.h"
 
@@ -30,7 +31,10 @@ class ArtifactProvider {
 
 class BuildingArtifactProvider : public ArtifactProvider {
  public:
-  BuildingArtifactProvider(ProcessRunner& runner, KernelBuildOptions kernel_options);
+  // `foreign`: how another arch's Debian image is made (image/second_stage.h); the second stage
+  // boots the quickstart's kernel, built here like any other.
+  BuildingArtifactProvider(ProcessRunner& runner, KernelBuildOptions kernel_options,
+                           ForeignPath foreign = ForeignPath::kAuto);
   Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override;
   Result<ImageArtifact> image(Arch arch) override;
   Result<RootfsArtifact> rootfs(const std::string& recipe, Arch arch) override;
@@ -42,6 +46,7 @@ class BuildingArtifactProvider : public ArtifactProvider {
   KernelBuildOptions kopt_;
   KernelBuilder kernels_;
   ImageBuilder images_;
+  GuestSecondStage second_stage_;
   RootfsBuilder rootfs_;
   KselftestBuilder kselftests_;
 };
