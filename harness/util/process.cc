@@ -79,18 +79,28 @@ class OutputSink {
 //   The signal follows the death of the spawning *thread*; ProcessRunner::run waits for its child
 //   on that thread, so the two end together.
 // - GroupReaper: a process forked once per foliolab process holds one end of a socket whose other
-//   end only foliolab has (close-on-exec). Each child's process group is registered while it runs.
+//   end only foliolab has (close-on-exec). Each child registers its process group itself before
+//   its exec (DieWithParent), and the parent does again after the spawn; it is removed at the end.
 //   When the socket reads EOF (foliolab is gone), the reaper SIGKILLs every group still
 //   registered: make's compilers and any other grandchild go too.
 constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC (linux/close_range.h)
 
 struct DieWithParent : bp::extend::handler {
-  explicit DieWithParent(pid_t p) : parent(p) {}
+  DieWithParent(pid_t p, int reaper) : parent(p), reaper_fd(reaper) {}
   pid_t parent;
+  int reaper_fd;  // the GroupReaper's socket (close-on-exec: open here, gone after the exec)
   template <class Executor>
   void on_exec_setup(Executor&) const {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+    // The child registers its own process group before it can start anything: were it left to
+    // the parent after the spawn, a grandchild started at once could outlive a foliolab killed
+    // in between. Only when it leads a group of its own (bp::group's setpgid ran first): never
+    // foliolab's group.
+    const int32_t group = static_cast<int32_t>(::getpgrp());
+    if (reaper_fd >= 0 && group == ::getpid()) {
+      (void)::send(reaper_fd, &group, sizeof group, MSG_NOSIGNAL);
+    }
     // Only 0-2 cross exec: a descriptor leaked by a library or a test harness must not reach the
     // child (dash refuses `>&11`, and mmdebstrap's apt hooks are dash scripts that use the next
     // free descriptor). Marked close-on-exec rather than closed, so Boost's own exec-error pipe
@@ -106,6 +116,13 @@ class GroupReaper {
     return reaper;
   }
   void add(pid_t pgid) { send(static_cast<int32_t>(pgid)); }
+  // The socket a child registers its group on before its exec (DieWithParent); the reaper is
+  // started first if this process has none yet. -1 when it could not be started.
+  int socket() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (owner_ != ::getpid()) start();
+    return fd_;
+  }
   void remove(pid_t pgid) { send(-static_cast<int32_t>(pgid)); }
 
  private:
@@ -211,10 +228,11 @@ class Supervised {
     try {
       std::string cwd =
           spec_.cwd.empty() ? std::filesystem::current_path().string() : spec_.cwd.string();
+      const int reaper_fd = GroupReaper::instance().socket();
       auto start = [&](auto&& input) {
         return bp::child(exe, bp::args(args), (bp::std_out & bp::std_err) > pipe_, input,
-                         bp::start_dir(cwd), make_env(spec_), group_, DieWithParent(::getpid()),
-                         spawn_ec);
+                         bp::start_dir(cwd), make_env(spec_), group_,
+                         DieWithParent(::getpid(), reaper_fd), spawn_ec);
       };
       child_ = spec_.stdin_path.empty()
                    ? start(bp::std_in < bp::null)
