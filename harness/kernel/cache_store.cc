@@ -106,6 +106,8 @@ std::string_view cache_kind_name(CacheKind k) {
       return "kernel";
     case CacheKind::kImage:
       return "image";
+    case CacheKind::kUnfinished:
+      return "unfinished build";
     case CacheKind::kWorkTree:
       return "working tree";
     case CacheKind::kSource:
@@ -143,6 +145,10 @@ std::vector<CacheItem> list_cache(const fs::path& cache) {
   }
   for (const auto& dir : subdirs(cache / "images")) {
     add(CacheKind::kImage, dir, {dir.string() + ".lock", dir.string() + ".use.lock"});
+  }
+  // A build in <cache>/tmp/<item> holds <cache>/images/<item>.lock while it runs.
+  for (const auto& dir : subdirs(cache / "tmp")) {
+    add(CacheKind::kUnfinished, dir, {cache / "images" / (dir.filename().string() + ".lock")});
   }
   // Extracted tarballs before their working trees: hard links into them count for the source.
   std::vector<fs::path> sources = subdirs(cache / "src");

@@ -1,7 +1,8 @@
 // What the cache holds and how it is pruned. Items are kernels (<cache>/kernels/<build id>),
 // guest images, working trees (<cache>/work/<id>, with their O= build folders), extracted
-// tarballs (<cache>/src/<id>) and tarball sources' O= folders (<cache>/build/*). ccache is
-// listed but pruned by ccache itself (CCACHE_MAXSIZE).
+// tarballs (<cache>/src/<id>), tarball sources' O= folders (<cache>/build/*) and what an
+// interrupted image build left (<cache>/tmp/<item>: the next build of that item starts afresh,
+// so it is only ever removed). ccache is listed but pruned by ccache itself (CCACHE_MAXSIZE).
 //
 // gc evicts least recently used first. An item whose lock a running foliolab holds (a kernel a
 // session uses, a working tree a build uses) is skipped; nothing outside the cache is touched.
@@ -18,7 +19,7 @@
 
 namespace foliolab {
 
-enum class CacheKind { kKernel, kImage, kWorkTree, kSource, kBuildDir, kCcache };
+enum class CacheKind { kKernel, kImage, kUnfinished, kWorkTree, kSource, kBuildDir, kCcache };
 std::string_view cache_kind_name(CacheKind k);
 
 struct CacheItem {
@@ -35,7 +36,8 @@ struct CacheItem {
   bool evictable() const { return kind != CacheKind::kCcache; }
 };
 
-// Items in listing order: kernels, images, working trees, sources, old build folders, ccache.
+// Items in listing order: kernels, images, unfinished image builds, working trees, sources, old
+// build folders, ccache.
 std::vector<CacheItem> list_cache(const std::filesystem::path& cache);
 
 struct GcOptions {

@@ -117,6 +117,27 @@ TEST_F(CacheStoreTest, GcSkipsWhatARunningFoliolabHoldsAndSaysSo) {
   EXPECT_TRUE(fs::exists(cache_ / "ccache/0/stats"));
 }
 
+// What a killed image build left in <cache>/tmp/: listed, collected, never while a build runs.
+TEST_F(CacheStoreTest, AnUnfinishedImageBuildIsListedAndCollectedUnlessItIsRunning) {
+  put("tmp/rootfs-arm64-r-0123/root/etc/debian_version", std::string(20000, 'd'));
+  age("tmp/rootfs-arm64-r-0123", 6 * kDay);
+  auto items = list_cache(cache_);
+  auto it = std::find_if(items.begin(), items.end(),
+                         [](const CacheItem& i) { return i.id == "rootfs-arm64-r-0123"; });
+  ASSERT_NE(it, items.end());
+  EXPECT_EQ(it->kind, CacheKind::kUnfinished);
+  EXPECT_EQ(cache_kind_name(it->kind), "unfinished build");
+  {
+    FileLock building(cache_ / "images/rootfs-arm64-r-0123.lock");
+    GcResult r = collect_garbage(cache_, {.older_than_secs = 5 * kDay});
+    EXPECT_EQ(ids(r.held), (std::vector<std::string>{"rootfs-arm64-r-0123"}));
+    EXPECT_TRUE(fs::exists(cache_ / "tmp/rootfs-arm64-r-0123/root"));
+  }
+  GcResult r = collect_garbage(cache_, {.older_than_secs = 5 * kDay});
+  EXPECT_EQ(ids(r.evicted), (std::vector<std::string>{"rootfs-arm64-r-0123"}));
+  EXPECT_FALSE(fs::exists(cache_ / "tmp/rootfs-arm64-r-0123"));
+}
+
 TEST_F(CacheStoreTest, GcOlderThanRemovesOnlyWhatWasNotUsedForThatLong) {
   GcResult r = collect_garbage(cache_, {.older_than_secs = 3 * kDay + 3600});
   EXPECT_EQ(ids(r.evicted),
