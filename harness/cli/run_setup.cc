@@ -54,6 +54,10 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   std::string backends_doc = "backend (overrides machine.backend):";
   for (const auto& e : backend_table()) backends_doc += fmt::format("\n  {}: {}", e.name, e.doc);
   app.add_option("--backend", f.backend, backends_doc)->check(CLI::IsMember(backend_names()));
+  app.add_option("--foreign", f.foreign,
+                 "machine.image for another arch: binfmt (qemu-user in a private binfmt_misc, "
+                 "Linux 6.7+), guest (unpacked here, second stage in a guest) or auto")
+      ->check(CLI::IsMember({"auto", "binfmt", "guest"}));
   app.add_option("--accel", f.accel,
                  "auto | kvm | tcg (overrides machine.accel; auto: KVM only if a probe boot works)")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
@@ -184,7 +188,8 @@ Result<SessionSummary> RunContext::run(const Experiment& exp, const std::vector<
   opt.needs = made_.entry->needs;
   opt.jobs = jobs_;
   opt.status = status_.get();
-  BuildingArtifactProvider artifacts(proc_, kernel_build_options(flags_, exp, status_.get()));
+  BuildingArtifactProvider artifacts(proc_, kernel_build_options(flags_, exp, status_.get()),
+                                     *parse_foreign_path(flags_.foreign));
   return ExperimentRunner(artifacts, *made_.backend, opt).run(exp, runs);
 }
 

@@ -52,7 +52,8 @@ struct RunFlags {
   std::string connect;
   std::string backend;
   std::string hosts;
-  std::string repeat_ci;  // --repeat-until-ci
+  std::string repeat_ci;         // --repeat-until-ci
+  std::string foreign = "auto";  // --foreign: how another arch's Debian image is made
   bool quiet = false;
   bool verbose = false;
   Verbosity verbosity() const {

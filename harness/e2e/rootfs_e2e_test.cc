@@ -141,6 +141,26 @@ TEST(E2ERootfs, Arm64ImageWithoutBinfmtIsInstalledInAGuest) {
   EXPECT_NE(debugfs("stat /foliolab-stage2").output.find("File not found"), std::string::npos);
   EXPECT_NE(debugfs("stat /usr/sbin/policy-rc.d").output.find("File not found"), std::string::npos);
   EXPECT_NE(debugfs("stat /etc/passwd").output.find("Inode:"), std::string::npos);
+  // And it is a root an arm64 guest runs on: a run of the same project, the same way.
+  ASSERT_TRUE(write_file_atomic(dir / "boot.yaml", std::string("name: e2e-rootfs-guest\n") +
+                                                       kQuickstartKernel + R"(archs: [arm64]
+machine: {cpus: 1, memory: 1G, image: e2e-guest}
+knobs:
+  "64K": {hugepages-64kB/enabled: always}
+workloads:
+  - {name: fault, params: {size: 4M}}
+repeat: 2
+timeout: 600
+)")
+                  .ok());
+  auto run = foliolab({"run", (dir / "boot.yaml").string(), "--root", project.string(), "--foreign",
+                       "guest", "--results", (dir / "results").string()},
+                      dir / "run.log");
+  ASSERT_TRUE(run.ok()) << run.output;
+  const auto records = records_of(dir / "results", "e2e-rootfs-guest");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].status, "ok") << records[0].reason;
+  EXPECT_EQ(records[0].provenance.rootfs_id, j["image_id"].get<std::string>());
 }
 
 // A package Debian does not have: a located error (exit 2) and no image left in the cache.
