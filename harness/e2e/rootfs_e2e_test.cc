@@ -41,6 +41,16 @@ ProcessResult foliolab(const std::vector<std::string>& args, const fs::path& log
   return proc.run({.argv = argv, .log_path = log, .capture = true, .timeout = 90min});
 }
 
+// One small run on a root filesystem: the fault workload over 4M, 64K anon mTHP `mthp`, 2 reps.
+std::string fault_on_image(const std::string& name, const std::string& arch,
+                           const std::string& image, const std::string& mthp) {
+  return fmt::format(
+      "name: {}\n{}archs: [{}]\nmachine: {{cpus: 1, memory: 1G, image: {}}}\n"
+      "knobs:\n  \"64K {}\": {{hugepages-64kB/enabled: {}}}\n"
+      "workloads:\n  - {{name: fault, params: {{size: 4M}}}}\nrepeat: 2\ntimeout: 600\n",
+      name, kQuickstartKernel, arch, image, mthp, mthp);
+}
+
 std::vector<RunRecord> records_of(const fs::path& results, const std::string& name) {
   auto session = ResultStore::latest(results, name);
   EXPECT_TRUE(session);
@@ -142,16 +152,8 @@ TEST(E2ERootfs, Arm64ImageWithoutBinfmtIsInstalledInAGuest) {
   EXPECT_NE(debugfs("stat /usr/sbin/policy-rc.d").output.find("File not found"), std::string::npos);
   EXPECT_NE(debugfs("stat /etc/passwd").output.find("Inode:"), std::string::npos);
   // And it is a root an arm64 guest runs on: a run of the same project, the same way.
-  ASSERT_TRUE(write_file_atomic(dir / "boot.yaml", std::string("name: e2e-rootfs-guest\n") +
-                                                       kQuickstartKernel + R"(archs: [arm64]
-machine: {cpus: 1, memory: 1G, image: e2e-guest}
-knobs:
-  "64K": {hugepages-64kB/enabled: always}
-workloads:
-  - {name: fault, params: {size: 4M}}
-repeat: 2
-timeout: 600
-)")
+  ASSERT_TRUE(write_file_atomic(dir / "boot.yaml",
+                                fault_on_image("e2e-rootfs-guest", "arm64", "e2e-guest", "always"))
                   .ok());
   auto run = foliolab({"run", (dir / "boot.yaml").string(), "--root", project.string(), "--foreign",
                        "guest", "--results", (dir / "results").string()},
@@ -267,16 +269,8 @@ class DiskLost : public BuildingArtifactProvider {
 // kept, and the session ends normally.
 TEST(E2ERootfs, AMissingRootDiskIsNamedAndTheRunFails) {
   ScopedTestDir dir("rootfs-nodisk");
-  ASSERT_TRUE(write_file_atomic(dir / "nodisk.yaml", std::string("name: e2e-rootfs-nodisk\n") +
-                                                         kQuickstartKernel + R"(archs: [x86_64]
-machine: {cpus: 1, memory: 1G, image: debian-redis}
-knobs:
-  "4K": {hugepages-64kB/enabled: never}
-workloads:
-  - {name: fault, params: {size: 4M}}
-repeat: 2
-timeout: 300
-)")
+  ASSERT_TRUE(write_file_atomic(dir / "nodisk.yaml", fault_on_image("e2e-rootfs-nodisk", "x86_64",
+                                                                    "debian-redis", "never"))
                   .ok());
   auto exp = load_experiment((dir / "nodisk.yaml").string());
   ASSERT_TRUE(exp.ok()) << exp.error().message;
