@@ -95,8 +95,6 @@ struct build {
   double wall_s, user_s, sys_s;
 };
 
-static double children_s(struct timeval tv) { return wl_tv_s(tv); }
-
 /* make in the cgroup, to its end; fails the run with the end of its log unless it exits 0. */
 static struct build run_make(char **argv) {
   struct rusage r0, r1;
@@ -107,8 +105,8 @@ static struct build run_make(char **argv) {
   const int status = wl_wait_status(pid, "make");
   struct build b = {.wall_s = (double)(wl_now_ns() - t0) / 1e9};
   if (getrusage(RUSAGE_CHILDREN, &r1)) wl_fail("getrusage: %s", strerror(errno));
-  b.user_s = children_s(r1.ru_utime) - children_s(r0.ru_utime);
-  b.sys_s = children_s(r1.ru_stime) - children_s(r0.ru_stime);
+  b.user_s = wl_tv_s(r1.ru_utime) - wl_tv_s(r0.ru_utime);
+  b.sys_s = wl_tv_s(r1.ru_stime) - wl_tv_s(r0.ru_stime);
   if (!WIFEXITED(status) || WEXITSTATUS(status)) {
     char how[64], tail[400];
     wl_fail("make failed (%s): %s", wl_describe_status(status, how, sizeof how),

@@ -386,12 +386,9 @@ int build_rootfs_images(ProcessRunner& proc, const Common& common, const std::st
     }
     return fail(recipe.error());
   }
-  // The provider builds (a second stage boots the quickstart's kernel); `lookup` only looks.
+  // Through the provider: a second stage boots the quickstart's kernel, built like any other.
   BuildingArtifactProvider artifacts(proc, {.project_root = root, .cache = common.cache}, foreign);
-  RootfsBuilder builder(proc, {.cache = common.cache,
-                               .self_exe = self_exe_path(),
-                               .foreign = foreign,
-                               .second_stage = nullptr});
+  RootfsBuilder& builder = artifacts.rootfs_builder();
   int rc = kExitOk;
   for (const auto& arch_name : archs) {
     auto arch = parse_arch(arch_name);
@@ -403,7 +400,7 @@ int build_rootfs_images(ProcessRunner& proc, const Common& common, const std::st
       log_line(fmt::format("building image {} for {} (mmdebstrap from Debian's archive; {})", name,
                            arch_name, way_name(builder.way(*arch))));
     }
-    auto art = artifacts.rootfs(name, *arch);
+    auto art = builder.build(*recipe, *arch);
     if (!art.ok()) {  // a package Debian lacks is bad input (2); the rest is the environment (3)
       rc = std::max(rc, fail(art.error(), exit_code_for(art.error())));
       continue;

@@ -40,6 +40,8 @@ class BuildingArtifactProvider : public ArtifactProvider {
   Result<RootfsArtifact> rootfs(const std::string& recipe, Arch arch) override;
   Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w, const KernelSpec& kernel,
                                                 Arch arch) override;
+  // The Debian image builder behind rootfs(), for a caller with a recipe in hand (`image`).
+  RootfsBuilder& rootfs_builder() { return rootfs_; }
 
  private:
   ProcessRunner& runner_;
