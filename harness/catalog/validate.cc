@@ -231,7 +231,7 @@ void check_image(const Experiment& exp, const fs::path& root, Checker* check) {
 fs::path resolve_path(const Experiment& exp, const std::string& path) {
   const fs::path p(path);
   if (p.is_absolute()) return p;
-  return fs::path(exp.file).parent_path() / p;
+  return fs::path(exp.dir) / p;
 }
 
 fs::path resolve_source(const Experiment& exp, const KernelSpec& kernel) {

@@ -32,7 +32,7 @@ Status write_output(const std::string& path, const std::function<void(std::ostre
 }
 
 std::filesystem::path project_root() {
-  if (const char* r = std::getenv("FOLIOLAB_ROOT"); r && *r) return r;
+  if (const char* r = std::getenv("FOLIOLAB_ROOT"); r && *r) return std::filesystem::absolute(r);
   return foliolab::source_dir();
 }
 

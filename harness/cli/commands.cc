@@ -60,7 +60,7 @@ int print_plan_cost(const Experiment& exp, const std::vector<Run>& runs, const C
                     const std::string& results_root) {
   RealProcessRunner proc;
   KernelBuilder kernels(proc, {.project_root = common.root,
-                               .spec_dir = fs::path(exp.file).parent_path(),
+                               .spec_dir = exp.dir,
                                .cache = common.cache});
   ImageBuilder images(proc, common.root, common.cache);
   const BackendEntry* backend = find_backend(exp.machine.backend);
@@ -345,7 +345,7 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
       }
     };
     KernelBuilder builder(proc, {.project_root = common->root,
-                                 .spec_dir = fs::path(exp->file).parent_path(),
+                                 .spec_dir = exp->dir,
                                  .cache = common->cache,
                                  .jobs = *jobs,
                                  .log =

@@ -33,7 +33,9 @@ std::string item_name(const ImageRecipe& r, Arch arch, const std::string& key) {
   return fmt::format("rootfs-{}-{}-{}", arch_info(arch).name, r.name, key);
 }
 
-fs::path recipe_dir(const ImageRecipe& r) { return fs::path(r.file).parent_path(); }
+fs::path recipe_dir(const ImageRecipe& r) {
+  return fs::absolute(r.file).parent_path().lexically_normal();
+}
 
 fs::path file_source(const ImageRecipe& r, const ImageRecipe::File& f) {
   const fs::path from(f.from);

@@ -203,7 +203,11 @@ struct AdaptiveRepeat {
 };
 
 struct Experiment {
-  std::string file;  // path of the YAML file it came from
+  std::string file;  // path of the YAML file it came from, as given (messages name it so)
+  // The absolute folder of that file, set once by the loader: every relative path the experiment
+  // names (kernel sources, patch repositories, custom sources, build dirs, programs) resolves
+  // against it, so no later step depends on the working directory of foliolab or of a child.
+  std::string dir;
   std::string name;
   std::string description;
   std::vector<KernelSpec> kernels;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -177,9 +178,13 @@ namespace {
 
 // The experiment in a parsed document (a Null node for an empty file).
 Result<Experiment> experiment_from(const YAML::Node& root, const std::string& file_name) {
-  return loader_internal::parse_document<Experiment>(
+  auto exp = loader_internal::parse_document<Experiment>(
       root, file_name, "experiment file",
       [&](const loader_internal::Parser& p) { return p.parse(root); });
+  if (exp.ok()) {
+    exp->dir = std::filesystem::absolute(file_name).parent_path().lexically_normal().string();
+  }
+  return exp;
 }
 
 }  // namespace

@@ -188,7 +188,7 @@ Result<BisectCandidates> range_candidates(const Experiment& exp, const std::stri
   }
   const fs::path repo = fs::path((*base)->source).is_absolute()
                             ? fs::path((*base)->source)
-                            : fs::path(exp.file).parent_path() / (*base)->source;
+                            : fs::path(exp.dir) / (*base)->source;
   auto commits = GitRepo(runner, repo).commits(range);
   if (!commits.ok()) return in_context("--range", commits.error());
   std::vector<KernelSpec> kernels;
