@@ -290,6 +290,8 @@ ComparisonGroup compare_group(const GroupRuns& in, const CompareOptions& options
   }
   add_compaction_warnings(in, &g);
   add_crowded_warning(in, &g);
+  for (std::string& w : state_warnings(in)) g.warnings.push_back(std::move(w));
+  g.monitors = monitor_plots(in);
   return g;
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/machine_state.h"
 #include "analysis/stats.h"
 #include "catalog/metric_catalog.h"
 #include "model/experiment.h"
@@ -112,6 +113,8 @@ struct ComparisonGroup {
   std::string kernel, arch, workload, knobs;  // the shared identity ("" when it varies)
   std::vector<VariantInfo> variants;
   std::vector<MetricRow> rows;  // workload metrics, then counter deltas that moved
+  std::vector<MonitorPlot>
+      monitors;  // `monitor:` counters over each rep (analysis/machine_state.h)
   std::vector<std::string> warnings;
   bool emulated() const;
   bool icount() const;  // some variant is emulated and every emulated one is instruction-time

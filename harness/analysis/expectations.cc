@@ -82,10 +82,8 @@ Value run_value(const Experiment& exp, const RecordIndex& index, const Run& run,
   std::vector<double> xs;
   for (const Repetition& rep : record->reps) {
     if (rep.warmup) continue;
-    if (auto m = rep.metrics.find(e.metric); m != rep.metrics.end()) {
-      xs.push_back(m->second);
-    } else if (auto d = rep.deltas.find(e.metric); d != rep.deltas.end()) {
-      xs.push_back(static_cast<double>(d->second));
+    if (auto v = rep_value(rep, e.metric)) {
+      xs.push_back(*v);
     } else {
       return {std::nullopt, fmt::format("metric '{}' missing in rep {}", e.metric, rep.rep)};
     }

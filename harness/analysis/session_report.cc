@@ -7,6 +7,7 @@
 #include <set>
 
 #include "model/matrix.h"
+#include "util/text.h"
 
 namespace foliolab {
 
@@ -61,6 +62,44 @@ void add_hosts(const std::vector<RunRecord>& records, SessionReport* out) {
   if (out->runs_by_host.size() < 2) out->runs_by_host.clear();
 }
 
+// One step as the report says it: "fragment thpscale ok (order 9: unusable 0.012 -> 0.987,
+// 450000 kB freed)", "swap zram ok (262140 kB)", "cgroup ok (memory.max 33554432)".
+std::string prepared_text(const PreparedStep& s) {
+  auto field = [&](const char* k) { return s.find(k) ? *s.find(k) : std::string("?"); };
+  auto index = [&](const char* k) {
+    auto n = parse_int(field(k));
+    return n ? fmt::format("{:.3f}", *n / 1000.0) : std::string("?");
+  };
+  std::string text = s.step;
+  if (s.find("method")) text += " " + field("method");
+  if (s.find("type")) text += " " + field("type");
+  text += " " + field("status");
+  if (s.step == "fragment") {
+    text += fmt::format(" (order {}: unusable {} -> {}, {} kB freed of {} kB)", field("order"),
+                        index("unusable_before"), index("unusable_after"), field("freed_kb"),
+                        field("region_kb"));
+  } else if (s.step == "swap") {
+    text += fmt::format(" ({} kB)", field("swap_total_kb"));
+  } else if (s.step == "cgroup") {
+    std::vector<std::string> limits;
+    for (const auto& [k, v] : s.fields) {
+      if (k.starts_with("memory.")) limits.push_back(k + " " + v);
+    }
+    text += " (" + join(limits, ", ") + ")";
+  }
+  if (s.find("why")) text += ": " + field("why");
+  return text;
+}
+
+void add_prepared(const std::vector<RunRecord>& records, SessionReport* out) {
+  for (const RunRecord& r : records) {
+    if (r.prepared.empty()) continue;
+    std::vector<std::string> steps;
+    for (const PreparedStep& s : r.prepared) steps.push_back(prepared_text(s));
+    out->prepared.push_back(r.id.run_id + ": " + join(steps, "; "));
+  }
+}
+
 void add_failures(const std::vector<RunRecord>& records, SessionReport* out) {
   for (const RunRecord& r : records) {
     if (r.ok()) continue;
@@ -104,6 +143,7 @@ SessionReport build_session_report(const Experiment& exp, const std::vector<RunR
   const std::vector<RunRecord> records = planned_records(exp, all, &out.ignored);
   add_hosts(records, &out);
   add_failures(records, &out);
+  add_prepared(records, &out);
   out.tests = collect_test_results(records);
   // Groups in experiment order: kernels × archs × workloads.
   for (const auto& k : exp.kernels) {

@@ -25,6 +25,9 @@ struct SessionReport {
   // multi-host session); empty otherwise. A libvirt run's host is "<libvirt host> (<URI>)".
   std::map<std::string, std::vector<std::string>> runs_by_host;
   std::vector<std::string> moved;  // runs retried after a pool host was lost, with why
+  // What each run's machine-state steps reached (machine.swap, cgroup, prepare:), one line a
+  // run: "<run id>: fragment thpscale ok, unusable index at order 9 0.012 -> 0.987, ...".
+  std::vector<std::string> prepared;
   std::vector<RunSubtests> tests;  // runs of test-suite workloads (TAP, kselftest-mm)
   size_t ignored = 0;              // stored runs the current plan does not have
   int runs_failed = 0;

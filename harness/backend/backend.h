@@ -36,8 +36,10 @@ struct BootRequest {
   // the same bytes and guests beside each other share the file); empty for none.
   std::filesystem::path root_disk;
   bool root_disk_writable = false;  // the image build's second stage only (qemu_args.h)
-  std::string cmdline;              // complete
-  std::filesystem::path run_dir;    // console.log and records.bin go here
+  // machine.swap type disk: this run's own sparse swap file (in run_dir, removed after the boot).
+  std::filesystem::path swap_disk;
+  std::string cmdline;            // complete
+  std::filesystem::path run_dir;  // console.log and records.bin go here
   std::chrono::seconds timeout{600};
 };
 

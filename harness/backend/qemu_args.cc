@@ -1,5 +1,7 @@
 #include "backend/qemu_args.h"
 
+#include "protocol/job.h"
+
 #include <fmt/format.h>
 
 namespace foliolab {
@@ -112,6 +114,14 @@ std::vector<std::string> qemu_argv(const QemuLaunch& l) {
                   (l.root_disk_writable ? ",if=none,id=root,format=raw,cache=writeback"
                                         : ",if=none,id=root,format=raw,snapshot=on,cache=unsafe"),
               "-device", mmio ? "virtio-blk-device,drive=root" : "virtio-blk-pci,drive=root"});
+  }
+  if (!l.swap_disk.empty()) {
+    a.insert(a.end(), {"-drive",
+                       "file=" + qemu_escape(l.swap_disk.string()) +
+                           ",if=none,id=swap,format=raw,cache=unsafe,discard=unmap",
+                       "-device",
+                       std::string(mmio ? "virtio-blk-device" : "virtio-blk-pci") +
+                           ",drive=swap,serial=" + kSwapDiskSerial});
   }
   return a;
 }

@@ -35,6 +35,9 @@ struct QemuLaunch {
   // The root disk's writes go to the file (no snapshot): only the second stage of an image build
   // (image/second_stage.h), which installs the packages into it.
   bool root_disk_writable = false;
+  // machine.swap type disk: a raw file of this run's alone, writable, on virtio-blk after the root
+  // disk, found by the agent through its serial (protocol/job.h kSwapDiskSerial).
+  std::filesystem::path swap_disk;
   bool prealloc = true;  // back guest RAM up front: TCG timings are stable only then
   // Boot-platform overrides (the boot bench compares them): -M value instead of the arch's
   // machine, and a firmware image for -bios. Empty: the arch's defaults.

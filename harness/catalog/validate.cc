@@ -1,6 +1,7 @@
 #include "catalog/validate.h"
 
 #include "catalog/page_size.h"
+#include "catalog/state_check.h"
 
 #include <fmt/format.h>
 
@@ -251,6 +252,8 @@ Status validate_project(const Experiment& exp, const fs::path& project_root, con
   if (!workloads.ok()) check.add(workloads.error().message);
   Status pages = check_page_multiples(exp);
   if (!pages.ok()) check.add(pages.error().message);
+  Status state = check_machine_state(exp);
+  if (!state.ok()) check.add(state.error().message);
   Status limits = check_plan_limits(
       exp, host, results_root.empty() ? (project_root / "results").string() : results_root);
   if (!limits.ok()) check.add(limits.error().message);

@@ -94,8 +94,13 @@ const std::vector<std::string> kMthpStats = {"anon_fault_alloc",
                                              "swpout",
                                              "swpout_fallback"};
 // The /proc/meminfo fields the agent snapshots (images/agent/sysfs.c, `wanted`).
-const std::vector<std::string> kMeminfo = {"MemFree", "AnonPages", "AnonHugePages",
-                                           "ShmemHugePages", "Shmem"};
+const std::vector<std::string> kMeminfo = {
+    "MemFree", "AnonPages", "AnonHugePages", "ShmemHugePages", "Shmem", "SwapTotal", "SwapFree"};
+// The state values of images/agent/state.c (state.before.<key>, state.after.<key>).
+const std::vector<std::string> kStatePrefixes = {"buddy",      "unusable", "extfrag", "pagetype",
+                                                 "pageblocks", "swap",     "zram",    "memcg"};
+// The success rates protocol/run_report.cc derives from the fault counters.
+const std::vector<std::string> kSuccess = {"thp", "anon", "shmem"};
 const std::vector<std::string> kTap = {"pass", "fail", "skip"};
 
 bool any_patched(const Experiment& exp) {
@@ -159,9 +164,30 @@ Status check_counter(const Experiment& exp, const std::string& metric, bool tap_
     if (!tap_output) return make_error("'" + metric + "' needs a custom workload with output: tap");
     return {};
   }
-  const std::vector<std::string> prefixes = {"vmstat", "mthp", "meminfo", "tap"};
+  if (prefix == "state") {
+    const std::string phase = rest.substr(0, rest.find('.'));
+    const std::string key =
+        rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
+    const std::string family = key.substr(0, key.find('.'));
+    if ((phase != "before" && phase != "after") || key.empty() ||
+        std::find(kStatePrefixes.begin(), kStatePrefixes.end(), family) == kStatePrefixes.end()) {
+      return make_error("expected state.before.<key> or state.after.<key> with a key of " +
+                        listing(kStatePrefixes) + ", e.g. state.after.unusable.all.9");
+    }
+    return {};
+  }
+  if (prefix == "success") {
+    const std::string kind = rest.substr(0, rest.find('.'));
+    if (std::find(kSuccess.begin(), kSuccess.end(), kind) == kSuccess.end() ||
+        (kind != "thp" && rest.find('.') == std::string::npos)) {
+      return make_error("expected success.thp, success.anon.<size>kB or success.shmem.<size>kB");
+    }
+    return {};
+  }
+  const std::vector<std::string> prefixes = {"vmstat", "mthp",  "meminfo",
+                                             "tap",    "state", "success"};
   return make_error("unknown counter prefix '" + prefix + ".'" + did_you_mean(prefix, prefixes) +
-                    " (valid: vmstat., mthp.<size>kB., meminfo., tap.)");
+                    " (valid: vmstat., mthp.<size>kB., meminfo., tap., state., success.)");
 }
 
 // Metric names the selected workloads print; `open` when one of them may print anything.

@@ -45,10 +45,9 @@ Session run_experiment(const Experiment& exp,
                        AccelProbeOptions probe = {.cache_dir = cache_root()}) {
   RealProcessRunner proc;
   QemuBackend backend(proc, probe);
-  BuildingArtifactProvider artifacts(proc, {.project_root = kRoot,
-                                            .spec_dir = fs::path(exp.file).parent_path(),
-                                            .cache = cache_root(),
-                                            .log = log_to_stderr});
+  BuildingArtifactProvider artifacts(
+      proc,
+      {.project_root = kRoot, .spec_dir = exp.dir, .cache = cache_root(), .log = log_to_stderr});
   const fs::path results = fs::temp_directory_path() / fmt::format("foliolab-e2e-{}", ::getpid());
   ExperimentRunner runner(artifacts, backend,
                           {.project_root = kRoot, .results_root = results, .log = log_to_stderr});
@@ -603,11 +602,22 @@ void expect_all_held(const Experiment& exp, const Session& s) {
 }
 
 // A TAP-speaking and a regex-read custom program (experiments/examples/*.c) on both arches,
-// through the real agent: TAP failures under THP never are results, patterns give metrics.
-TEST(E2EAdapters, TapAndRegexProgramsOnBothArches) {
+// through the real agent: TAP failures under THP never are results, patterns give metrics. Run as
+// the README does, from the repository root with a relative path (issue 27: every custom
+// workload failed so, its sources compiled from a scratch folder).
+TEST(E2EAdapters, TapAndRegexProgramsOnBothArchesFromTheRepositoryRoot) {
+  ScopedTestDir dir("adapters");
+  auto r = run_cli(
+      {"run", "experiments/examples/adapters.yaml", "--results", (dir / "results").string()}, kRoot,
+      dir / "run.log");
+  EXPECT_TRUE(r.ok()) << r.output;  // exit 1 when a run failed or an expectation did not hold
   auto exp = load_experiment((kRoot / "experiments/examples/adapters.yaml").string());
   ASSERT_TRUE(exp.ok()) << exp.error().message;
-  Session s = run_experiment(*exp);
+  auto session = ResultStore::latest(dir / "results", "adapters");
+  ASSERT_TRUE(session);
+  auto records = ResultStore::open(*session)->load_all();
+  ASSERT_TRUE(records.ok()) << records.error().message;
+  Session s{.summary = {}, .records = *records};
   ASSERT_EQ(s.records.size(), 8u);
   expect_all_held(*exp, s);
   for (const auto& r : s.records) {
@@ -615,6 +625,58 @@ TEST(E2EAdapters, TapAndRegexProgramsOnBothArches) {
     ASSERT_FALSE(r.reps.empty());
     EXPECT_EQ(r.reps[0].tests.size(), 3u) << r.id.run_id;  // each TAP line is a result
   }
+}
+
+// Issue 27's second half: `cd my-exp && foliolab run my.yaml` with the experiment's programs
+// beside it, one compiled from two sources and one made by its own Makefile (build:), each
+// printing a metric the expectations check; the results go to a relative folder too.
+TEST(E2EAdapters, AnExperimentFolderRunsItsOwnProgramsFromThere) {
+  ScopedTestDir dir("relative-folder");
+  ASSERT_TRUE(write_file_atomic(dir / "p.c",
+                                "#include <stdio.h>\nint value(void);\n"
+                                "int main(void) { printf(\"value:%d\\n\", value()); }\n")
+                  .ok());
+  ASSERT_TRUE(write_file_atomic(dir / "lib/value.c", "int value(void) { return 27; }\n").ok());
+  ASSERT_TRUE(
+      write_file_atomic(dir / "prog/main.c",
+                        "#include <stdio.h>\nint main(void) { printf(\"value:%d\\n\", 28); }\n")
+          .ok());
+  ASSERT_TRUE(
+      write_file_atomic(dir / "prog/Makefile", "probe: main.c\n\t$(CC) $(LDFLAGS) -o $@ main.c\n")
+          .ok());
+  ASSERT_TRUE(write_file_atomic(dir / "my.yaml", R"(name: e2e-relative
+kernels:
+  - name: 6.12-mthp-vmstat
+    patches: mthp-vmstat
+archs: [x86_64]
+machine: {cpus: 1, memory: 512M}
+knobs: {default: {}}
+workloads:
+  - name: custom
+    label: two-sources
+    params: {source: [p.c, lib/value.c]}
+    metrics: {value: 'value:(\d+)'}
+  - name: custom
+    label: made
+    params: {build: {command: [make], dir: prog, output: probe}}
+    metrics: {value: 'value:(\d+)'}
+repeat: 2
+timeout: 300
+expect:
+  - {runs: {workload: two-sources}, metric: value, "==": 27}
+  - {runs: {workload: made}, metric: value, "==": 28}
+)")
+                  .ok());
+  auto r = run_cli({"run", "my.yaml", "--results", "results"}, dir.path(), dir / "run.log");
+  EXPECT_TRUE(r.ok()) << r.output;
+  EXPECT_NE(r.output.find("held: "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("NOT HELD"), std::string::npos) << r.output;
+  auto session = ResultStore::latest(dir / "results", "e2e-relative");
+  ASSERT_TRUE(session);
+  auto records = ResultStore::open(*session)->load_all();
+  ASSERT_TRUE(records.ok()) << records.error().message;
+  ASSERT_EQ(records->size(), 2u);
+  for (const RunRecord& rec : *records) EXPECT_EQ(rec.status, "ok") << rec.reason;
 }
 
 // A cut-down kselftest-mm on both arches (cow's ~650 cases and transhuge-stress, about a

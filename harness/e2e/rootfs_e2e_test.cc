@@ -35,10 +35,7 @@ constexpr const char* kQuickstartKernel =
     "kernels:\n  - name: 6.12-mthp-vmstat\n    patches: mthp-vmstat\n";
 
 ProcessResult foliolab(const std::vector<std::string>& args, const fs::path& log) {
-  std::vector<std::string> argv = {cli_binary()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RealProcessRunner proc;
-  return proc.run({.argv = argv, .log_path = log, .capture = true, .timeout = 90min});
+  return run_cli(args, fs::current_path(), log);
 }
 
 // One small run on a root filesystem: the fault workload over 4M, 64K anon mTHP `mthp`, 2 reps.
@@ -60,13 +57,13 @@ std::vector<RunRecord> records_of(const fs::path& results, const std::string& na
   return all.ok() ? *all : std::vector<RunRecord>{};
 }
 
-// `foliolab run` of `yaml` (whose name: is `name`): it must exit 0 (every expectation held), and
-// its records, each ok on the debian-redis root filesystem.
+// `foliolab run exp.yaml --results results` of `yaml` (whose name: is `name`) from the
+// experiment's own folder, relative names as a user types them: it must exit 0 (every expectation
+// held), and its records, each ok on the debian-redis root filesystem.
 std::vector<RunRecord> run_on_debian_redis(const ScopedTestDir& dir, const std::string& name,
                                            const std::string& yaml) {
   EXPECT_TRUE(write_file_atomic(dir / "exp.yaml", yaml).ok());
-  auto r = foliolab({"run", (dir / "exp.yaml").string(), "--results", (dir / "results").string()},
-                    dir / "run.log");
+  auto r = run_cli({"run", "exp.yaml", "--results", "results"}, dir.path(), dir / "run.log");
   EXPECT_TRUE(r.ok()) << r.output;
   auto records = records_of(dir / "results", name);
   for (const RunRecord& rec : records) {

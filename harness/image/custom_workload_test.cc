@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "image/custom_workload_build.h"
+#include "model/loader.h"
 #include "testing/temp_dir.h"
 #include "util/fs.h"
 
@@ -158,6 +162,36 @@ TEST(CustomWorkload, SeveralSourcesAreLinkedTogether) {
   EXPECT_THAT(ship_and_run(runner, w, dir),
               HasSubstr("custom workload probe: compiling " + (dir / "spec/main.c").string() +
                         " for x86_64 failed (exit status 1); its last lines:"));
+}
+
+// Issue 27: `foliolab run my.yaml` from the experiment's folder (or a relative path from
+// elsewhere) compiles its sources; the compiler runs in a scratch folder, so a source path left
+// relative to the shell's folder was not found there.
+TEST(CustomWorkload, AnExperimentNamedByARelativePathCompilesItsSources) {
+  const auto dir = fresh_test_dir("custom-relative");
+  write(dir / "exp/main.c",
+        "#include <stdio.h>\nint value(void);\nint main(void) { printf(\"%d\\n\", value()); "
+        "return 0; }\n");
+  write(dir / "exp/lib/value.c", "int value(void) { return 27; }\n");
+  write(dir / "exp/my.yaml", R"(name: rel
+kernels: [{name: k}]
+archs: [x86_64]
+knobs: {a: {enabled: never}}
+workloads:
+  - {name: custom, label: probe, params: {source: [main.c, lib/value.c]}}
+)");
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  auto exp = load_experiment("exp/my.yaml");
+  std::filesystem::current_path(cwd);  // the build must not depend on the folder it runs from
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_EQ(exp->file, "exp/my.yaml");  // messages name the file as it was given
+  EXPECT_EQ(exp->dir, (dir / "exp").string());
+  RealProcessRunner runner;
+  auto files =
+      custom_workload_files(runner, exp->workloads[0], Arch::kX86_64, exp->dir, dir / "cache");
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  ASSERT_EQ(files->size(), 2u);
 }
 
 constexpr const char* kMakefile = "prog: main.c value.h\n\t$(CC) $(LDFLAGS) -O2 -o $@ main.c\n";

@@ -24,7 +24,7 @@ namespace {
 
 constexpr const char* kRootfsRecipe = "foliolab-rootfs-1";
 constexpr int kImageSchema = 1;
-constexpr size_t kTailLines = 25;
+constexpr size_t kRootfsLogTail = 25;
 // ext4's own metadata (inode tables, journal) and the rounding of small files to 4 KiB blocks.
 constexpr double kExt4Overhead = 1.25;
 constexpr uint64_t kExt4MinimumMib = 64;
@@ -220,7 +220,7 @@ Status RootfsBuilder::run_step(const ImageRecipe& r, Arch arch, const std::strin
                                    .log_path = log,
                                    .timeout = opt_.timeout});
   if (res.ok()) return {};
-  const std::string tail = tail_lines(log, kTailLines);
+  const std::string tail = tail_lines(log, kRootfsLogTail);
   const std::string where = fmt::format("image {} ({})", r.name, arch_info(arch).name);
   if (auto i = missing_package(r, tail)) {
     return make_error(fmt::format("{}: packages[{}]: Debian {} has no package '{}' for {}",
@@ -308,7 +308,7 @@ Result<uint64_t> RootfsBuilder::pack(const ImageRecipe& r, Arch arch, const std:
   (void)remove_tree(tmp / "disk.ext4");
   return make_env_error(fmt::format("image {} ({}): mkfs.ext4 -d of {} MiB failed ({}): {}", r.name,
                                     arch_info(arch).name, mib, mkfs.describe(),
-                                    tail_lines(log, kTailLines)));
+                                    tail_lines(log, kRootfsLogTail)));
 }
 
 // The recipe built in tmp (emptied first): the tree, its manifest, the disk and image.json.

@@ -90,4 +90,19 @@ std::string_view compare_op_text(CompareOp op) {
   return "==";
 }
 
+std::vector<PrepareStep> run_prepare_steps(const Experiment& exp, const Run& run) {
+  std::vector<PrepareStep> steps = exp.state.prepare;
+  const auto& own = exp.knob_sets.at(run.knob_set).prepare;
+  steps.insert(steps.end(), own.begin(), own.end());
+  return steps;
+}
+
+bool any_prepare_steps(const Experiment& exp) {
+  if (!exp.state.prepare.empty()) return true;
+  for (const KnobSet& ks : exp.knob_sets) {
+    if (!ks.prepare.empty()) return true;
+  }
+  return false;
+}
+
 }  // namespace foliolab

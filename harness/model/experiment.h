@@ -12,16 +12,10 @@
 
 #include "catalog/metric_catalog.h"
 #include "model/arch.h"
+#include "model/machine_state.h"
+#include "model/source_loc.h"
 
 namespace foliolab {
-
-// Where a value came from, for error messages ("file:line:col").
-struct SourceLoc {
-  std::string file;
-  int line = 0;    // 1-based; 0 = unknown
-  int column = 0;  // 1-based
-  std::string str() const;
-};
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;  // ordered as written
 
@@ -97,6 +91,8 @@ struct MachineSpec {
   // (image/rootfs_builder.h), a virtio-blk disk the agent mounts; "" = the initramfs alone.
   std::string image;
   SourceLoc image_loc;
+  SwapSpec swap;    // `swap:` (model/machine_state.h)
+  ZswapSpec zswap;  // `zswap:`
 };
 
 struct KnobSet {
@@ -105,6 +101,9 @@ struct KnobSet {
   std::vector<SourceLoc> knob_locs;  // parallel to `knobs` (of each value)
   KeyValues sysctls;                 // path relative to /proc/sys/ -> value
   std::string cmdline;               // extra kernel command-line parameters for this knob set
+  // `prepare:` steps of this knob set alone, after the experiment's own: one experiment can
+  // then compare a fresh and a fragmented guest run for run.
+  std::vector<PrepareStep> prepare;
   SourceLoc loc;
 };
 
@@ -226,6 +225,7 @@ struct Experiment {
   std::vector<RunSelector> excludes;
   std::vector<Expectation> expectations;
   std::vector<GateRule> gate_rules;
+  MachineState state;  // `prepare:`, `cgroup:`, `monitor:` (model/machine_state.h)
 };
 
 // One guest boot: kernel x arch x knob set x workload; runs `repeat` repetitions inside.
@@ -236,6 +236,11 @@ struct Run {
   size_t knob_set = 0;
   size_t workload = 0;
 };
+
+// The prepare steps of a run: the experiment's, then its knob set's.
+std::vector<PrepareStep> run_prepare_steps(const Experiment& exp, const Run& run);
+// Whether any run of the experiment prepares its guest (a knob set's steps count).
+bool any_prepare_steps(const Experiment& exp);
 
 // True when every field `sel` gives equals the run's.
 bool selector_matches(const RunSelector& sel, const Experiment& exp, const Run& run);

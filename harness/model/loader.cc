@@ -16,9 +16,9 @@ namespace foliolab {
 namespace loader_internal {
 namespace {
 
-const Keys kTopKeys = {"name",    "description", "kernels", "archs",    "machine",
-                       "knobs",   "workloads",   "repeat",  "warmup",   "timeout",
-                       "exclude", "expect",      "gate",    "exclusive"};
+const Keys kTopKeys = {"name",      "description", "kernels", "archs",   "machine", "knobs",
+                       "workloads", "repeat",      "warmup",  "timeout", "exclude", "expect",
+                       "gate",      "exclusive",   "prepare", "cgroup",  "monitor"};
 
 }  // namespace
 
@@ -79,6 +79,9 @@ Status Parser::parse_top_field(const std::string& key, const Field& f, Experimen
     exp->exclusive = *on;
     return {};
   }
+  if (key == "prepare") return parse_prepare(f, &exp->state.prepare);
+  if (key == "cgroup") return parse_cgroup(f, &exp->state.cgroup);
+  if (key == "monitor") return parse_monitor(f, &exp->state.monitor);
   if (key == "repeat") return parse_repeat(f, exp);
   if (key == "warmup") return parse_warmup(f, exp);
   // read_map admits only kTopKeys: this is "timeout".

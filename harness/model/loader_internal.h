@@ -1,6 +1,7 @@
 // The experiment loader's parser, shared by its section files (private to model/loader*.cc):
 // loader.cc (top-level keys, references between sections, entry points), loader_kernels.cc,
-// loader_machine.cc (archs, machine, numa), loader_knobs.cc, loader_workloads.cc,
+// loader_machine.cc (archs, machine, numa), loader_state.cc (swap, zswap, prepare, cgroup,
+// monitor), loader_knobs.cc, loader_workloads.cc,
 // loader_expect.cc (exclude, expect, gate and the run selectors they share) and
 // loader_repeat.cc (repeat, warmup).
 #pragma once
@@ -71,6 +72,14 @@ class Parser : public YamlReader {
   Status parse_machine(const Field& f, MachineSpec* m) const;
   Status parse_numa(const Field& f, bool memory_given, MachineSpec* m) const;
   Status parse_distance(const Field& f, MachineSpec* m) const;
+
+  // loader_state.cc
+  Status parse_swap(const Field& f, SwapSpec* s) const;
+  Status parse_zswap(const Field& f, ZswapSpec* z) const;
+  Status parse_prepare(const Field& f, std::vector<PrepareStep>* out) const;
+  Status parse_fragment(const Field& f, PrepareStep* p) const;
+  Status parse_cgroup(const Field& f, CgroupSpec* c) const;
+  Status parse_monitor(const Field& f, MonitorSpec* m) const;
 
   // loader_knobs.cc
   Status parse_knob_sets(const Field& f, std::vector<KnobSet>* out) const;

@@ -1,4 +1,4 @@
-// The experiment loader: knob sets (THP sysfs paths, sysctl, cmdline).
+// The experiment loader: knob sets (THP sysfs paths, sysctl, cmdline, prepare).
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -11,7 +11,7 @@ namespace foliolab::loader_internal {
 namespace {
 
 // Keys of a knob set that are not THP sysfs paths.
-const Keys kReservedKnobKeys = {"sysctl", "cmdline"};
+const Keys kReservedKnobKeys = {"sysctl", "cmdline", "prepare"};
 
 constexpr std::string_view kThpRoot = "/sys/kernel/mm/transparent_hugepage/";
 constexpr std::string_view kSysctlRoot = "/proc/sys/";
@@ -45,6 +45,8 @@ Status Parser::parse_knob_set(const Field& f, KnobSet* set) const {
       auto cmdline = read_scalar(field);
       FL_TRY(cmdline);
       set->cmdline = *cmdline;
+    } else if (key == "prepare") {  // after the top-level steps (model/machine_state.h)
+      FL_TRY(parse_prepare(field, &set->prepare));
     } else {
       if (key.find('/') == std::string::npos) {
         if (const std::string near = did_you_mean(key, kReservedKnobKeys); !near.empty()) {

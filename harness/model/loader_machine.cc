@@ -1,4 +1,6 @@
 // The experiment loader: archs and the machine (accelerator, timing, backend, cpus, memory, NUMA).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -9,8 +11,8 @@
 namespace foliolab::loader_internal {
 namespace {
 
-const Keys kMachineKeys = {"accel", "backend", "connect", "cpus",
-                           "image", "memory",  "numa",    "timing"};
+const Keys kMachineKeys = {"accel",  "backend", "connect", "cpus",   "image",
+                           "memory", "numa",    "swap",    "timing", "zswap"};
 const Keys kNumaKeys = {"nodes", "distance"};
 const Keys kNodeKeys = {"cpus", "memory"};
 
@@ -100,6 +102,18 @@ Status Parser::parse_machine(const Field& f, MachineSpec* m) const {
   if (const Field* n = fields->find("numa")) {
     FL_TRY(parse_numa(*n, memory != nullptr, m));
     if (!memory) m->memory_loc = loc(*n);
+  }
+  if (const Field* s = fields->find("swap")) FL_TRY(parse_swap(*s, &m->swap));
+  if (const Field* z = fields->find("zswap")) FL_TRY(parse_zswap(*z, &m->zswap));
+  if (m->zswap.enabled && !m->swap.enabled()) {
+    return error(*fields->find("zswap"), "zswap caches swap: needs machine.swap");
+  }
+  if (m->swap.enabled() && m->swap.size_mb >= m->memory_mb &&
+      m->swap.type == SwapSpec::Type::kZram) {
+    return error(*fields->find("swap"),
+                 fmt::format("a {} MiB zram swap cannot fit a {} MiB guest: zram lives in the "
+                             "guest's memory",
+                             m->swap.size_mb, m->memory_mb));
   }
   return {};
 }

@@ -213,7 +213,7 @@ TEST(LoaderTest, UnknownTopLevelKeySuggestsClosest) {
 TEST(LoaderTest, UnknownKeyFarFromAnyListsValidKeys) {
   EXPECT_EQ(error_of("name: q\nmachine:\n  frobnicate: 1\n"),
             "q.yaml:3:3: machine.frobnicate: unknown key; valid keys here: accel, backend, "
-            "connect, cpus, image, memory, numa, timing");
+            "connect, cpus, image, memory, numa, swap, timing, zswap");
 }
 
 TEST(LoaderTest, MachineTimingIsWallOrIcount) {

@@ -1,5 +1,7 @@
 #include "model/matrix.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <sstream>
 
@@ -39,6 +41,31 @@ std::string params_text(const KeyValues& params) {
   std::string out;
   for (const auto& [k, v] : params) out += (out.empty() ? "" : " ") + k + "=" + v;
   return out.empty() ? "-" : out;
+}
+
+// The machine's state (model/machine_state.h), only when given, so that fresh-boot runs keep
+// their ids. The monitor observes and is not part of the id.
+void add_prepare(Canon& c, const std::vector<PrepareStep>& steps) {
+  c.add("prepare").add(steps.size());
+  for (const PrepareStep& p : steps) {
+    c.add(prepare_kind_name(p.kind)).add(p.method).add(static_cast<uint64_t>(p.order));
+    c.add(fmt::format("{}", p.unusable)).add(p.seed).add(p.pin ? "pin" : "").add(p.reserve_mb);
+    c.add(p.reclaim_bytes);
+  }
+}
+
+void add_state(Canon& c, const Experiment& exp, const Run& run) {
+  const MachineSpec& m = exp.machine;
+  if (m.swap.enabled()) {
+    c.add("swap").add(swap_type_name(m.swap.type)).add(m.swap.size_mb).add(m.swap.compressor);
+  }
+  if (m.zswap.enabled) c.add("zswap").add(m.zswap.compressor);
+  if (exp.state.cgroup.enabled()) {
+    c.add("cgroup").add(exp.state.cgroup.limits.size());
+    for (const auto& [file, value] : exp.state.cgroup.limits) c.add(file).add(value);
+  }
+  const std::vector<PrepareStep> steps = run_prepare_steps(exp, run);
+  if (!steps.empty()) add_prepare(c, steps);
 }
 
 }  // namespace
@@ -84,6 +111,7 @@ std::string run_identity(const Experiment& exp, const Run& run) {
   // id: `run --repeat-until-ci` must not move a session's runs away from its plan (`report`
   // expands the file without the flag). `repeat` (the minimum) and `warmup` are.
   if (exp.warmup) c.add("warmup").add(static_cast<uint64_t>(exp.warmup));
+  add_state(c, exp, run);
   return c.str();
 }
 

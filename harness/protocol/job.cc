@@ -27,6 +27,37 @@ bool host_only(const std::string& key) {
   return key == "source" || key == "program" || key == "output" || key == "build" || key == "setup";
 }
 
+// The machine's state (model/machine_state.h): swap, zswap, the workload's cgroup, the prepare
+// steps in order, the monitor (docs/guest-protocol.md "Job file").
+template <class Line>
+void state_lines(const Experiment& exp, const Run& run, Line& line) {
+  const SwapSpec& swap = exp.machine.swap;
+  const std::string dash = "-";
+  if (swap.type == SwapSpec::Type::kZram) {
+    line(
+        "swap", "zram",
+        fmt::format("{} {}", swap.size_mb << 20, swap.compressor.empty() ? dash : swap.compressor));
+  } else if (swap.type == SwapSpec::Type::kDisk) {
+    line("swap", "disk", fmt::format("{} {}", swap.size_mb << 20, kSwapDiskSerial));
+  }
+  if (exp.machine.zswap.enabled) {
+    line("zswap", exp.machine.zswap.compressor.empty() ? dash : exp.machine.zswap.compressor);
+  }
+  for (const auto& [file, value] : exp.state.cgroup.limits) line("cgroup", file, value);
+  for (const PrepareStep& p : run_prepare_steps(exp, run)) {
+    if (p.kind == PrepareStep::Kind::kReclaim) {
+      line("prepare", "reclaim", std::to_string(p.reclaim_bytes));
+      continue;
+    }
+    line("prepare", "fragment",
+         fmt::format("{} {} {} {} {} {}", p.method, p.order, p.unusable, p.seed, p.pin ? 1 : 0,
+                     p.reserve_mb << 20));
+  }
+  if (!exp.state.monitor.enabled()) return;
+  line("monitor", std::to_string(exp.state.monitor.period_ms));
+  for (const std::string& c : exp.state.monitor.counters) line("monitor_counter", c);
+}
+
 }  // namespace
 
 Result<std::string> render_job(const Experiment& exp, const Run& run) {
@@ -52,6 +83,7 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   for (const auto& [path, value] : ks.sysctls) line("sysctl", path, value);
   // machine.image: the root disk is the guest's first virtio-blk device (backend/qemu_args.h).
   if (!exp.machine.image.empty()) line("rootfs", "/dev/vda");
+  state_lines(exp, run, line);
   line("workload", wl.name);
   if (is_custom(wl)) line("exec", kCustomGuestPath);
   // A TAP program exits non-zero when a test failed: a result the host reads, not the end.

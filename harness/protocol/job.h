@@ -10,6 +10,8 @@
 namespace foliolab {
 
 inline constexpr const char* kJobMagic = "foliolab-job 1";
+// The serial of a run's swap disk (machine.swap type disk): the agent finds its device by it.
+inline constexpr const char* kSwapDiskSerial = "foliolab-swap";
 
 // Fails if a value would break the line format (tab, newline, NUL).
 Result<std::string> render_job(const Experiment& exp, const Run& run);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include <fmt/format.h>
@@ -52,6 +53,7 @@ class Interpreter {
     for (const Record& rec : stream.records) handle(rec);
     for (auto& [n, rep] : reps_) {
       compute_deltas(rep);
+      add_success_rates(rep);
       r_.reps.push_back(std::move(rep));
     }
     decide(stream);
@@ -125,6 +127,20 @@ class Interpreter {
       }
     } else if (rec.type == "counters") {
       handle_counters(*kv, where);
+    } else if (rec.type == "state") {
+      handle_state(*kv, where);
+    } else if (rec.type == "prepare") {
+      if (r_.prepared.size() < kMaxPrepared) {
+        PreparedStep step{str_field(*kv, "step"), {}};
+        for (const auto& [k, v] : *kv) {
+          if (k != "step" && step.fields.size() < kMaxKnobs) {
+            step.fields.emplace_back(bounded(k, 128), bounded(v));
+          }
+        }
+        r_.prepared.push_back(std::move(step));
+      }
+    } else if (rec.type == "monitor") {
+      handle_monitor(*kv, where);
     } else if (rec.type == "workload") {
       handle_workload(*kv, where);
     } else if (rec.type == "error") {
@@ -194,16 +210,73 @@ class Interpreter {
     }
     if (*flag) problem(fmt::format("{}: second '{}' snapshot for rep {}", where, phase, rep->rep));
     *flag = true;
+    // rep, phase, and keys a newer agent may add are skipped
+    read_integers(
+        kv, where, "counter ", SIZE_MAX, [](std::string_view k) { return is_counter_key(k); },
+        target);
+  }
+
+  // The integer values of a snapshot record into *target, at most `limit` of them, each key that
+  // `wanted` accepts; a value that is not an integer is a problem naming `what` and the key.
+  template <typename Wanted>
+  void read_integers(const KeyValues& kv, const std::string& where, std::string_view what,
+                     size_t limit, Wanted wanted, std::map<std::string, int64_t>* target) {
     target->clear();
     for (const auto& [k, v] : kv) {
-      if (!is_counter_key(k)) continue;  // rep, phase, and keys a newer agent may add
+      if (!wanted(k) || target->size() >= limit) continue;
       auto n = parse_int(v);
       if (!n) {
-        problem(fmt::format("{}: counter {} is not an integer: \"{}\"", where, bounded(k, 128),
+        problem(fmt::format("{}: {}{} is not an integer: \"{}\"", where, what, bounded(k, 128),
                             bounded(v, 64)));
         continue;
       }
       (*target)[bounded(k, 256)] = *n;
+    }
+  }
+
+  // `state` records: integer values only (counts and indices in 1/1000), kept as they are.
+  void handle_state(const KeyValues& kv, const std::string& where) {
+    RepResult* rep = rep_for(kv, where);
+    if (!rep) return;
+    const std::string phase = str_field(kv, "phase");
+    auto* target = phase == "before"  ? &rep->state_before
+                   : phase == "after" ? &rep->state_after
+                                      : nullptr;
+    if (!target) {
+      problem(fmt::format("{}: bad phase \"{}\"", where, bounded(phase, 64)));
+      return;
+    }
+    read_integers(
+        kv, where, "", kMaxStateValues,
+        [](std::string_view k) { return k != "rep" && k != "phase"; }, target);
+  }
+
+  // `monitor`: rep, period_ms, counters (names), then s0, s1, ...: "<t_ms> <value>..." each.
+  void handle_monitor(const KeyValues& kv, const std::string& where) {
+    RepResult* rep = rep_for(kv, where);
+    if (!rep) return;
+    MonitorSeries& m = rep->monitor;
+    m = {};
+    m.period_ms = static_cast<int>(int_field(kv, "period_ms", where).value_or(0));
+    for (const std::string& name : split_words(str_field(kv, "counters"))) {
+      if (m.counters.size() < static_cast<size_t>(kMaxMonitorCounters)) m.counters.push_back(name);
+    }
+    m.values.assign(m.counters.size(), {});
+    for (const auto& [k, v] : kv) {
+      if (k.size() < 2 || k[0] != 's' || !parse_int(k.substr(1))) continue;
+      if (m.t_ms.size() >= static_cast<size_t>(kMaxMonitorSamples)) break;
+      const std::vector<std::string> cells = split_words(v);
+      std::vector<int64_t> row;
+      for (const std::string& c : cells) {
+        if (auto n = parse_int(c)) row.push_back(*n);
+      }
+      if (row.size() != m.counters.size() + 1) {
+        problem(fmt::format("{}: sample {} has {} values for {} counters", where, bounded(k, 16),
+                            row.size(), m.counters.size()));
+        continue;
+      }
+      m.t_ms.push_back(row[0]);
+      for (size_t c = 0; c < m.counters.size(); ++c) m.values[c].push_back(row[c + 1]);
     }
   }
 
@@ -253,6 +326,32 @@ class Interpreter {
         continue;
       }
       rep.deltas[name] = d;
+    }
+  }
+
+  // Per-size success rates of the rep's faults, alloc / (alloc + fallback), as workload metrics
+  // (catalog: count metrics with a threshold) where the rep faulted that size at all:
+  // success.anon.<size>, success.shmem.<size> (mthp.<size>.{anon,shmem}_fault_alloc and
+  // _fallback) and success.thp (vmstat thp_fault_alloc and thp_fault_fallback).
+  static void add_success_rates(RepResult& rep) {
+    auto rate = [&](const std::string& name, const std::string& alloc, const std::string& fb) {
+      auto a = rep.deltas.find(alloc), f = rep.deltas.find(fb);
+      if (a == rep.deltas.end() || f == rep.deltas.end() || a->second + f->second <= 0) return;
+      if (rep.metrics.size() >= kMaxMetricsPerRep || rep.metrics.contains(name)) return;
+      rep.metrics[name] =
+          static_cast<double>(a->second) / static_cast<double>(a->second + f->second);
+    };
+    rate("success.thp", "vmstat.thp_fault_alloc", "vmstat.thp_fault_fallback");
+    std::vector<std::string> sizes;
+    for (const auto& [name, _] : rep.deltas) {
+      if (name.starts_with("mthp.") && name.ends_with(".anon_fault_alloc")) {
+        sizes.push_back(name.substr(5, name.size() - 5 - std::string(".anon_fault_alloc").size()));
+      }
+    }
+    for (const std::string& s : sizes) {
+      rate("success.anon." + s, "mthp." + s + ".anon_fault_alloc",
+           "mthp." + s + ".anon_fault_fallback");
+      rate("success.shmem." + s, "mthp." + s + ".shmem_alloc", "mthp." + s + ".shmem_fallback");
     }
   }
 

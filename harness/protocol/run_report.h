@@ -55,6 +55,10 @@ struct RepResult {
   std::map<std::string, int64_t> counters_before;
   std::map<std::string, int64_t> counters_after;
   std::map<std::string, int64_t> deltas;  // after - before, for counters present in both
+  // The machine's state around the rep (`state` records: buddy.*, unusable.*, extfrag.*,
+  // pagetype.*, pageblocks.*, swap.*, zram.*, memcg.*), as values, not deltas.
+  std::map<std::string, int64_t> state_before, state_after;
+  MonitorSeries monitor;  // `monitor` record (machine.monitor), empty without one
 
   bool has_workload = false;
   bool warmup = false;  // the workload record said `warmup 1`: in no statistic
@@ -90,7 +94,8 @@ struct RunReport {
   KeyValues knobs_initial;  // as found, in the agent's order
   KeyValues knobs_final;    // after setting
   std::vector<KnobSetResult> knob_sets;
-  std::vector<RepResult> reps;  // sorted by rep number, warm-up reps first
+  std::vector<PreparedStep> prepared;  // `prepare` records in order (swap, cgroup, fragment, ...)
+  std::vector<RepResult> reps;         // sorted by rep number, warm-up reps first
   // The agent's repeat-stop record (adaptive repetitions), or the host's account of a fixed
   // count (only when the reps were checked against a plan).
   std::optional<RepeatStop> repeat_stop;
@@ -111,6 +116,8 @@ inline constexpr size_t kMaxErrors = 100;
 inline constexpr size_t kMaxProblems = 100;
 inline constexpr size_t kMaxFieldLen = kMaxGuestField;
 inline constexpr size_t kMaxKnobs = 4096;
+inline constexpr size_t kMaxPrepared = 64;       // `prepare` records
+inline constexpr size_t kMaxStateValues = 8192;  // values of one `state` record
 
 // The run is ok only if: the stream is undamaged, a `done status=ok` record arrived (last), no
 // `error` record, at least one rep, every rep has counters before/after and a workload that

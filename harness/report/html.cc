@@ -47,7 +47,7 @@ window.addEventListener('error', e => { document.body.dataset.error = String(e.m
 const NS = 'http://www.w3.org/2000/svg';
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2',
                 '#17becf', '#7f7f7f', '#bcbd22'];
-let plots = 0, marks = 0, changepoints = 0;
+let plots = 0, marks = 0, changepoints = 0, monitors = 0;
 function el(tag, attrs, parent) {
   const e = tag.startsWith('svg:') ? document.createElementNS(NS, tag.slice(4))
                                    : document.createElement(tag);
@@ -132,6 +132,29 @@ function sizeBars(parent, group) {
     el('span', {text: '■ ' + v.label + '  ', style: 'color:' + COLORS[i % COLORS.length]}, legend);
   });
 }
+// One monitored counter over each rep's time: a line per rep, colored by variant.
+function monitorPlot(parent, m, variants) {
+  const W = 520, H = 200, left = 60;
+  const box = el('div', {class: 'plot monitor'}, parent);
+  el('div', {class: 'title', text: m.counter + ' during each repetition (ms)'}, box);
+  const svg = el('svg:svg', {width: W, height: H, class: 'timeseries'}, box);
+  plots++;
+  const x = scale(m.t_lo, m.t_hi, left, W - 10), y = scale(m.v_lo, m.v_hi, H - 30, 10);
+  m.traces.forEach(t => {
+    el('svg:polyline', {points: t.t.map((ms, i) => x(ms) + ',' + y(t.v[i])).join(' '),
+                        fill: 'none', stroke: COLORS[t.variant % COLORS.length], opacity: 0.7,
+                        class: 'trace'}, svg);
+    monitors++;
+  });
+  el('svg:text', {x: 2, y: 14, text: m.v_hi_text}, svg);
+  el('svg:text', {x: 2, y: H - 30, text: m.v_lo_text}, svg);
+  el('svg:text', {x: left, y: H - 8, text: m.t_lo_text}, svg);
+  el('svg:text', {x: W - 10, y: H - 8, text: m.t_hi_text, 'text-anchor': 'end'}, svg);
+  const legend = el('div', {}, box);
+  variants.forEach((v, i) => {
+    el('span', {text: '― ' + v.label + '  ', style: 'color:' + COLORS[i % COLORS.length]}, legend);
+  });
+}
 function table(parent, header, rows) {
   const t = el('table', {}, parent);
   const tr = el('tr', {}, t);
@@ -150,6 +173,11 @@ function drawComparison(data, root) {
     const box = el('div', {class: 'plots'}, sec);
     workload.forEach(r => dotPlot(box, r, g.variants));
     sizeBars(sec, g);
+    if (g.monitors && g.monitors.length) {
+      el('h3', {text: 'monitor: counters during each repetition'}, sec);
+      const mbox = el('div', {class: 'plots'}, sec);
+      g.monitors.forEach(m => monitorPlot(mbox, m, g.variants));
+    }
     if (counters.length) {
       el('h3', {text: 'counter deltas per repetition (mean ± sd)'}, sec);
       const verdicts = g.variants.length > 1 ? ['verdict'] : [];  // none for one variant
@@ -230,6 +258,7 @@ if (DATA.series) drawHistory(DATA, root); else drawComparison(DATA, root);
 document.body.dataset.plots = plots;
 document.body.dataset.marks = marks;
 document.body.dataset.changepoints = changepoints;
+document.body.dataset.monitors = monitors;
 )js";
 
 // Whether a metric cannot be negative, so that a CI reaching below zero is drawn from zero:
@@ -292,12 +321,32 @@ json plot_json(const MetricRow& r) {
   return plot;
 }
 
+// A monitor plot's traces and its axes (time in ms, the counter's values), labels written here.
+json monitor_json(const MonitorPlot& m) {
+  Extent t, v;
+  json traces = json::array();
+  for (const MonitorTrace& tr : m.traces) {
+    for (int64_t ms : tr.t_ms) t.add(static_cast<double>(ms));
+    for (int64_t x : tr.values) v.add(static_cast<double>(x));
+    traces.push_back(
+        {{"label", tr.label}, {"variant", tr.variant}, {"t", tr.t_ms}, {"v", tr.values}});
+  }
+  const json ta = t.to_json(), va = v.to_json();
+  return {{"counter", m.counter},       {"traces", traces},           {"t_lo", ta["lo"]},
+          {"t_hi", ta["hi"]},           {"v_lo", va["lo"]},           {"v_hi", va["hi"]},
+          {"t_lo_text", ta["lo_text"]}, {"t_hi_text", ta["hi_text"]}, {"v_lo_text", va["lo_text"]},
+          {"v_hi_text", va["hi_text"]}};
+}
+
 // The page's data: the JSON model, and beside it every number the page prints as
 // report/number_format writes it, so that the page formats nothing itself.
 json comparison_page_data(const ComparisonModel& model) {
   json data = comparison_json(model);
   for (size_t gi = 0; gi < model.groups.size(); ++gi) {
     const ComparisonGroup& g = model.groups[gi];
+    json monitors = json::array();
+    for (const MonitorPlot& m : g.monitors) monitors.push_back(monitor_json(m));
+    data["groups"][gi]["monitors"] = std::move(monitors);
     for (size_t ri = 0; ri < g.rows.size(); ++ri) {
       const MetricRow& r = g.rows[ri];
       json& row = data["groups"][gi]["metrics"][ri];

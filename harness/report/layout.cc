@@ -244,6 +244,10 @@ void add_host_lines(const SessionReport& r, std::vector<std::string>* lines) {
     lines->push_back("runs moved off a lost host:");
     for (const auto& m : r.moved) lines->push_back("  " + m);
   }
+  if (!r.prepared.empty()) {
+    lines->push_back("machine state reached:");
+    for (const auto& m : r.prepared) lines->push_back("  " + m);
+  }
 }
 
 // A metric's note, however many of its changes have one: the first note in its own words, and

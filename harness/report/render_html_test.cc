@@ -120,6 +120,64 @@ TEST(E2EHtmlReport, SeedSizeSweepDrawsInChromium) {
   fs::remove_all(dir);
 }
 
+// A monitored experiment (issue 29): each rep's samples of each monitored counter drawn as one
+// line on that counter's plot, both variants overlaid; a fragmented and a fresh variant warn that
+// their states differ.
+TEST(E2EHtmlReport, MonitoredRepsDrawTimeSeriesInChromium) {
+  auto exp = parse_experiment(R"(name: mon
+kernels: [{name: k}]
+archs: [x86_64]
+knobs: {"4K": {hugepages-64kB/enabled: never}, "64K": {hugepages-64kB/enabled: always}}
+workloads: [{name: fault}]
+monitor: {period: 100ms, counters: [vmstat.pswpout, meminfo.MemFree]}
+)",
+                              "mon.yaml");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  std::vector<RunRecord> records;
+  for (const foliolab::Run& run : expand(*exp)) {
+    FakeRun f;
+    f.knobs = exp->knob_sets[run.knob_set].name;
+    f.kernel = "k";
+    f.metrics = {{"faults", {100, 100, 100}}};
+    RunRecord r = fake_record(f);
+    r.id.run_id = run.id;
+    for (Repetition& rep : r.reps) {
+      rep.monitor = {100,
+                     {"vmstat.pswpout", "meminfo.MemFree"},
+                     {0, 100, 200, 300},
+                     {{0, 10 * rep.rep, 40, 90}, {5000, 4000, 3000, 2500}}};
+    }
+    if (f.knobs == "64K") r.prepared = {{"fragment", {{"status", "ok"}, {"method", "thpscale"}}}};
+    records.push_back(r);
+  }
+  const SessionReport report = build_session_report(*exp, records);
+  ASSERT_EQ(report.model.groups.size(), 1u);
+  const ComparisonGroup& g = report.model.groups[0];
+  ASSERT_EQ(g.monitors.size(), 2u);            // one plot per counter
+  EXPECT_EQ(g.monitors[0].traces.size(), 6u);  // 2 variants x 3 reps
+  EXPECT_NE(std::find_if(g.warnings.begin(), g.warnings.end(),
+                         [](const std::string& w) {
+                           return w.find(
+                                      "machine states differ: 4K was prepared by [nothing], "
+                                      "64K by [fragment thpscale]") != std::string::npos;
+                         }),
+            g.warnings.end());
+  const fs::path dir = fresh_test_dir("foliolab-html-monitor");
+  std::ostringstream html;
+  write_html(report.model, session_extra_lines(report), html);
+  ASSERT_TRUE(write_file_atomic(dir / "report.html", html.str()).ok());
+  const ProcessResult r = chromium(dir, {"--dump-dom", "file://" + (dir / "report.html").string()});
+  ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.output.substr(0, 4000);
+  const std::string& dom = r.output;
+  EXPECT_EQ(dom.find("data-error"), std::string::npos) << "JavaScript error";
+  EXPECT_EQ(attr(dom, "data-monitors"), 12);  // 2 counters x 6 reps
+  size_t lines = 0;
+  for (size_t p = 0; (p = dom.find("class=\"trace\"", p)) != std::string::npos; ++p) ++lines;
+  EXPECT_EQ(lines, 12u);
+  EXPECT_NE(dom.find("vmstat.pswpout during each repetition"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 // A history of two series over 12 sessions, one with a 20 % step at the 7th: one dashed marker
 // between the 6th and 7th session on its plot, its change point table, none on the other.
 TEST(E2EHtmlReport, HistoryMarksAChangePointInChromium) {

@@ -266,6 +266,24 @@ RepeatStop repeat_stop_from_json(const json& j) {
   return s;
 }
 
+json monitor_to_json(const MonitorSeries& m) {
+  return {
+      {"period_ms", m.period_ms}, {"counters", m.counters}, {"t_ms", m.t_ms}, {"values", m.values}};
+}
+
+MonitorSeries monitor_from_json(const json& j) {
+  MonitorSeries m;
+  m.period_ms = j.at("period_ms").get<int>();
+  m.counters = j.at("counters").get<std::vector<std::string>>();
+  m.t_ms = j.at("t_ms").get<std::vector<int64_t>>();
+  m.values = j.at("values").get<std::vector<std::vector<int64_t>>>();
+  if (m.values.size() != m.counters.size()) throw std::runtime_error("monitor: values per counter");
+  for (const auto& v : m.values) {
+    if (v.size() != m.t_ms.size()) throw std::runtime_error("monitor: a value per sample");
+  }
+  return m;
+}
+
 Repetition rep_from_json(const json& e) {
   Repetition rep;
   rep.rep = e.at("rep").get<int>();
@@ -275,6 +293,13 @@ Repetition rep_from_json(const json& e) {
   rep.signal = e.at("signal").get<int64_t>();
   rep.metrics = e.at("metrics").get<std::map<std::string, double>>();
   rep.deltas = e.at("deltas").get<std::map<std::string, int64_t>>();
+  // Optional within schema 2 (issue 29): the machine's state around the rep, and a monitor's
+  // samples.
+  if (auto s = e.find("state"); s != e.end()) {
+    rep.state_before = s->at("before").get<std::map<std::string, int64_t>>();
+    rep.state_after = s->at("after").get<std::map<std::string, int64_t>>();
+  }
+  if (auto m = e.find("monitor"); m != e.end()) rep.monitor = monitor_from_json(*m);
   // Optional within schema 2: written only when the workload reported tests.
   if (auto t = e.find("tests"); t != e.end()) {
     for (const json& x : *t) {
@@ -312,6 +337,12 @@ RunRecord decode_v2(const json& j) {
   r.knobs_set = kv_from_json(k.at("set"));
   r.knob_results = knob_results_from_json(k.at("results"));
   for (const json& e : j.at("reps")) r.reps.push_back(rep_from_json(e));
+  // Optional within schema 2 (issue 29): only runs with machine state steps have it.
+  if (auto s = j.find("prepared"); s != j.end()) {
+    for (const json& x : *s) {
+      r.prepared.push_back({x.at("step").get<std::string>(), kv_from_json(x.at("fields"))});
+    }
+  }
   // Absent from records written before adaptive repetitions (issue 18).
   if (auto s = j.find("repeat_stop"); s != j.end() && !s->is_null()) {
     r.repeat_stop = repeat_stop_from_json(*s);
@@ -396,6 +427,10 @@ json encode_record(const RunRecord& r) {
       }
       e["tests"] = std::move(tests);
     }
+    if (!rep.state_before.empty() || !rep.state_after.empty()) {
+      e["state"] = {{"before", rep.state_before}, {"after", rep.state_after}};
+    }
+    if (!rep.monitor.empty()) e["monitor"] = monitor_to_json(rep.monitor);
     reps.push_back(std::move(e));
   }
   json out = {{"schema", kRunRecordSchema},
@@ -419,6 +454,13 @@ json encode_record(const RunRecord& r) {
               {"guest_errors", r.guest_errors},
               {"problems", r.problems}};
   if (r.repeat_stop) out["repeat_stop"] = repeat_stop_to_json(*r.repeat_stop);
+  if (!r.prepared.empty()) {
+    json steps = json::array();
+    for (const PreparedStep& s : r.prepared) {
+      steps.push_back({{"step", s.step}, {"fields", kv_to_json(s.fields)}});
+    }
+    out["prepared"] = std::move(steps);
+  }
   return out;
 }
 

@@ -101,6 +101,10 @@ struct Repetition {
   std::map<std::string, int64_t> deltas;  // counter deltas around the rep (vmstat., mthp., ...)
   std::vector<SubtestOutcome> tests;      // a test-suite workload's tests (TAP), in order
   bool warmup = false;                    // a warm-up rep (`warmup:`): kept, in no statistic
+  // The machine's state before and after the rep (buddy.*, unusable.*, extfrag.*, pagetype.*,
+  // pageblocks.*, swap.*, zram.*, memcg.*: values, not deltas; protocol/run_report.h).
+  std::map<std::string, int64_t> state_before, state_after;
+  MonitorSeries monitor;  // `monitor:` samples during the rep; empty without a monitor
 };
 
 // Who is to blame for a failed run.
@@ -114,6 +118,10 @@ enum class FailureClass {
 std::string_view failure_class_name(FailureClass c);      // "", "guest", "workload", ...
 FailureClass parse_failure_class(std::string_view name);  // unknown names: kHarness
 
+// A workload metric, else a counter delta, else a "state.before.<key>" / "state.after.<key>"
+// state value of one rep; nullopt when the rep has none of them.
+std::optional<double> rep_value(const Repetition& rep, const std::string& metric);
+
 struct RunRecord {
   int schema = 0;  // of the file it was read from (0: built in memory)
   RunIdentity id;
@@ -126,6 +134,8 @@ struct RunRecord {
   std::string started, finished;     // ISO 8601 UTC
   KeyValues knobs_found, knobs_set;  // THP knob state as found at boot and after setting
   std::vector<KnobResult> knob_results;
+  // What the machine-state steps reached (machine.swap, zswap, cgroup, prepare:), in order.
+  std::vector<PreparedStep> prepared;
   std::vector<Repetition> reps;  // in rep order, warm-up reps first
   // Why the run did as many reps as it did; nullopt in records written before issue 18 and in
   // runs that failed.
@@ -133,8 +143,9 @@ struct RunRecord {
   std::vector<std::string> guest_errors, problems;
 
   bool ok() const { return status == "ok"; }
-  // The values of a workload metric or, failing that, a counter delta, one per repetition
-  // that has it (warm-up reps left out).
+  // The values of a workload metric or, failing that, a counter delta, or for
+  // "state.before.<key>" / "state.after.<key>" a state value, one per repetition that has it
+  // (warm-up reps left out).
   std::vector<double> samples(const std::string& metric) const;
   // Every metric and counter delta name found in any repetition, sorted.
   std::vector<std::string> metric_names() const;

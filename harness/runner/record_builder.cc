@@ -97,8 +97,9 @@ void record_guest_report(RunRecord& r, const RunReport& report) {
   }
   for (const RepResult& rep : report.reps) {
     r.reps.push_back({rep.rep, rep.wall_ns, rep.exit_status, rep.signal, rep.metrics, rep.deltas,
-                      rep.tests, rep.warmup});
+                      rep.tests, rep.warmup, rep.state_before, rep.state_after, rep.monitor});
   }
+  r.prepared = report.prepared;
   r.repeat_stop = report.repeat_stop;
   for (const GuestError& e : report.errors) {
     r.guest_errors.push_back(e.stage.empty() ? e.message : e.stage + ": " + e.message);

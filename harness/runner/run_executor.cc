@@ -95,8 +95,9 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
   status_.run_started(run.id);
   auto boot = backend_.boot(*req);
   std::error_code ec;
-  // The base image is cached and job.txt is kept: nothing is lost.
+  // The base image is cached and job.txt is kept: nothing is lost. The swap disk is this run's.
   if (!req->initrd.empty()) fs::remove(req->initrd, ec);
+  if (!req->swap_disk.empty()) fs::remove(req->swap_disk, ec);
   if (!boot.ok()) return host_failure(boot.error().message);  // e.g. the emulator is missing
   if (cancel_requested()) {
     out.end = RunOutcome::End::kCancelled;  // an interrupted run leaves no record: resume reruns it
@@ -131,6 +132,14 @@ Result<BootRequest> RunExecutor::stage(const PreparedRun& p, const fs::path& dir
   if (auto st = write_file_atomic(dir / "job.txt", *job); !st.ok()) {
     return make_error(results_write_failure(st.error().message, dir));
   }
+  fs::path swap_disk;
+  if (exp_.machine.swap.type == SwapSpec::Type::kDisk) {
+    swap_disk = dir / "swap.img";  // sparse: the guest's swap-outs are all it occupies
+    fs::remove(swap_disk, ec);
+    if (!write_file_atomic(swap_disk, "").ok()) return make_error(results_write_failure("", dir));
+    fs::resize_file(swap_disk, exp_.machine.swap.size_mb << 20, ec);
+    if (ec) return make_error(results_write_failure(ec.message(), dir));
+  }
   std::string extra = exp_.kernels[run.kernel].cmdline;
   const std::string& ks_cmdline = exp_.knob_sets[run.knob_set].cmdline;
   if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
@@ -144,6 +153,7 @@ Result<BootRequest> RunExecutor::stage(const PreparedRun& p, const fs::path& dir
                      .job_text = *job,
                      .job_files = p.job_files,
                      .root_disk = p.rootfs ? p.rootfs->disk : fs::path(),
+                     .swap_disk = swap_disk,
                      .cmdline = kernel_cmdline(run.arch, extra),
                      .run_dir = dir,
                      .timeout = std::chrono::seconds(exp_.timeout_s)};

@@ -8,6 +8,18 @@ namespace foliolab {
 
 const char* cli_binary() { return FOLIOLAB_CLI; }
 
+ProcessResult run_cli(const std::vector<std::string>& args, const std::filesystem::path& cwd,
+                      const std::filesystem::path& log) {
+  std::vector<std::string> argv = {cli_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RealProcessRunner proc;
+  return proc.run({.argv = argv,
+                   .cwd = cwd,
+                   .log_path = log,
+                   .capture = true,
+                   .timeout = std::chrono::minutes(90)});
+}
+
 pid_t spawn_cli(const std::vector<std::string>& args, const std::filesystem::path& log) {
   const pid_t pid = ::fork();
   if (pid != 0) return pid;

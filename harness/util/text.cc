@@ -197,4 +197,16 @@ std::optional<uint64_t> parse_memory_mib(std::string_view text, std::string* why
   return kib / 1024;
 }
 
+std::vector<std::string> split_words(std::string_view text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && text[at] == ' ') ++at;
+    const size_t end = std::min(text.find(' ', at), text.size());
+    if (end > at) out.emplace_back(text.substr(at, end - at));
+    at = end;
+  }
+  return out;
+}
+
 }  // namespace foliolab

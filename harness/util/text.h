@@ -32,6 +32,9 @@ std::string_view trim(std::string_view text);
 // The items with `sep` between them.
 std::string join(std::span<const std::string> items, std::string_view sep);
 
+// The words of `text` between runs of spaces (no empty words).
+std::vector<std::string> split_words(std::string_view text);
+
 // The lines of `text` split at '\n' (a trailing '\r' is dropped; no empty last line).
 std::vector<std::string_view> split_lines(std::string_view text);
 // The views point into `text`: a temporary string would be gone before they are read (twice

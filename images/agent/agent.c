@@ -3,22 +3,24 @@
  * Flow (docs/guest-protocol.md): mount pseudo filesystems (debugfs too, when the kernel has
  * it), open the results port, read the job, emit hello, enter the Debian root filesystem when
  * the job names one (rootfs.h), knobs(initial), one knob-set per
- * knob/sysctl line, knobs(final), the setup commands, then per rep counters(before), run the
- * workload, counters(after), workload, stdout (warm-up reps first, marked; with repeat_ci
- * until the stopping rule says, then repeat-stop); finally done,
- * sync and power off. Any fatal problem: error, done status=failed, power off.
+ * knob/sysctl line, knobs(final), the machine's state (swap, zswap, cgroup: prepare.h), the
+ * setup commands, the prepare steps, then per rep state(before), counters(before), run the
+ * workload (sampled by the monitor), counters(after), state(after), workload, stdout, monitor
+ * (warm-up reps first, marked; with repeat_ci until the stopping rule says, then repeat-stop);
+ * finally done, sync and power off. Any fatal problem: error, done status=failed, power off.
  *
  * PID 1 must never exit (the kernel panics): every path ends in power_off(), which only
  * returns into an endless pause() if reboot() itself fails. There is no guest watchdog: the
  * host kills QEMU at its deadline.
  *
- * Top layer (main and the run loop); it calls base, record, job, sysfs and repeat_rule, and
- * nothing calls it (the layers are listed in base.h).
+ * Top layer (main and the run loop); it calls base, record, job, sysfs, state, prepare and
+ * repeat_rule, and nothing calls it (the layers are listed in base.h).
  */
 #define _GNU_SOURCE
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +34,16 @@
 
 #include "base.h"
 #include "job.h"
+#include "prepare.h"
 #include "record.h"
 #include "repeat_rule.h"
 #include "rootfs.h"
+#include "state.h"
 #include "sysfs.h"
 
 #define AGENT_VERSION "1.2"
-#define PORT_TIMEOUT_MS 30000 /* TCG guests are slow to probe virtio-serial */
+#define PORT_TIMEOUT_MS 30000    /* TCG guests are slow to probe virtio-serial */
+#define MONITOR_MAX_SAMPLES 2000 /* a rep's monitor samples (model/machine_state.h) */
 
 /* ---------------- early setup ---------------- */
 
@@ -115,7 +120,9 @@ struct wl_result {
   int status; /* waitpid status */
   long long wall_ns;
   struct sb out;
-  int truncated; /* more than MAX_PAYLOAD bytes on stdout */
+  int truncated;     /* more than MAX_PAYLOAD bytes on stdout */
+  struct sb samples; /* the monitor's: "s<i>\t<t_ms> <value>...\n" lines */
+  long nsamples;
 };
 
 static long long now_ns(void) {
@@ -131,6 +138,10 @@ static _Noreturn void exec_child(const struct job *job, int out_fd) {
   int nul = open("/dev/null", O_RDONLY);
   if (nul >= 0 && nul != 0) dup2(nul, 0), close(nul);
   if (out_fd == 1 ? fcntl(1, F_SETFD, 0) < 0 : dup2(out_fd, 1) < 0) _exit(126);
+  if (cgroup_join(job)) {
+    log_msg("entering %s: %s", CGROUP_DIR, strerror(errno));
+    _exit(126);
+  }
   if (job->thp_disable && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)) {
     log_msg("prctl(PR_SET_THP_DISABLE): %s", strerror(errno));
     _exit(126);
@@ -140,16 +151,48 @@ static _Noreturn void exec_child(const struct job *job, int out_fd) {
   _exit(127);
 }
 
-static void drain(int fd, struct wl_result *r) {
+/* One monitor sample: the time since the rep started and each counter (-1: unreadable). */
+static void sample(const struct job *job, struct wl_result *r, long long t0) {
+  if (r->nsamples >= MONITOR_MAX_SAMPLES) return;
+  char key[24];
+  struct sb line = {0};
+  sb_printf(&line, "%lld", (now_ns() - t0) / 1000000);
+  for (size_t i = 0; i < job->state.nmonitor; i++) {
+    long long v = -1;
+    counter_value(job->state.monitor[i], &v);
+    sb_printf(&line, " %lld", v);
+  }
+  snprintf(key, sizeof key, "s%ld", r->nsamples++);
+  kv_add(&r->samples, key, line.p);
+  sb_free(&line);
+}
+
+/* The workload's stdout until EOF; with a monitor, a sample every period meanwhile. */
+static void drain(const struct job *job, int fd, struct wl_result *r, long long t0) {
   char buf[65536];
+  const long period = job->state.monitor_ms;
+  long long next = t0 + period * 1000000LL;
+  if (period) sample(job, r, t0);
   for (;;) {
+    if (period) {
+      long long wait = (next - now_ns()) / 1000000;
+      struct pollfd pfd = {.fd = fd, .events = POLLIN};
+      int ready = poll(&pfd, 1, wait > 0 ? (int)wait : 0);
+      if (ready < 0 && errno != EINTR) return;
+      if (now_ns() >= next) {
+        sample(job, r, t0);
+        next += period * 1000000LL;
+      }
+      if (ready <= 0) continue;
+    }
     ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n <= 0) break;
     size_t room = MAX_PAYLOAD - r->out.len;
     if ((size_t)n > room) r->truncated = 1;
     sb_append(&r->out, buf, (size_t)n > room ? room : (size_t)n);
   }
+  if (period) sample(job, r, t0); /* the end of the rep */
 }
 
 static void run_workload(const struct job *job, struct wl_result *r) {
@@ -160,7 +203,7 @@ static void run_workload(const struct job *job, struct wl_result *r) {
   if (pid < 0) fail_run("workload", "fork: %s", strerror(errno));
   if (pid == 0) exec_child(job, pfd[1]);
   close(pfd[1]);
-  drain(pfd[0], r);
+  drain(job, pfd[0], r, t0);
   close(pfd[0]);
   while (waitpid(pid, &r->status, 0) < 0)
     if (errno != EINTR) fail_run("workload", "waitpid: %s", strerror(errno));
@@ -179,6 +222,18 @@ static void emit_workload(const struct job *job, long rep, int warmup, const str
   if (warmup) kv_add(&p, "warmup", "1");
   record_emit_sb("workload", &p);
   record_emit_sb("stdout", &r->out);
+  if (job->state.monitor_ms) { /* after stdout, which belongs to the workload record */
+    p.len = 0;
+    kv_addf(&p, "rep", "%ld", rep);
+    kv_addf(&p, "period_ms", "%ld", job->state.monitor_ms);
+    struct sb names = {0};
+    for (size_t i = 0; i < job->state.nmonitor; i++)
+      sb_printf(&names, "%s%s", i ? " " : "", job->state.monitor[i]);
+    kv_add(&p, "counters", names.p);
+    if (r->samples.p) sb_append(&p, r->samples.p, r->samples.len);
+    record_emit_sb("monitor", &p);
+    sb_free(&names);
+  }
   sb_free(&p);
   log_msg("rep %ld: %s exit_status=%d signal=%d wall_ms=%lld", rep, job->workload, code, sig,
           r->wall_ns / 1000000);
@@ -305,12 +360,15 @@ static void run_reps(const struct job *job) {
     struct wl_result r = {0};
     const int warm = rep < job->warmup;
     const long n = rep - job->warmup + 1; /* measured reps including this one */
+    state_snapshot(rep, "before", job->state.ncgroup > 0);
     counters_snapshot(rep, "before");
     run_workload(job, &r);
     counters_snapshot(rep, "after");
+    state_snapshot(rep, "after", job->state.ncgroup > 0);
     emit_workload(job, rep, warm, &r);
     if (!warm && job->repeat_ci > 0) watch_add(job, &w, &r.out);
     sb_free(&r.out);
+    sb_free(&r.samples);
     if (warm) continue;
     if (job->repeat_ci <= 0) {
       if (n >= job->repeat) return;
@@ -338,8 +396,11 @@ int main(void) {
           job.repeat_max ? job.repeat_max : job.repeat, job.warmup);
   if (job.rootfs) rootfs_enter(job.rootfs);
   apply_steps(&job);
+  state_setup(&job);
   run_setup(&job);
+  state_prepare(&job);
   run_reps(&job);
+  state_finish();
   emit_done("ok");
   power_off();
 }

@@ -162,8 +162,9 @@ static int parse_workload(struct parse *ps, char *rest) {
   return 0;
 }
 
-/* A metric name as the workloads print them: [A-Za-z0-9_.-]+. */
-static int valid_metric(const char *s) {
+/* A word of [A-Za-z0-9_.-], nothing else: metric names as the workloads print them, and the
+ * compressor, counter and cgroup file names of the machine-state lines (job_state.c). */
+int job_is_word(const char *s) {
   if (!*s) return 0;
   for (; *s; s++)
     if (!(strchr("_.-", *s) || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
@@ -192,7 +193,7 @@ static int parse_repeat_line(struct parse *ps, const char *line, char *rest) {
     return 0;
   }
   if (!strcmp(line, "repeat_metric")) {
-    if (!valid_metric(rest)) return perr(ps, "repeat_metric: bad name '%s'", rest);
+    if (!job_is_word(rest)) return perr(ps, "repeat_metric: bad name '%s'", rest);
     if (j->nrepeat_metrics == RR_MAX_METRICS)
       return perr(ps, "more than %d repeat_metric lines", RR_MAX_METRICS);
     j->repeat_metrics[j->nrepeat_metrics++] = rest;
@@ -259,6 +260,10 @@ static int parse_line(struct parse *ps, char *line) {
   if (!strcmp(line, "exec")) return parse_exec(ps, rest);
   if (!strcmp(line, "setup")) return add_setup(ps, rest);
   if (!strcmp(line, "rootfs")) return parse_rootfs(ps, rest);
+  const char *why = NULL;
+  rc = job_state_line(&j->state, line, rest, &why);
+  if (rc < 0) return perr(ps, "%s: %s", line, why);
+  if (rc == 0) return 0;
   return perr(ps, "unknown keyword '%s'", line);
 }
 
@@ -298,6 +303,8 @@ int job_parse(const char *text, size_t len, struct job *job, char *err, size_t e
     if (*line && parse_line(&ps, line)) return -1;
   }
   if (check_repeat(job, err, errlen)) return -1;
+  const char *why = NULL;
+  if (job_state_check(&job->state, &why)) return snprintf(err, errlen, "job: %s", why), -1;
   if ((job->nargs || ps.nraw || job->exec) && !job->workload)
     return snprintf(err, errlen, "job has 'arg', 'argv' or 'exec' lines but no 'workload'"), -1;
   if (job->workload) {

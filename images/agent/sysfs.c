@@ -227,7 +227,7 @@ static void add_mthp(struct sb *p) {
 
 static void add_meminfo(struct sb *p) {
   static const char *const wanted[] = {"MemFree", "AnonPages", "AnonHugePages", "ShmemHugePages",
-                                       "Shmem"};
+                                       "Shmem",   "SwapTotal", "SwapFree"};
   struct sb f = {0};
   if (read_file("/proc/meminfo", &f)) fail_run("counters", "cannot read /proc/meminfo");
   char name[64], key[96];

@@ -1,0 +1,114 @@
+// The machine-state keys (model/machine_state.h): machine.swap, machine.zswap, prepare, cgroup,
+// monitor; what they read into and how bad input is named.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "model/loader.h"
+#include "model/matrix.h"
+
+namespace foliolab {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+constexpr const char* kBase = R"(name: q
+kernels:
+  - name: k
+archs: [x86_64]
+knobs:
+  a: {enabled: always}
+workloads:
+  - name: fault
+)";
+
+Result<Experiment> parse(const std::string& extra) {
+  return parse_experiment(std::string(kBase) + extra, "q.yaml");
+}
+
+std::string error_of(const std::string& extra) {
+  auto exp = parse(extra);
+  return exp.ok() ? std::string("(loaded)") : exp.error().message;
+}
+
+TEST(LoaderState, ReadsEveryKey) {
+  auto exp = parse(R"(machine:
+  memory: 1G
+  swap: {type: zram, size: 256M, compressor: lz4}
+  zswap: {enabled: true, compressor: lz4}
+cgroup: {memory.max: 32M, memory.swap.max: max}
+prepare:
+  - fragment: {method: thpscale, seed: 7, pin: true}
+  - fragment: {order: 4, unusable: 0.9, reserve: 64M}
+  - reclaim: 16M
+monitor: {period: 100ms, counters: [vmstat.pswpout, mthp.64kB.swpout]}
+)");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  const SwapSpec& s = exp->machine.swap;
+  EXPECT_EQ(s.type, SwapSpec::Type::kZram);
+  EXPECT_EQ(s.size_mb, 256u);
+  EXPECT_EQ(s.compressor, "lz4");
+  EXPECT_TRUE(exp->machine.zswap.enabled);
+  EXPECT_THAT(exp->state.cgroup.limits,
+              ::testing::ElementsAre(Pair("memory.max", "33554432"), Pair("memory.swap.max", "max")));
+  ASSERT_EQ(exp->state.prepare.size(), 3u);
+  EXPECT_EQ(exp->state.prepare[0].method, "thpscale");
+  EXPECT_EQ(exp->state.prepare[0].seed, 7u);
+  EXPECT_TRUE(exp->state.prepare[0].pin);
+  EXPECT_EQ(exp->state.prepare[1].method, "unusable");  // implied by order and unusable
+  EXPECT_EQ(exp->state.prepare[1].order, 4);
+  EXPECT_DOUBLE_EQ(exp->state.prepare[1].unusable, 0.9);
+  EXPECT_EQ(exp->state.prepare[1].reserve_mb, 64u);
+  EXPECT_EQ(exp->state.prepare[2].kind, PrepareStep::Kind::kReclaim);
+  EXPECT_EQ(exp->state.prepare[2].reclaim_bytes, 16u << 20);
+  EXPECT_EQ(exp->state.monitor.period_ms, 100);
+  EXPECT_EQ(exp->state.monitor.counters.size(), 2u);
+}
+
+TEST(LoaderState, BadInputIsLocated) {
+  EXPECT_EQ(error_of("prepare:\n  - fragment: {method: thpscal}\n"),
+            "q.yaml:10:24: prepare[0].fragment.method: unknown fragmentation method 'thpscal'; "
+            "did you mean 'thpscale'? (valid: thpscale, unusable)");
+  EXPECT_THAT(error_of("prepare:\n  - fragment: {order: 14, unusable: 0.9}\n"),
+              HasSubstr("q.yaml:10:23: prepare[0].fragment.order: integer out of range"));
+  EXPECT_THAT(error_of("prepare:\n  - fragment: {order: 9}\n"),
+              HasSubstr("method unusable needs order: N and unusable: X"));
+  EXPECT_THAT(error_of("prepare:\n  - fragment: {order: 9, unusable: 1.5}\n"),
+              HasSubstr("an unusable free space index in (0, 1]"));
+  EXPECT_THAT(error_of("prepare:\n  - defrag: {}\n"), HasSubstr("prepare[0].defrag: unknown key"));
+  EXPECT_THAT(error_of("machine: {memory: 1G, swap: {type: zram, size: 2G}}\n"),
+              HasSubstr("a 2048 MiB zram swap cannot fit a 1024 MiB guest"));
+  EXPECT_THAT(error_of("machine: {swap: {type: nfs, size: 1G}}\n"),
+              HasSubstr("machine.swap.type: unknown swap type 'nfs'"));
+  EXPECT_THAT(error_of("machine: {swap: {type: disk, size: 1G, compressor: lz4}}\n"),
+              HasSubstr("a zram compressor; a disk swap compresses nothing"));
+  EXPECT_THAT(error_of("machine: {zswap: {enabled: true}}\n"),
+              HasSubstr("machine.zswap: zswap caches swap: needs machine.swap"));
+  EXPECT_THAT(error_of("cgroup: {memory.max: lots}\n"),
+              HasSubstr("q.yaml:9:22: cgroup[\"memory.max\"]: 'lots' is not a size"));
+  EXPECT_THAT(error_of("cgroup: {memory.maxx: 1G}\n"), HasSubstr("did you mean 'memory.max'"));
+  EXPECT_THAT(error_of("monitor: {period: 1ms, counters: [vmstat.pswpout]}\n"),
+              HasSubstr("monitor.period: a period in milliseconds, 10ms..60000ms"));
+  EXPECT_THAT(error_of("monitor: {period: 100ms, counters: [pswpout]}\n"),
+              HasSubstr("'pswpout' is not a counter"));
+}
+
+// Fresh-boot runs keep their ids; each state key changes them; the monitor does not.
+TEST(LoaderState, StateIsPartOfRunIdsButTheMonitorIsNot) {
+  auto fresh = parse("");
+  auto swapped = parse("machine: {swap: {type: zram, size: 256M}}\n");
+  auto fragmented = parse("prepare:\n  - fragment: {method: thpscale}\n");
+  auto limited = parse("cgroup: {memory.max: 32M}\n");
+  auto monitored = parse("monitor: {period: 100ms, counters: [vmstat.pswpout]}\n");
+  for (auto* e : {&fresh, &swapped, &fragmented, &limited, &monitored}) {
+    ASSERT_TRUE(e->ok()) << e->error().message;
+  }
+  const std::string id = expand(*fresh).at(0).id;
+  EXPECT_NE(expand(*swapped).at(0).id, id);
+  EXPECT_NE(expand(*fragmented).at(0).id, id);
+  EXPECT_NE(expand(*limited).at(0).id, id);
+  EXPECT_EQ(expand(*monitored).at(0).id, id);
+}
+
+}  // namespace
+}  // namespace foliolab

@@ -1,0 +1,154 @@
+// The machine's state across the host/guest contract (issue 29): the job lines the host writes,
+// the `state`, `prepare` and `monitor` records it reads back, the success rates it derives, and
+// the run record that keeps them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "catalog/state_check.h"
+#include "model/loader.h"
+#include "model/matrix.h"
+#include "protocol/job.h"
+#include "protocol/run_report.h"
+#include "results/record_codec.h"
+#include "testing/record_fixture.h"
+#include "testing/stream_builder.h"
+
+namespace foliolab {
+namespace {
+
+using ::testing::HasSubstr;
+
+Experiment load(const std::string& extra, const std::string& arch = "x86_64",
+                const std::string& kernel_extra = "") {
+  auto exp = parse_experiment(
+      "name: q\nkernels:\n  - name: k\n" + kernel_extra + "archs: [" + arch +
+          "]\nmachine: {memory: 1G}\nknobs:\n  a: {enabled: always, defrag: never}\n"
+          "workloads:\n  - name: fault\n" + extra,
+      "q.yaml");
+  EXPECT_TRUE(exp.ok()) << exp.error().message;
+  return exp.ok() ? *exp : Experiment{};
+}
+
+TEST(MachineStateJob, RendersSwapZswapCgroupPrepareAndMonitorLines) {
+  Experiment e = parse_experiment(R"(name: q
+kernels: [{name: k}]
+archs: [x86_64]
+machine: {memory: 1G, swap: {type: zram, size: 256M}, zswap: {enabled: true, compressor: lz4}}
+knobs: {a: {enabled: always}}
+workloads: [{name: fault}]
+cgroup: {memory.max: 32M}
+prepare:
+  - fragment: {method: thpscale}
+  - fragment: {order: 4, unusable: 0.9, seed: 3, pin: true, reserve: 100M}
+  - reclaim: 8M
+monitor: {period: 50ms, counters: [vmstat.pswpout, memcg.anon]}
+)",
+                                  "q.yaml")
+                   .value();
+  auto job = render_job(e, expand(e).at(0));
+  ASSERT_TRUE(job.ok()) << job.error().message;
+  EXPECT_THAT(*job, HasSubstr("swap zram 268435456 -\n"
+                              "zswap lz4\n"
+                              "cgroup memory.max 33554432\n"
+                              "prepare fragment thpscale 0 0 1 0 0\n"
+                              "prepare fragment unusable 4 0.9 3 1 104857600\n"
+                              "prepare reclaim 8388608\n"
+                              "monitor 50\n"
+                              "monitor_counter vmstat.pswpout\n"
+                              "monitor_counter memcg.anon\n"));
+  e.machine.swap.type = SwapSpec::Type::kDisk;
+  job = render_job(e, expand(e).at(0));
+  ASSERT_TRUE(job.ok());
+  EXPECT_THAT(*job, HasSubstr("swap disk 268435456 foliolab-swap\n"));
+}
+
+TEST(MachineStateCheck, RefusesWhatTheKernelOrBackendCannotDo) {
+  auto message = [](const Experiment& e) {
+    Status st = check_machine_state(e);
+    return st.ok() ? std::string("(ok)") : st.error().message;
+  };
+  EXPECT_EQ(message(load("prepare:\n  - fragment: {order: 10, unusable: 0.5}\n")), "(ok)");
+  EXPECT_EQ(message(load("prepare:\n  - fragment: {order: 11, unusable: 0.5}\n")),
+            "q.yaml:11:15: prepare[0].fragment.order: order 11 is beyond the largest buddy order "
+            "10 of kernel k (x86_64, 4K pages)");
+  EXPECT_EQ(message(load("prepare:\n  - fragment: {order: 13, unusable: 0.5}\n", "arm64",
+                         "    config: [arm64-64k]\n")),
+            "(ok)");
+  EXPECT_THAT(message(load("prepare:\n  - fragment: {method: thpscale}\n", "arm64",
+                           "    config: [arm64-64k]\n")),
+              HasSubstr("thpscale fills with PMD THPs, 512M each at 64K pages"));
+  Experiment host = load("cgroup: {memory.max: 32M}\n");
+  host.machine.backend = "host";
+  EXPECT_THAT(message(host), HasSubstr("the host backend runs on this machine's own memory"));
+  EXPECT_THAT(message(load("prepare:\n  - fragment: {method: thpscale, reserve: 1G}\n")),
+              HasSubstr("1024 MiB leaves nothing of the guest's 1024 MiB to fragment"));
+  EXPECT_THAT(message(load("monitor: {period: 100ms, counters: [memcg.anon]}\n")),
+              HasSubstr("memcg.anon: memcg counters are the workload cgroup's memory.stat"));
+}
+
+TEST(MachineStateReport, ReadsStatePrepareAndMonitorRecordsAndDerivesSuccessRates) {
+  StreamBuilder b;
+  b.prologue();
+  b.kv("prepare", {{"step", "fragment"},
+                   {"status", "ok"},
+                   {"method", "thpscale"},
+                   {"unusable_before", "12"},
+                   {"unusable_after", "987"}});
+  b.kv("state", {{"rep", "0"}, {"phase", "before"}, {"unusable.all.9", "987"}, {"buddy.DMA32.9", "0"}});
+  b.kv("counters", {{"rep", "0"},
+                    {"phase", "before"},
+                    {"vmstat.thp_fault_alloc", "0"},
+                    {"vmstat.thp_fault_fallback", "0"}});
+  b.workload(0).out("FOLIOLAB-WORKLOAD-OK\n");
+  b.kv("monitor", {{"rep", "0"},
+                   {"period_ms", "100"},
+                   {"counters", "vmstat.pswpout meminfo.MemFree"},
+                   {"s0", "0 10 5000"},
+                   {"s1", "101 20 4000"},
+                   {"s2", "205 bad"}});
+  b.kv("counters", {{"rep", "0"},
+                    {"phase", "after"},
+                    {"vmstat.thp_fault_alloc", "8"},
+                    {"vmstat.thp_fault_fallback", "24"}});
+  b.kv("state", {{"rep", "0"}, {"phase", "after"}, {"unusable.all.9", "990"}, {"buddy.DMA32.9", "0"}});
+  b.done();
+  RunReport r = parse_run_report(b.bytes(), 1);
+  ASSERT_EQ(r.prepared.size(), 1u);
+  EXPECT_EQ(r.prepared[0].step, "fragment");
+  ASSERT_TRUE(r.prepared[0].find("unusable_after"));
+  EXPECT_EQ(*r.prepared[0].find("unusable_after"), "987");
+  ASSERT_EQ(r.reps.size(), 1u);
+  const RepResult& rep = r.reps[0];
+  EXPECT_EQ(rep.state_before.at("unusable.all.9"), 987);
+  EXPECT_EQ(rep.state_after.at("unusable.all.9"), 990);
+  EXPECT_FALSE(rep.deltas.contains("unusable.all.9"));  // a state, not a counter
+  EXPECT_DOUBLE_EQ(rep.metrics.at("success.thp"), 0.25);  // 8 / (8 + 24)
+  EXPECT_EQ(rep.monitor.period_ms, 100);
+  EXPECT_EQ(rep.monitor.t_ms, (std::vector<int64_t>{0, 101}));
+  EXPECT_EQ(rep.monitor.values.at(1), (std::vector<int64_t>{5000, 4000}));
+  EXPECT_THAT(r.problems, ::testing::Contains(HasSubstr("sample s2 has 1 values for 2 counters")));
+}
+
+TEST(MachineStateRecord, StatePreparedAndMonitorRoundTripAndOlderRecordsLoad) {
+  FakeRun f;
+  f.metrics = {{"faults", {100, 100}}};
+  RunRecord r = fake_record(f);
+  const nlohmann::json plain = encode_record(r);
+  EXPECT_FALSE(plain.contains("prepared"));  // only written when there is one
+  EXPECT_FALSE(plain.at("reps")[0].contains("state"));
+  r.prepared = {{"swap", {{"status", "ok"}, {"swap_total_kb", "262140"}}}};
+  r.reps[0].state_before = {{"unusable.all.9", 12}};
+  r.reps[0].state_after = {{"unusable.all.9", 990}};
+  r.reps[1].monitor = {100, {"vmstat.pswpout"}, {0, 100}, {{3, 9}}};
+  const nlohmann::json j = encode_record(r);
+  auto back = parse_record(j.dump());
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(encode_record(*back), j);
+  EXPECT_EQ(back->samples("state.after.unusable.all.9"), std::vector<double>{990});
+  auto old = parse_record(plain.dump());
+  ASSERT_TRUE(old.ok());
+  EXPECT_TRUE(old->prepared.empty());
+}
+
+}  // namespace
+}  // namespace foliolab
