@@ -11,8 +11,8 @@ namespace {
 TEST(AgentExtfrag, MatchesTheKernelsFormulas) {
   // 10 free pages and one free 2 MiB block (order 9), nothing else.
   const unsigned long long count[11] = {10, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
-  EXPECT_EQ(unusable_permille(count, 11, 0), 0);     // every free page serves order 0
-  EXPECT_EQ(unusable_permille(count, 11, 9), 19);    // (522 - 512) * 1000 / 522
+  EXPECT_EQ(unusable_permille(count, 11, 0), 0);      // every free page serves order 0
+  EXPECT_EQ(unusable_permille(count, 11, 9), 19);     // (522 - 512) * 1000 / 522
   EXPECT_EQ(unusable_permille(count, 11, 10), 1000);  // no order-10 block
   EXPECT_EQ(extfrag_permille(count, 11, 9), -1000);   // a block that fits is free
   EXPECT_EQ(extfrag_permille(count, 11, 10), 863);    // 1000 - (1000 + 522000 / 1024) / 11
@@ -28,7 +28,7 @@ TEST(AgentExtfrag, NothingFree) {
 TEST(AgentExtfrag, HalfBlocksAreUnusableForAPmd) {
   const unsigned long long holes[11] = {3, 1, 0, 0, 0, 0, 0, 0, 200, 0, 0};
   EXPECT_EQ(unusable_permille(holes, 11, 9), 1000);
-  EXPECT_EQ(unusable_permille(holes, 11, 8), 0);  // (51205 - 51200) * 1000 / 51205 = 0.09
+  EXPECT_EQ(unusable_permille(holes, 11, 8), 0);   // (51205 - 51200) * 1000 / 51205 = 0.09
   EXPECT_EQ(extfrag_permille(holes, 11, 9), 505);  // 1000 - (1000 + 51205000 / 512) / 204
 }
 

@@ -14,9 +14,9 @@ namespace {
 
 // What a run's preparation reached, in the terms the warnings compare.
 struct Reached {
-  std::string steps;                 // "fragment thpscale, swap zram" ("" = a fresh guest)
-  std::optional<int64_t> unusable;   // the last fragment step's index after it, 1/1000
-  std::optional<int64_t> swap_kb;    // the swap the guest had
+  std::string steps;                // "fragment thpscale, swap zram" ("" = a fresh guest)
+  std::optional<int64_t> unusable;  // the last fragment step's index after it, 1/1000
+  std::optional<int64_t> swap_kb;   // the swap the guest had
 };
 
 Reached reached(const RunRecord& r) {
@@ -56,8 +56,8 @@ std::vector<MonitorPlot> monitor_plots(const GroupRuns& in) {
           auto [it, added] = plots.try_emplace(m.counters[c], MonitorPlot{m.counters[c], {}});
           if (added) order.push_back(m.counters[c]);
           it->second.traces.push_back(
-              {fmt::format("{} {} rep {}", in.variants[v].label, r->id.run_id, rep.rep), v,
-               m.t_ms, m.values[c]});
+              {fmt::format("{} {} rep {}", in.variants[v].label, r->id.run_id, rep.rep), v, m.t_ms,
+               m.values[c]});
         }
       }
     }

@@ -24,9 +24,9 @@ void add(std::vector<std::string>* problems, const SourceLoc& at, const std::str
 void check_backend(const Experiment& exp, std::vector<std::string>* problems) {
   const MachineSpec& m = exp.machine;
   if (m.backend == "qemu") return;
-  const std::string why =
-      m.backend == "host" ? "the host backend runs on this machine's own memory and swap"
-                          : "backend " + m.backend + " cannot attach a swap disk yet";
+  const std::string why = m.backend == "host"
+                              ? "the host backend runs on this machine's own memory and swap"
+                              : "backend " + m.backend + " cannot attach a swap disk yet";
   if (m.swap.enabled()) add(problems, m.swap.loc, "machine.swap", why + "; use backend qemu");
   if (m.zswap.enabled) add(problems, m.zswap.loc, "machine.zswap", why + "; use backend qemu");
   if (exp.state.cgroup.enabled()) add(problems, exp.state.cgroup.loc, "cgroup", why);

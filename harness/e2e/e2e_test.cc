@@ -654,11 +654,11 @@ knobs: {default: {}}
 workloads:
   - name: custom
     label: two-sources
-    params: {source: [p.c, lib/value.c]}
+    params: {source: [p.c, lib/value.c], output: regex}
     metrics: {value: 'value:(\d+)'}
   - name: custom
     label: made
-    params: {build: {command: [make], dir: prog, output: probe}}
+    params: {build: {command: [make], dir: prog, output: probe}, output: regex}
     metrics: {value: 'value:(\d+)'}
 repeat: 2
 timeout: 300

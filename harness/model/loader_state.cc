@@ -123,8 +123,9 @@ Status Parser::parse_fragment(const Field& f, PrepareStep* p) const {
     }
   } else {
     if (!order || !unusable) {
-      return error(f, "method unusable needs order: N and unusable: X, e.g. {order: 9, "
-                      "unusable: 0.9}");
+      return error(f,
+                   "method unusable needs order: N and unusable: X, e.g. {order: 9, "
+                   "unusable: 0.9}");
     }
     auto n = read_int(*order, 1, kMaxAnyOrder);
     FL_TRY(n);
@@ -165,8 +166,8 @@ Status Parser::parse_cgroup(const Field& f, CgroupSpec* c) const {
     }
     auto mib = read_memory(value);
     if (!mib.ok()) {
-      return error(value, fmt::format("'{}' is not a size: a size such as 64M or 1G, 0, or max",
-                                      *text));
+      return error(value,
+                   fmt::format("'{}' is not a size: a size such as 64M or 1G, 0, or max", *text));
     }
     c->limits.emplace_back(file, std::to_string(*mib << 20));
   }

@@ -49,8 +49,8 @@ monitor: {period: 100ms, counters: [vmstat.pswpout, mthp.64kB.swpout]}
   EXPECT_EQ(s.size_mb, 256u);
   EXPECT_EQ(s.compressor, "lz4");
   EXPECT_TRUE(exp->machine.zswap.enabled);
-  EXPECT_THAT(exp->state.cgroup.limits,
-              ::testing::ElementsAre(Pair("memory.max", "33554432"), Pair("memory.swap.max", "max")));
+  EXPECT_THAT(exp->state.cgroup.limits, ::testing::ElementsAre(Pair("memory.max", "33554432"),
+                                                               Pair("memory.swap.max", "max")));
   ASSERT_EQ(exp->state.prepare.size(), 3u);
   EXPECT_EQ(exp->state.prepare[0].method, "thpscale");
   EXPECT_EQ(exp->state.prepare[0].seed, 7u);

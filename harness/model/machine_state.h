@@ -52,9 +52,9 @@ struct CgroupSpec {
 };
 // The cgroup files `cgroup:` may set.
 inline const std::vector<std::string>& cgroup_limit_files() {
-  static const std::vector<std::string> k = {"memory.max", "memory.high", "memory.low",
-                                             "memory.min", "memory.swap.max",
-                                             "memory.swap.high", "memory.zswap.max"};
+  static const std::vector<std::string> k = {
+      "memory.max",      "memory.high",      "memory.low",      "memory.min",
+      "memory.swap.max", "memory.swap.high", "memory.zswap.max"};
   return k;
 }
 
@@ -67,10 +67,10 @@ struct PrepareStep {
   // every other 2^(order-1)-page block, until the unusable free space index at `order` reaches
   // `unusable`). The filling process stays alive through the reps, so the state does too.
   std::string method;
-  int order = 0;          // unusable: the order whose index is the target
-  double unusable = 0;    // unusable: the target index, in (0, 1]
-  uint64_t seed = 1;      // which half of each block is freed (xorshift), reproducibly
-  bool pin = false;       // mlock the kept halves and vm.compact_unevictable_allowed=0
+  int order = 0;            // unusable: the order whose index is the target
+  double unusable = 0;      // unusable: the target index, in (0, 1]
+  uint64_t seed = 1;        // which half of each block is freed (xorshift), reproducibly
+  bool pin = false;         // mlock the kept halves and vm.compact_unevictable_allowed=0
   uint64_t reserve_mb = 0;  // memory left unfilled (0: the agent's default, 1/16 of MemTotal)
   // reclaim: bytes written to the root cgroup's memory.reclaim (needs swap for anonymous memory).
   uint64_t reclaim_bytes = 0;

@@ -7,8 +7,8 @@ namespace foliolab {
 
 struct SourceLoc {
   std::string file;
-  int line = 0;    // 1-based; 0 = unknown
-  int column = 0;  // 1-based
+  int line = 0;             // 1-based; 0 = unknown
+  int column = 0;           // 1-based
   std::string str() const;  // model/experiment.cc
 };
 

@@ -23,7 +23,8 @@ Experiment load(const std::string& extra, const std::string& arch = "x86_64",
   auto exp = parse_experiment(
       "name: q\nkernels:\n  - name: k\n" + kernel_extra + "archs: [" + arch +
           "]\nmachine: {memory: 1G}\nknobs:\n  a: {enabled: always, defrag: never}\n"
-          "workloads:\n  - name: fault\n" + extra,
+          "workloads:\n  - name: fault\n" +
+          extra,
       "q.yaml");
   EXPECT_TRUE(exp.ok()) << exp.error().message;
   return exp.ok() ? *exp : Experiment{};
@@ -44,7 +45,7 @@ prepare:
 monitor: {period: 50ms, counters: [vmstat.pswpout, memcg.anon]}
 )",
                                   "q.yaml")
-                   .value();
+                     .value();
   auto job = render_job(e, expand(e).at(0));
   ASSERT_TRUE(job.ok()) << job.error().message;
   EXPECT_THAT(*job, HasSubstr("swap zram 268435456 -\n"
@@ -94,7 +95,8 @@ TEST(MachineStateReport, ReadsStatePrepareAndMonitorRecordsAndDerivesSuccessRate
                    {"method", "thpscale"},
                    {"unusable_before", "12"},
                    {"unusable_after", "987"}});
-  b.kv("state", {{"rep", "0"}, {"phase", "before"}, {"unusable.all.9", "987"}, {"buddy.DMA32.9", "0"}});
+  b.kv("state",
+       {{"rep", "0"}, {"phase", "before"}, {"unusable.all.9", "987"}, {"buddy.DMA32.9", "0"}});
   b.kv("counters", {{"rep", "0"},
                     {"phase", "before"},
                     {"vmstat.thp_fault_alloc", "0"},
@@ -110,7 +112,8 @@ TEST(MachineStateReport, ReadsStatePrepareAndMonitorRecordsAndDerivesSuccessRate
                     {"phase", "after"},
                     {"vmstat.thp_fault_alloc", "8"},
                     {"vmstat.thp_fault_fallback", "24"}});
-  b.kv("state", {{"rep", "0"}, {"phase", "after"}, {"unusable.all.9", "990"}, {"buddy.DMA32.9", "0"}});
+  b.kv("state",
+       {{"rep", "0"}, {"phase", "after"}, {"unusable.all.9", "990"}, {"buddy.DMA32.9", "0"}});
   b.done();
   RunReport r = parse_run_report(b.bytes(), 1);
   ASSERT_EQ(r.prepared.size(), 1u);
@@ -121,7 +124,7 @@ TEST(MachineStateReport, ReadsStatePrepareAndMonitorRecordsAndDerivesSuccessRate
   const RepResult& rep = r.reps[0];
   EXPECT_EQ(rep.state_before.at("unusable.all.9"), 987);
   EXPECT_EQ(rep.state_after.at("unusable.all.9"), 990);
-  EXPECT_FALSE(rep.deltas.contains("unusable.all.9"));  // a state, not a counter
+  EXPECT_FALSE(rep.deltas.contains("unusable.all.9"));    // a state, not a counter
   EXPECT_DOUBLE_EQ(rep.metrics.at("success.thp"), 0.25);  // 8 / (8 + 24)
   EXPECT_EQ(rep.monitor.period_ms, 100);
   EXPECT_EQ(rep.monitor.t_ms, (std::vector<int64_t>{0, 101}));

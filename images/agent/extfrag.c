@@ -27,4 +27,3 @@ int extfrag_permille(const unsigned long long *count, int norders, int order) {
   if (suitable) return -1000;
   return (int)(1000 - (1000 + pages * 1000ULL / (1ULL << order)) / blocks);
 }
-

@@ -84,7 +84,8 @@ static int parse_prepare(struct machine_state *m, char *rest, const char **why) 
   if (*end || !(p.target >= 0 && p.target <= 1)) return *why = "fragment: target not in [0, 1]", -1;
   if (!strcmp(method, "unusable") && (p.order < 1 || p.target <= 0))
     return *why = "fragment unusable: needs an order >= 1 and a target > 0", -1;
-  if (parse_ull(seed, &p.seed) || !p.seed) return *why = "fragment: seed is not a positive number", -1;
+  if (parse_ull(seed, &p.seed) || !p.seed)
+    return *why = "fragment: seed is not a positive number", -1;
   if (strcmp(pin, "0") && strcmp(pin, "1")) return *why = "fragment: pin is not 0 or 1", -1;
   p.pin = pin[0] == '1';
   if (parse_ull(reserve, &p.reserve)) return *why = "fragment: reserve is not bytes", -1;
@@ -117,7 +118,8 @@ int job_state_line(struct machine_state *m, const char *kw, char *rest, const ch
   }
   if (!strcmp(kw, "cgroup")) return parse_cgroup(m, rest, why);
   if (!strcmp(kw, "prepare")) return parse_prepare(m, rest, why);
-  if (!strcmp(kw, "monitor") || !strcmp(kw, "monitor_counter")) return parse_monitor(m, kw, rest, why);
+  if (!strcmp(kw, "monitor") || !strcmp(kw, "monitor_counter"))
+    return parse_monitor(m, kw, rest, why);
   return 1;
 }
 

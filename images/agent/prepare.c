@@ -265,8 +265,8 @@ static void fragment(const struct prep *p, int index, struct frag_result *r) {
     return;
   }
   r->region = (free_bytes - reserve) / chunk * chunk;
-  char *raw = mmap(NULL, r->region + pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+  char *raw =
+      mmap(NULL, r->region + pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) {
     snprintf(r->why, sizeof r->why, "mmap %llu bytes: %s", r->region, strerror(errno));
     return;
@@ -276,7 +276,8 @@ static void fragment(const struct prep *p, int index, struct frag_result *r) {
   if (r->thp_kb * 2 < r->region >> 10) {
     snprintf(r->why, sizeof r->why,
              "only %llu of %llu kB of the fill got PMD THPs: not a fresh enough guest to lay "
-             "out", r->thp_kb, r->region >> 10);
+             "out",
+             r->thp_kb, r->region >> 10);
     return;
   }
   int rc = split_region(at, r->region);
@@ -371,9 +372,10 @@ static void run_fragment(const struct prep *p, int index) {
   if (n != (ssize_t)sizeof r) fail_run("prepare", "prepare[%d] fragment: its process died", index);
   emit_fragment(p, index, &r);
   if (r.why[0])
-    fail_run("prepare", "prepare[%d] fragment %s: %s (unusable index at order %d: %.3f before, "
-             "%.3f after)", index, p->method, r.why, r.order, r.index_before / 1000.0,
-             r.index_after / 1000.0);
+    fail_run("prepare",
+             "prepare[%d] fragment %s: %s (unusable index at order %d: %.3f before, "
+             "%.3f after)",
+             index, p->method, r.why, r.order, r.index_before / 1000.0, r.index_after / 1000.0);
 }
 
 static void run_reclaim(const struct prep *p, int index) {
