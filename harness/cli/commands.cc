@@ -59,9 +59,8 @@ void log_line(const std::string& s) { fmt::print(stderr, "{}\n", s); }
 int print_plan_cost(const Experiment& exp, const std::vector<Run>& runs, const Common& common,
                     const std::string& results_root) {
   RealProcessRunner proc;
-  KernelBuilder kernels(proc, {.project_root = common.root,
-                               .spec_dir = exp.dir,
-                               .cache = common.cache});
+  KernelBuilder kernels(proc,
+                        {.project_root = common.root, .spec_dir = exp.dir, .cache = common.cache});
   ImageBuilder images(proc, common.root, common.cache);
   const BackendEntry* backend = find_backend(exp.machine.backend);
   // Only an index that is there: plan creates nothing.
