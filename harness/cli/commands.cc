@@ -465,7 +465,9 @@ const std::vector<Command>& commands() {
       {"gate", "judge a candidate session against a baseline with the experiment's gate: rules",
        setup_gate},
       {"history", "one metric across sessions, from the index", setup_history},
-      {"bisect", "find the knob set (of an ordered list) where a count changes; confirm it",
+      {"bisect",
+       "find the patch of a series, the commit of a git range or the knob set where a metric "
+       "changes; confirm it",
        setup_bisect},
       {"merge", "join result sessions of one plan (shards, hosts) into one new session",
        setup_merge},
