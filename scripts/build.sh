@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs dependencies (scripts/setup.sh) and builds foliolab into build/ (or $FOLIOLAB_BUILD_DIR).
-#   scripts/build.sh         the foliolab binary only (what the main job needs): Release, no
+#   scripts/build.sh         the foliolab binary (and its man page and completion) only: Release, no
 #                            debug info, the quickest build from cold (bench/first-run.sh)
 #   scripts/build.sh --test  everything, with the tests and benches: RelWithDebInfo
 set -euo pipefail
@@ -10,7 +10,7 @@ case "${1:-}" in
   "")
     bash scripts/setup.sh
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFOLIOLAB_WERROR=ON
-    cmake --build "$dir" --target foliolab
+    cmake --build "$dir" --target foliolab foliolab_docs
     ;;
   --test)
     bash scripts/setup.sh --test

@@ -71,14 +71,16 @@ void judge_count(const MetricInfo& info, const SampleStats& a, const SampleStats
   const double diff = b.mean - a.mean;
   d->threshold = t;
   const Interval ci = difference_interval(a.values, b.values);
-  if (a.mean != 0) {
+  if (std::fabs(a.mean) <= t && std::fabs(b.mean) <= t && std::fabs(diff) <= t) {
+    // Zero on both sides within the threshold (0 -> 0, or a gauge's stray folio in one rep): no
+    // change, not a ratio to a baseline that is zero (-100 % with a CI of hundreds of %).
+    d->rel_change = d->ci_low = d->ci_high = 0;
+  } else if (a.mean != 0) {
     d->rel_change = b.mean / a.mean - 1;
     const double lo = ci.low / a.mean, hi = ci.high / a.mean;
     d->ci_low = std::min(lo, hi);
     d->ci_high = std::max(lo, hi);
     d->min_effect = t / std::fabs(a.mean);
-  } else if (b.mean == 0 && a.sd == 0 && b.sd == 0) {
-    d->rel_change = d->ci_low = d->ci_high = 0;
   }
   const bool apart = b.min > a.max || b.max < a.min;
   if (std::fabs(diff) <= t) {

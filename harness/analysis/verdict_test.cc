@@ -151,6 +151,19 @@ TEST(Verdict, CountsExactEqualityJitterAndDeterministicDifferences) {
   EXPECT_EQ(count("faults", {10, 12, 11}, {20, 22, 9}).verdict, Verdict::kInconclusive);
 }
 
+TEST(Verdict, ACountZeroOnBothSidesIsNoChangeNotAHundredPercentDrop) {
+  // mthp.64kB.nr_anon of the quickstart against itself: a stray folio in one rep of one side,
+  // medians 0 and 0. A ratio to a mean within the threshold of zero means nothing.
+  const Delta stray = count("mthp.64kB.nr_anon", {0, 0, 1}, {0, 0, 0});
+  EXPECT_EQ(stray.verdict, Verdict::kNoChange);
+  EXPECT_EQ(delta_text(stray), "0 % [0 % … 0 %]");
+  EXPECT_EQ(delta_text(count("faults", {0, 0, 0}, {0, 0, 0})), "0 % [0 % … 0 %]");
+  // From a stray folio to many is still a change, and relative to the baseline.
+  const Delta grown = count("mthp.64kB.nr_anon", {0, 0, 1}, {256, 256, 256});
+  EXPECT_EQ(grown.verdict, Verdict::kChanged);
+  EXPECT_GT(grown.rel_change, 1);
+}
+
 TEST(Verdict, GuestsBesideMakeATimingInconclusiveUnlessIcount) {
   const SampleStats a = sample_stats({1.00, 1.01, 0.99, 1.00, 1.00});
   const SampleStats b = sample_stats({0.80, 0.81, 0.79, 0.80, 0.80});

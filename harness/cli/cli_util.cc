@@ -31,12 +31,29 @@ Status write_output(const std::string& path, const std::function<void(std::ostre
   return write_file_atomic(path, out.str());
 }
 
-std::filesystem::path project_root() {
-  if (const char* r = std::getenv("FOLIOLAB_ROOT"); r && *r) return std::filesystem::absolute(r);
-  return foliolab::source_dir();
+DataRoot find_data_root(const char* env, const std::filesystem::path& exe,
+                        const std::filesystem::path& source) {
+  namespace fs = std::filesystem;
+  if (env && *env) return {fs::absolute(env), DataRootKind::kEnv};
+  std::error_code ec;
+  const fs::path installed = (exe.parent_path() / ".." / "share" / "foliolab").lexically_normal();
+  if (exe.has_parent_path() && fs::is_directory(installed, ec)) {
+    return {installed, DataRootKind::kInstalled};
+  }
+  return {source, DataRootKind::kSourceTree};
 }
 
-std::filesystem::path default_results_root() { return project_root() / "results"; }
+DataRoot data_root() {
+  return find_data_root(std::getenv("FOLIOLAB_ROOT"), self_exe_path(), foliolab::source_dir());
+}
+
+std::filesystem::path project_root() { return data_root().path; }
+
+std::filesystem::path default_results_root() {
+  const DataRoot root = data_root();
+  if (root.kind == DataRootKind::kInstalled) return std::filesystem::current_path() / "results";
+  return root.path / "results";
+}
 
 std::filesystem::path self_exe_path() {
   std::error_code ec;

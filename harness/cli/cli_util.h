@@ -27,8 +27,23 @@ int fail(const Error& e, int code = kExitBadInput);
 // Writes through `write` to `path` atomically ("-" or "": stdout).
 Status write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
 
-// The project root (kernel-config/, patches/, ...): FOLIOLAB_ROOT or the source tree.
+// Where foliolab's data is (kernel-config/, patches/, images/, workloads/, experiments/), and
+// how it was found.
+enum class DataRootKind { kEnv, kInstalled, kSourceTree };
+struct DataRoot {
+  std::filesystem::path path;
+  DataRootKind kind = DataRootKind::kSourceTree;
+};
+// `env` (FOLIOLAB_ROOT, made absolute) when set; else <folder of exe>/../share/foliolab when it
+// is a folder (an installed foliolab: bin/foliolab beside share/foliolab); else `source`, the
+// tree the binary was built from (run from its build directory).
+DataRoot find_data_root(const char* env, const std::filesystem::path& exe,
+                        const std::filesystem::path& source);
+// find_data_root of this process: FOLIOLAB_ROOT, /proc/self/exe and the compiled-in source tree.
+DataRoot data_root();
 std::filesystem::path project_root();
+// <data root>/results, or for an installed foliolab (whose data folder is not the user's)
+// results/ in the working directory.
 std::filesystem::path default_results_root();
 // This foliolab binary (/proc/self/exe), for the helpers it runs as itself.
 std::filesystem::path self_exe_path();

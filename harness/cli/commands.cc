@@ -18,6 +18,7 @@
 #include "catalog/validate.h"
 #include "cli/bisect_command.h"
 #include "cli/cli_util.h"
+#include "cli/doctor_command.h"
 #include "cli/gate_command.h"
 #include "cli/merge_command.h"
 #include "cli/progress.h"
@@ -452,7 +453,22 @@ std::function<int()> setup_image(CLI::App& app) {
 
 }  // namespace
 
-std::string version_string() { return std::string("foliolab ") + git_revision(); }
+std::string version_string() {
+  return fmt::format("foliolab {} (revision {}, {})", version(), git_revision(), build_type());
+}
+
+CommandLine make_command_line() {
+  CommandLine cl{.app = std::make_unique<CLI::App>(
+                     "build patched kernels, boot them, measure THP/mTHP page-fault effects")};
+  cl.app->require_subcommand(1);
+  cl.app->set_version_flag("--version", version_string());
+  for (const auto& cmd : commands()) {
+    CLI::App* sub = cl.app->add_subcommand(cmd.name, cmd.help);
+    cl.handlers.push_back(cmd.setup(*sub));
+    cl.subs.push_back(sub);
+  }
+  return cl;
+}
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
@@ -465,7 +481,9 @@ const std::vector<Command>& commands() {
       {"gate", "judge a candidate session against a baseline with the experiment's gate: rules",
        setup_gate},
       {"history", "one metric across sessions, from the index", setup_history},
-      {"bisect", "find the knob set (of an ordered list) where a count changes; confirm it",
+      {"bisect",
+       "find the patch of a series, the commit of a git range or the knob set where a metric "
+       "changes; confirm it",
        setup_bisect},
       {"merge", "join result sessions of one plan (shards, hosts) into one new session",
        setup_merge},
@@ -478,6 +496,9 @@ const std::vector<Command>& commands() {
        setup_cache},
       {"workloads", "list the workloads, or one workload's parameters and metrics",
        setup_workloads},
+      {"doctor",
+       "check this machine: every program foliolab runs, its Debian package, what needs it",
+       setup_doctor},
   };
   return kCommands;
 }

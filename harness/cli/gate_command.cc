@@ -10,10 +10,12 @@
 #include "analysis/gate.h"
 #include "analysis/known_issues.h"
 #include "analysis/pairing.h"
+#include "catalog/workload_check.h"
 #include "cli/bisect_command.h"
 #include "cli/results_commands.h"
 #include "model/known_issue.h"
 #include "model/loader.h"
+#include "model/problems.h"
 #include "report/json.h"
 #include "report/junit.h"
 #include "report/render.h"
@@ -72,13 +74,29 @@ Result<std::chrono::year_month_day> gate_today(const std::string& text) {
   return *d;
 }
 
-Status apply_known_file(const GateFlags& f, GateReport& report) {
+// The known-issues file, read before anything is rerun; each entry's metric is checked against
+// the candidate's workloads as the experiment's own gate rules are (check_metric).
+Result<std::vector<KnownIssue>> load_known_file(const GateFlags& f, const Experiment& exp) {
+  if (f.known_issues.empty()) return std::vector<KnownIssue>{};
+  auto issues = load_known_issues(f.known_issues);
+  FL_TRY(issues);
+  Problems out;
+  for (size_t i = 0; i < issues->size(); ++i) {
+    const KnownIssue& k = (*issues)[i];
+    if (Status st = check_metric(exp, k.runs, k.metric); !st.ok()) {
+      out.add(k.metric_loc, fmt::format("known_issues[{}].metric", i), st.error().message);
+    }
+  }
+  FL_TRY(out.status());
+  return issues;
+}
+
+Status apply_known_file(const GateFlags& f, const std::vector<KnownIssue>& issues,
+                        GateReport& report) {
   if (f.known_issues.empty()) return {};
   auto today = gate_today(f.today);
   FL_TRY(today);
-  auto issues = load_known_issues(f.known_issues);
-  FL_TRY(issues);
-  apply_known_issues(report, *issues, *today);
+  apply_known_issues(report, issues, *today);
   return {};
 }
 
@@ -190,9 +208,11 @@ int run_gate(const GateFlags& f, const GateSessions& sessions) {
   }
   auto judged = judge(f);
   if (!judged.ok()) return fail(judged.error());
+  auto known = load_known_file(f, judged->exp);
+  if (!known.ok()) return fail(known.error());
   auto report = confirm_failures(f, *judged, sessions);
   if (!report.ok()) return fail(report.error(), kExitEnvironment);
-  if (auto st = apply_known_file(f, *report); !st.ok()) return fail(st.error());
+  if (auto st = apply_known_file(f, *known, *report); !st.ok()) return fail(st.error());
   if (auto st = write_gate_files(*report, judged->exp.name, f, judged->cand_dir); !st.ok()) {
     return fail(st.error());
   }

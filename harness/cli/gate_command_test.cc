@@ -99,6 +99,13 @@ class GateCommand : public ::testing::Test {
     sessions_ = 0;
     return f;
   }
+  // Flags without reruns and with `text` as the --known-issues file.
+  GateFlags known_file(const std::string& text) {
+    EXPECT_TRUE(write_file_atomic(root_ / "known.yaml", text).ok());
+    GateFlags f = flags(0);
+    f.known_issues = (root_ / "known.yaml").string();
+    return f;
+  }
   int gate(const GateFlags& f) {
     return run_gate(f, {.run = [this](const Experiment& e, const std::vector<foliolab::Run>& r) {
                       return session(e, r);
@@ -229,17 +236,14 @@ TEST_F(GateCommand, RerunsThatCannotCompleteAreRetriedThenInfra) {
 }
 
 TEST_F(GateCommand, AKnownIssueSkipsItsFailureUntilItExpires) {
-  ASSERT_TRUE(write_file_atomic(root_ / "known.yaml", R"(known_issues:
+  GateFlags f = known_file(R"(known_issues:
   - id: mm-4711
     runs: {arch: x86_64, workload: fault}
     metric: faults
     regressed: <= 25%
     url: https://example.org/mm-4711
     expires: 2027-01-31
-)")
-                  .ok());
-  GateFlags f = flags(0);
-  f.known_issues = (root_ / "known.yaml").string();
+)");
   f.today = "2027-01-31";  // the last day it holds
   EXPECT_EQ(gate(f), kExitOk);
   EXPECT_EQ(gate_json(f)["cases"][0]["known_issue"]["id"], "mm-4711");
@@ -266,13 +270,24 @@ TEST_F(GateCommand, AKnownIssueSkipsItsFailureUntilItExpires) {
 }
 
 TEST_F(GateCommand, AnErrorInTheKnownIssuesFileIsBadInput) {
-  ASSERT_TRUE(write_file_atomic(root_ / "known.yaml",
-                                "known_issues:\n  - id: x\n    metric: faults\n    flaky: true\n"
-                                "    url: u\n")
-                  .ok());
-  GateFlags f = flags(0);
-  f.known_issues = (root_ / "known.yaml").string();
+  GateFlags f = known_file(
+      "known_issues:\n  - id: x\n    metric: faults\n    flaky: true\n"
+      "    url: u\n");
   EXPECT_EQ(gate(f), kExitBadInput);
+}
+
+TEST_F(GateCommand, AKnownIssueNamingAMetricNoWorkloadPrintsIsALocatedError) {
+  GateFlags f = known_file(
+      "known_issues:\n  - id: x\n    metric: fualts\n    flaky: true\n"
+      "    url: u\n    expires: 2027-01-31\n");
+  ::testing::internal::CaptureStderr();
+  const int rc = gate(f);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, kExitBadInput) << err;
+  EXPECT_NE(err.find("known.yaml:3:13: known_issues[0].metric: no workload of these runs prints "
+                     "'fualts'; did you mean 'faults'?"),
+            std::string::npos)
+      << err;
 }
 
 TEST_F(GateCommand, BisectStartsFromAConfirmedFailureWhoseKernelAddsASeries) {

@@ -17,6 +17,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/docs.h"
 #include "image/foreign_exec.h"
 #include "util/process.h"
 
@@ -34,16 +35,11 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  CLI::App app{"foliolab: build patched kernels, boot them, measure THP/mTHP page-fault effects"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", foliolab::cli::version_string());
-  std::vector<std::function<int()>> handlers;
-  std::vector<CLI::App*> subs;
-  for (const auto& cmd : foliolab::cli::commands()) {
-    CLI::App* sub = app.add_subcommand(cmd.name, cmd.help);
-    handlers.push_back(cmd.setup(*sub));
-    subs.push_back(sub);
-  }
+  auto cl = foliolab::cli::make_command_line();
+  CLI::App& app = *cl.app;
+  if (auto rc = foliolab::cli::print_docs(app, argc, argv)) return *rc;
+  const auto& subs = cl.subs;
+  const auto& handlers = cl.handlers;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -36,6 +36,7 @@ struct KnownIssue {
   std::chrono::year_month_day expires;
   std::string expires_text;  // as written, YYYY-MM-DD
   SourceLoc loc;
+  SourceLoc metric_loc;  // of the `metric:` value
 };
 
 // Reads and parses a known-issues file; locations name it as `path` is spelt.

@@ -51,6 +51,7 @@ Status Parser::parse_known_issue(const Field& f, KnownIssue* k) const {
     FL_TRY(value);
     *out = *value;
   }
+  k->metric_loc = loc(*fields->find("metric"));
   if (const Field* r = fields->find("runs")) FL_TRY(parse_selector(*r, &k->runs));
   const Field& expires = *fields->find("expires");
   auto text = read_scalar(expires);

@@ -9,5 +9,8 @@ namespace foliolab {
 const char* source_dir();
 // `git describe --always --dirty` of that tree when it was configured, or "unknown".
 const char* git_revision();
+// The project's version (CMakeLists.txt project(VERSION)) and CMAKE_BUILD_TYPE.
+const char* version();
+const char* build_type();
 
 }  // namespace foliolab
