@@ -87,12 +87,15 @@ TEST(E2ERootfs, ImageIsBuiltFromTheArchiveAndThenCached) {
     auto second = foliolab({"image", "--recipe", "debian-redis", "--arch", arch}, dir / "2.log");
     ASSERT_TRUE(second.ok()) << second.output;
     EXPECT_NE(second.output.find(" cached "), std::string::npos) << second.output;
-    // "debian-redis <arch> <image id> ...": the same id both times.
-    auto id = [](const std::string& out) {
-      const size_t at = out.find("debian-redis ");
-      return at == std::string::npos ? std::string() : out.substr(at, out.find(" /", at) - at);
+    // The result line "debian-redis <arch> <image id> built|cached <path>", after any progress
+    // ("building debian-redis for <arch> ..." on a cold cache): the same id both times.
+    auto id = [&arch](const std::string& out) {
+      const std::string key = "debian-redis " + arch + " ";
+      const size_t at = out.rfind(key);
+      return at == std::string::npos ? std::string() : out.substr(at + key.size(), 16);
     };
-    EXPECT_EQ(id(first.output).substr(0, 40), id(second.output).substr(0, 40));
+    EXPECT_EQ(id(first.output).size(), 16u) << first.output;
+    EXPECT_EQ(id(first.output), id(second.output)) << first.output << second.output;
   }
   // Nothing was registered on the host: its binfmt_misc (when mounted) has no foliolab entry.
   EXPECT_FALSE(path_exists("/proc/sys/fs/binfmt_misc/foliolab-arm64"));
