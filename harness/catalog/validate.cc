@@ -16,28 +16,27 @@
 #include "catalog/workload_check.h"
 #include "kernel/series.h"
 #include "model/image_recipe.h"
+#include "model/project.h"
 #include "util/text.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
 namespace {
 
-// Entries of `dir` (sorted); with `suffix`, only names ending in it, suffix removed.
-std::vector<std::string> list_names(const fs::path& dir, const std::string& suffix) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (!suffix.empty()) {
-      if (!name.ends_with(suffix)) continue;
-      name.resize(name.size() - suffix.size());
-    } else if (!it->is_directory(ec)) {
-      continue;
+// The series a project and foliolab's data offer (folders and mbox files under patches/).
+std::vector<std::string> series_names(const SearchPath& names) {
+  std::vector<std::string> out;
+  for (const SearchPath::Place& place : names.places()) {
+    std::error_code ec;
+    for (fs::directory_iterator it(place.dir / "patches", ec), end; !ec && it != end;
+         it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      if (name.rfind("README", 0) != 0) out.push_back(std::move(name));
     }
-    names.push_back(name);
   }
-  std::sort(names.begin(), names.end());
-  return names;
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::string hint(const std::string& name, const std::vector<std::string>& available) {
@@ -65,34 +64,33 @@ class Checker {
   std::string problems_;
 };
 
-// kernels[i].config: every fragment exists.
-void check_fragments(const KernelSpec& k, const std::string& path, const fs::path& root,
+// kernels[i].config: every fragment exists, in the project or in foliolab's data.
+void check_fragments(const KernelSpec& k, const std::string& path, const SearchPath& names,
                      Checker* check) {
-  std::error_code ec;
-  const fs::path config_dir = root / "kernel-config";
   for (size_t i = 0; i < k.config.size(); ++i) {
-    const fs::path file = config_dir / (k.config[i] + ".config");
-    if (fs::is_regular_file(file, ec)) continue;
+    const fs::path rel = fs::path("kernel-config") / (k.config[i] + ".config");
+    if (names.find(rel)) continue;
     const SourceLoc at = i < k.config_locs.size() ? k.config_locs[i] : k.loc;
     check->fail(at, path + ".config[" + std::to_string(i) + "]",
-                "config fragment '" + k.config[i] + "' not found (no " + file.string() + ")" +
-                    hint(k.config[i], list_names(config_dir, ".config")));
+                "config fragment '" + k.config[i] + "' not found (no " + names.searched(rel) + ")" +
+                    hint(k.config[i], names.names("kernel-config", ".config")));
   }
 }
 
 // kernels[i].patches: a series under patches/ (a quilt or format-patch folder, an mbox file; its
 // mails are read at plan time, see kernel/series.h), or a commit range with a repository.
 void check_patches(const Experiment& exp, const KernelSpec& k, const std::string& path,
-                   const fs::path& root, Checker* check) {
+                   const SearchPath& names, Checker* check) {
   std::error_code ec;
   if (!k.patches.empty()) {
-    const fs::path where = root / "patches" / k.patches;
+    const fs::path rel = fs::path("patches") / k.patches;
     const SourceLoc at = k.patches_loc.line ? k.patches_loc : k.loc;
-    if (!fs::exists(where, ec)) {
+    const auto where = names.find(rel);
+    if (!where) {
       check->fail(at, path + ".patches",
                   "patch series '" + k.patches + "' not found (no folder or mbox " +
-                      where.string() + ")" + hint(k.patches, list_names(root / "patches", "")));
-    } else if (const std::string problem = series_location_problem(where); !problem.empty()) {
+                      names.searched(rel) + ")" + hint(k.patches, series_names(names)));
+    } else if (const std::string problem = series_location_problem(where->path); !problem.empty()) {
       check->fail(at, path + ".patches", problem);
     }
   }
@@ -140,11 +138,11 @@ void check_source(const Experiment& exp, const KernelSpec& k, const std::string&
   }
 }
 
-void check_kernel(const Experiment& exp, size_t index, const fs::path& root, Checker* check) {
+void check_kernel(const Experiment& exp, size_t index, const SearchPath& names, Checker* check) {
   const KernelSpec& k = exp.kernels[index];
   const std::string path = "kernels[" + std::to_string(index) + "]";
-  check_fragments(k, path, root, check);
-  check_patches(exp, k, path, root, check);
+  check_fragments(k, path, names, check);
+  check_patches(exp, k, path, names, check);
   check_source(exp, k, path, check);
 }
 
@@ -176,18 +174,19 @@ void check_custom_files(const Experiment& exp, size_t index, Checker* check) {
 
 // `machine.image`: the recipe exists and reads (its own errors name its file), the backend can
 // attach a root disk, and every workload that runs Debian's programs (FL_PACKAGES) gets them.
-void check_image(const Experiment& exp, const fs::path& root, Checker* check) {
+void check_image(const Experiment& exp, const SearchPath& names, Checker* check) {
   const MachineSpec& m = exp.machine;
   std::optional<ImageRecipe> recipe;
   if (!m.image.empty()) {
-    const fs::path file = image_recipe_path(root, m.image);
-    if (!fs::is_regular_file(file)) {
-      const auto known = image_recipe_names(root);
+    const auto file = find_image_recipe(names, m.image);
+    if (!file) {
+      const auto known = image_recipe_names(names);
       check->fail(m.image_loc, "machine.image",
-                  "no image recipe '" + m.image + "' (" + file.string() + ")" +
+                  "no image recipe '" + m.image + "' (no " +
+                      names.searched(image_recipe_rel(m.image)) + ")" +
                       did_you_mean(m.image, known) +
                       (known.empty() ? "" : " (recipes: " + join(known, ", ") + ")"));
-    } else if (auto r = load_image_recipe(file.string()); !r.ok()) {
+    } else if (auto r = load_image_recipe(file->path.string()); !r.ok()) {
       check->add(r.error().message);
     } else {
       recipe = *r;
@@ -240,12 +239,18 @@ fs::path resolve_source(const Experiment& exp, const KernelSpec& kernel) {
   return resolve_path(exp, kernel.source);
 }
 
-Status validate_project(const Experiment& exp, const fs::path& project_root, const HostFacts& host,
+Status validate_project(const Experiment& exp, const fs::path& data_root, const HostFacts& host,
                         const std::string& results_root) {
   Checker check;
-  for (size_t i = 0; i < exp.kernels.size(); ++i) check_kernel(exp, i, project_root, &check);
+  if (auto marked = find_project_marker(exp.dir)) {
+    if (Status st = check_project_marker(*marked / kProjectMarker); !st.ok()) {
+      check.add(st.error().message);
+    }
+  }
+  const SearchPath names(exp.project, data_root);
+  for (size_t i = 0; i < exp.kernels.size(); ++i) check_kernel(exp, i, names, &check);
   for (size_t i = 0; i < exp.workloads.size(); ++i) check_custom_files(exp, i, &check);
-  check_image(exp, project_root, &check);
+  check_image(exp, names, &check);
   Status knobs = validate_knobs(exp);
   if (!knobs.ok()) check.add(knobs.error().message);
   Status workloads = validate_workloads(exp);
@@ -255,7 +260,7 @@ Status validate_project(const Experiment& exp, const fs::path& project_root, con
   Status state = check_machine_state(exp);
   if (!state.ok()) check.add(state.error().message);
   Status limits = check_plan_limits(
-      exp, host, results_root.empty() ? (project_root / "results").string() : results_root);
+      exp, host, results_root.empty() ? (data_root / "results").string() : results_root);
   if (!limits.ok()) check.add(limits.error().message);
   return check.status();
 }

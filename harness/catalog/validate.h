@@ -9,16 +9,18 @@
 
 namespace foliolab {
 
-// Every config fragment exists as <project_root>/kernel-config/<name>.config, every patch
-// series as <project_root>/patches/<name>/series, and every non-"debian" kernel source exists
+// Every config fragment exists as kernel-config/<name>.config, every patch series as
+// patches/<name> (a folder or an mbox), every image recipe as images/<name>.yaml, in the
+// experiment's project or else in `data_root` (model/project.h); a foliolab.yaml marker reads;
+// every non-"debian" kernel source exists
 // as a directory or a .tar / .tar.{gz,xz,bz2} / .tgz file (relative sources are resolved
 // against the folder of Experiment::file). All problems are reported, one per line, each as
 // "file:line:col: key.path: message". Knob values are checked against the kernel where it is
 // known before the build (validate_knobs in model/knob_catalog.h).
 // Also checks the experiment against the workload catalog (validate_workloads in
 // model/workload_check.h) and the plan-time limits (check_plan_limits in model/plan_limits.h;
-// `results_root` "" = <project_root>/results).
-Status validate_project(const Experiment& exp, const std::filesystem::path& project_root,
+// `results_root` "" = <data_root>/results).
+Status validate_project(const Experiment& exp, const std::filesystem::path& data_root,
                         const HostFacts& host = {}, const std::string& results_root = "");
 
 // Where a kernel's `source:` points, or "" for "debian".

@@ -199,8 +199,9 @@ TEST_F(ValidateImageTest, AnImageThatInstallsTheWorkloadsPackagesPasses) {
 TEST_F(ValidateImageTest, UnknownRecipeSuggestsTheClosestAndListsThem) {
   const Status s = validate_image("{image: debian-rdis}", "[{name: fault}]");
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, file() + ":5:18: machine.image: no image recipe 'debian-rdis' (" +
-                                   (root_ / "images/debian-rdis.yaml").string() +
+  EXPECT_EQ(s.error().message, file() + ":5:18: machine.image: no image recipe 'debian-rdis' (no " +
+                                   (root_ / "experiments/images/debian-rdis.yaml").string() +
+                                   " or " + (root_ / "images/debian-rdis.yaml").string() +
                                    "); did you mean 'debian-redis'? (recipes: bad, debian-base, "
                                    "debian-redis)");
 }

@@ -12,6 +12,7 @@
 #include "catalog/metric_catalog.h"
 #include "cli/run_setup.h"
 #include "model/arch.h"
+#include "model/project.h"
 #include "report/bisect.h"
 #include "results/bisect_index.h"
 #include "results/index.h"
@@ -146,8 +147,14 @@ Result<BisectCandidates> candidates(const BisectFlags& f, const Experiment& exp,
   }
   RealProcessRunner proc;
   if (!f.series.empty()) {
-    return series_candidates(exp, f.series, where, proc,
-                             fs::path(f.run.common.root) / "patches" / f.series,
+    const SearchPath names(exp.project, f.run.common.root);
+    const fs::path rel = fs::path("patches") / f.series;
+    const auto found = names.find(rel);
+    if (!found) {
+      return make_error("--series " + f.series + ": no patch series (no " + names.searched(rel) +
+                        ")");
+    }
+    return series_candidates(exp, f.series, where, proc, found->path,
                              fs::path(f.run.common.cache) / "work" / "bisect-mbox", f.good_patches);
   }
   if (!f.range.empty()) return range_candidates(exp, f.range, where, proc);

@@ -1,4 +1,6 @@
 #include "cli/cli_util.h"
+
+#include "model/project.h"
 #include "util/build_info.h"
 
 #include <fmt/format.h>
@@ -50,6 +52,10 @@ DataRoot data_root() {
 std::filesystem::path project_root() { return data_root().path; }
 
 std::filesystem::path default_results_root() {
+  std::error_code ec;
+  if (auto project = find_project_marker(std::filesystem::current_path(ec))) {
+    return *project / "results";
+  }
   const DataRoot root = data_root();
   if (root.kind == DataRootKind::kInstalled) return std::filesystem::current_path() / "results";
   return root.path / "results";

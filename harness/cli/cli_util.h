@@ -42,8 +42,9 @@ DataRoot find_data_root(const char* env, const std::filesystem::path& exe,
 // find_data_root of this process: FOLIOLAB_ROOT, /proc/self/exe and the compiled-in source tree.
 DataRoot data_root();
 std::filesystem::path project_root();
-// <data root>/results, or for an installed foliolab (whose data folder is not the user's)
-// results/ in the working directory.
+// results/ of the project (foliolab.yaml) the working directory is in; else <data root>/results,
+// or for an installed foliolab (whose data folder is not the user's) results/ in the working
+// directory.
 std::filesystem::path default_results_root();
 // This foliolab binary (/proc/self/exe), for the helpers it runs as itself.
 std::filesystem::path self_exe_path();

@@ -15,11 +15,13 @@
 #include "backend/backend.h"
 #include "backend/backend_table.h"
 #include "backend/libvirt_backend.h"
+#include "catalog/named_files.h"
 #include "catalog/validate.h"
 #include "cli/bisect_command.h"
 #include "cli/cli_util.h"
 #include "cli/doctor_command.h"
 #include "cli/gate_command.h"
+#include "cli/init_command.h"
 #include "cli/merge_command.h"
 #include "cli/progress.h"
 #include "cli/results_commands.h"
@@ -33,6 +35,7 @@
 #include "model/image_recipe.h"
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "model/project.h"
 #include "model/shard.h"
 #include "report/html.h"
 #include "report/layout.h"
@@ -60,8 +63,10 @@ void log_line(const std::string& s) { fmt::print(stderr, "{}\n", s); }
 int print_plan_cost(const Experiment& exp, const std::vector<Run>& runs, const Common& common,
                     const std::string& results_root) {
   RealProcessRunner proc;
-  KernelBuilder kernels(proc,
-                        {.project_root = common.root, .spec_dir = exp.dir, .cache = common.cache});
+  KernelBuilder kernels(proc, {.project_root = common.root,
+                               .project = exp.project,
+                               .spec_dir = exp.dir,
+                               .cache = common.cache});
   ImageBuilder images(proc, common.root, common.cache);
   const BackendEntry* backend = find_backend(exp.machine.backend);
   // Only an index that is there: plan creates nothing.
@@ -71,7 +76,9 @@ int print_plan_cost(const Experiment& exp, const std::vector<Run>& runs, const C
   RootfsBuilder disks(proc, {.cache = common.cache, .self_exe = self_exe_path()});
   std::optional<ImageRecipe> recipe;
   if (!exp.machine.image.empty()) {
-    auto r = load_image_recipe(image_recipe_path(common.root, exp.machine.image).string());
+    const auto file = find_image_recipe(SearchPath(exp.project, common.root), exp.machine.image);
+    if (!file) return fail(make_error("no image recipe '" + exp.machine.image + "'"));
+    auto r = load_image_recipe(file->path.string());
     if (!r.ok()) return fail(r.error());
     recipe = *r;
   }
@@ -113,7 +120,9 @@ std::function<int()> setup_plan(CLI::App& app) {
       runs = shard_runs(runs, *shard);
       fmt::print("shard {}: {} run(s)\n", shard->text(), runs.size());
     }
-    fmt::print("{}{}", format_plan(*exp, runs), format_time_estimate(*exp, runs));
+    fmt::print("{}{}{}", format_plan(*exp, runs),
+               format_named_files(named_files(*exp, common->root)),
+               format_time_estimate(*exp, runs));
     return print_plan_cost(*exp, runs, *common, *results);
   };
 }
@@ -345,6 +354,7 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
       }
     };
     KernelBuilder builder(proc, {.project_root = common->root,
+                                 .project = exp->project,
                                  .spec_dir = exp->dir,
                                  .cache = common->cache,
                                  .jobs = *jobs,
@@ -376,16 +386,17 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
 int build_rootfs_images(ProcessRunner& proc, const Common& common, const std::string& name,
                         const std::vector<std::string>& archs, ForeignPath foreign) {
   const fs::path root(common.root);
-  auto recipe = load_image_recipe(image_recipe_path(root, name).string());
-  if (!recipe.ok()) {
-    const auto known = image_recipe_names(root);
-    if (!path_exists(image_recipe_path(root, name))) {
-      fmt::print(stderr, "error: no image recipe '{}' in {}{}\n", name, (root / "images").string(),
-                 did_you_mean(name, known));
-      return kExitBadInput;
-    }
-    return fail(recipe.error());
+  // A recipe of the project the working directory is in comes before foliolab's.
+  const SearchPath names(project_of(fs::current_path()), root);
+  const auto file = find_image_recipe(names, name);
+  if (!file) {
+    fmt::print(stderr, "error: no image recipe '{}' (no {}){}\n", name,
+               names.searched(image_recipe_rel(name)),
+               did_you_mean(name, image_recipe_names(names)));
+    return kExitBadInput;
   }
+  auto recipe = load_image_recipe(file->path.string());
+  if (!recipe.ok()) return fail(recipe.error());
   // Through the provider: a second stage boots the quickstart's kernel, built like any other.
   BuildingArtifactProvider artifacts(proc, {.project_root = root, .cache = common.cache}, foreign);
   RootfsBuilder& builder = artifacts.rootfs_builder();
@@ -496,6 +507,8 @@ const std::vector<Command>& commands() {
        setup_cache},
       {"workloads", "list the workloads, or one workload's parameters and metrics",
        setup_workloads},
+      {"init", "make a project folder: foliolab.yaml, an experiment to start from, patches/",
+       setup_init},
       {"doctor",
        "check this machine: every program foliolab runs, its Debian package, what needs it",
        setup_doctor},

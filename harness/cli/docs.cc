@@ -32,7 +32,15 @@ void man_command(const CLI::App& sub, std::string* out) {
   *out += ".RE\n";
 }
 
-constexpr std::string_view kManTail = R"(.SH ENVIRONMENT
+constexpr std::string_view kManTail = R"(.SH PROJECTS
+A project is a folder of your own holding a \fIfoliolab.yaml\fR marker (\fBfoliolab init
+DIR\fR makes one). The project of an experiment is the nearest folder from the experiment
+file's folder up holding the marker, else the experiment's own folder. A name an experiment
+gives (\fBpatches:\fR, \fBconfig:\fR, \fBmachine.image\fR) is looked up in the project's
+\fIpatches/\fR, \fIkernel\-config/\fR and \fIimages/\fR first, then in the data folder;
+\fBplan\fR prints where each came from. Paths (sources, programs) are relative to the
+experiment file. Results go to \fIresults/\fR of the project the working directory is in.
+.SH ENVIRONMENT
 .TP
 .B FOLIOLAB_ROOT
 The data folder (kernel\-config/, patches/, images/, workloads/, experiments/). Without it:

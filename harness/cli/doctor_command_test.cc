@@ -93,3 +93,35 @@ TEST(Doctor, APathWithoutARunProgramFailsNamingTheAptGetLine) {
 
 }  // namespace
 }  // namespace foliolab::cli
+
+namespace foliolab::cli {
+namespace {
+
+TEST(DoctorMachine, ACacheDiskTooSmallForTheFirstRunBlocksIt) {
+  EXPECT_TRUE(check_cache_disk("/c", kMinCacheFreeBytes - 1).blocks);
+  const MachineCheck low = check_cache_disk("/c", kMinCacheFreeBytes);
+  EXPECT_FALSE(low.blocks);
+  EXPECT_THAT(low.verdict, HasSubstr("low for root filesystems"));
+  const MachineCheck fine = check_cache_disk("/c", kLowCacheFreeBytes);
+  EXPECT_FALSE(fine.blocks);
+  EXPECT_EQ(fine.verdict, "16.0 GiB free for /c");
+}
+
+TEST(DoctorMachine, ForeignArchImagesSayWhichWayTheyAreMade) {
+  EXPECT_THAT(check_foreign("6.18.1-amd64", true, true).verdict, HasSubstr("binfmt_misc"));
+  EXPECT_THAT(check_foreign("6.1.0-27-amd64", true, true).verdict,
+              HasSubstr("second-stage arm64 guest (kernel 6.1.0-27-amd64 has no per-namespace"));
+  EXPECT_THAT(check_foreign("6.18.1", false, true).verdict, HasSubstr("no qemu-user-static"));
+  EXPECT_THAT(check_foreign("6.18.1", true, false).verdict, HasSubstr("apt-get install arch-test"));
+}
+
+TEST(DoctorMachine, KvmIsReportedNeverRequired) {
+  EXPECT_FALSE(check_kvm(false, false, false, "").blocks);
+  EXPECT_THAT(check_kvm(false, false, false, "").verdict, HasSubstr("TCG"));
+  EXPECT_THAT(check_kvm(true, true, false, "QEMU -accel kvm failed").verdict,
+              HasSubstr("unusable: QEMU -accel kvm failed"));
+  EXPECT_THAT(check_kvm(true, true, true, "").verdict, HasSubstr("smoke test passed"));
+}
+
+}  // namespace
+}  // namespace foliolab::cli

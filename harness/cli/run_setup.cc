@@ -138,6 +138,7 @@ int guests_at_once(const RunFlags& f, const MadeBackend& made, const Experiment&
 KernelBuildOptions kernel_build_options(const RunFlags& f, const Experiment& exp,
                                         RunStatus* shown) {
   return {.project_root = f.common.root,
+          .project = exp.project,
           .spec_dir = exp.dir,
           .cache = f.common.cache,
           .jobs = f.make_jobs,

@@ -32,7 +32,8 @@
 namespace foliolab {
 
 struct KselftestBuildOptions {
-  std::filesystem::path project_root;  // patches/
+  std::filesystem::path project_root;  // foliolab's data: patches/
+  std::filesystem::path project;       // the experiment's project: its patches/ come first
   std::filesystem::path spec_dir;      // relative kernel sources resolve here
   std::filesystem::path cache;
 };

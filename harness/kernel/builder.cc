@@ -120,12 +120,15 @@ Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSp
   std::vector<std::string> names = {"guest-base", std::string(arch_info(arch).config_fragment)};
   for (const auto& extra : spec.config) names.push_back(extra);
   std::vector<std::vector<ConfigRequest>> fragments;
+  const SearchPath places(opt_.project, opt_.project_root);
   for (const auto& name : names) {
-    const fs::path file = opt_.project_root / "kernel-config" / (name + ".config");
-    auto text = read_file(file);
-    if (!text.ok())
-      return make_error(fmt::format("kernel {}: config fragment '{}' not found ({})", spec.name,
-                                    name, file.string()));
+    const fs::path rel = fs::path("kernel-config") / (name + ".config");
+    const auto file = places.find(rel);
+    if (!file)
+      return make_error(fmt::format("kernel {}: config fragment '{}' not found (no {})", spec.name,
+                                    name, places.searched(rel)));
+    auto text = read_file(file->path);
+    FL_TRY(text);
     auto parsed = parse_fragment(*text, name);
     if (!parsed.ok()) return parsed.error();
     fragments.push_back(std::move(*parsed));
@@ -139,7 +142,8 @@ Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSp
 Result<KernelBuilder::Plan> KernelBuilder::plan(const KernelSpec& spec, Arch arch) {
   Plan plan{.spec = &spec, .arch = &arch_info(arch)};
   const ArchInfo& ai = *plan.arch;
-  auto kt = resolve_kernel_tree(runner_, spec, opt_.project_root, opt_.spec_dir, opt_.cache);
+  auto kt = resolve_kernel_tree(runner_, spec, SearchPath(opt_.project, opt_.project_root),
+                                opt_.spec_dir, opt_.cache);
   if (!kt.ok()) return kt.error();
   plan.tree = std::move(*kt);
   auto requests = config_requests(spec, arch);

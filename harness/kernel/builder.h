@@ -54,10 +54,12 @@ struct KernelArtifact {
 };
 
 struct KernelBuildOptions {
-  std::filesystem::path project_root;  // holds kernel-config/ and patches/
-  std::filesystem::path spec_dir;      // relative source paths resolve here
-  std::filesystem::path cache;         // cache root
-  int jobs = 0;                        // 0: number of online CPUs
+  std::filesystem::path project_root;  // foliolab's data: holds kernel-config/ and patches/
+  // The experiment's project (model/project.h): its kernel-config/ and patches/ come first.
+  std::filesystem::path project;
+  std::filesystem::path spec_dir;  // relative source paths resolve here
+  std::filesystem::path cache;     // cache root
+  int jobs = 0;                    // 0: number of online CPUs
   bool use_ccache = true;
   // The builder never prints: lines for humans go to `log`, and about once a second during make
   // `progress` gets what ("building k x86_64"), seconds so far and make's last line (the CLI

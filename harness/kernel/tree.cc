@@ -152,7 +152,7 @@ Status checkout_git_tree(ProcessRunner& runner, const SourceInfo& src, const fs:
 }  // namespace
 
 Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& spec,
-                                       const fs::path& project_root, const fs::path& spec_dir,
+                                       const SearchPath& names, const fs::path& spec_dir,
                                        const fs::path& cache) {
   KernelTree kt;
   auto source = identify_source(runner, spec, spec_dir, cache);
@@ -175,8 +175,14 @@ Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& 
     kt.series = std::move(*series);
   } else if (!spec.patches.empty()) {
     // An mbox is split once per content under the work folder, beside the ranges.
-    auto series = load_patch_series(runner, project_root / "patches" / spec.patches,
-                                    cache / "work" / kt.source.work_id / "mbox");
+    const fs::path rel = fs::path("patches") / spec.patches;
+    const auto where = names.find(rel);
+    if (!where) {
+      return make_error(fmt::format("kernel {}: patch series '{}' not found (no {})", spec.name,
+                                    spec.patches, names.searched(rel)));
+    }
+    auto series =
+        load_patch_series(runner, where->path, cache / "work" / kt.source.work_id / "mbox");
     if (!series.ok()) {
       const std::string at = spec.patches_loc.line ? spec.patches_loc.str() + ": " : "";
       return in_context(at + "kernel " + spec.name, series.error());

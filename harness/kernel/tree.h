@@ -10,6 +10,7 @@
 #include "kernel/series.h"
 #include "kernel/source.h"
 #include "model/experiment.h"
+#include "model/project.h"
 #include "util/process.h"
 #include "util/result.h"
 
@@ -23,9 +24,9 @@ struct KernelTree {
 
 // The tree `spec` builds from: its source (a tarball, a directory or a git ref; relative paths
 // resolve against spec_dir) and its series (a quilt or format-patch folder or an mbox under
-// <project_root>/patches, or a commit range).
+// patches/ of the project or of foliolab's data, see model/project.h; or a commit range).
 Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& spec,
-                                       const std::filesystem::path& project_root,
+                                       const SearchPath& names,
                                        const std::filesystem::path& spec_dir,
                                        const std::filesystem::path& cache);
 

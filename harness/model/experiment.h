@@ -207,6 +207,10 @@ struct Experiment {
   // names (kernel sources, patch repositories, custom sources, build dirs, programs) resolves
   // against it, so no later step depends on the working directory of foliolab or of a child.
   std::string dir;
+  // The experiment's project (model/project.h), set by the loader: the nearest folder from `dir`
+  // up holding foliolab.yaml, else `dir`. Series, fragments and recipes are looked up there
+  // first, then in foliolab's data.
+  std::string project;
   std::string name;
   std::string description;
   std::vector<KernelSpec> kernels;

@@ -15,10 +15,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/experiment.h"
+#include "model/project.h"
 #include "util/result.h"
 
 namespace foliolab {
@@ -47,11 +49,12 @@ struct ImageRecipe {
 const std::vector<std::string>& image_variants();
 const std::vector<std::string>& image_suites();
 
-// `<root>/images/<name>.yaml`.
-std::filesystem::path image_recipe_path(const std::filesystem::path& project_root,
-                                        const std::string& name);
-// The recipes under <root>/images/ (their names, sorted).
-std::vector<std::string> image_recipe_names(const std::filesystem::path& project_root);
+// `images/<name>.yaml`, where a recipe named `name` is in a project or foliolab's data.
+std::filesystem::path image_recipe_rel(const std::string& name);
+// The recipe file of `name`: the project's, else foliolab's (model/project.h).
+std::optional<Found> find_image_recipe(const SearchPath& names, const std::string& name);
+// The recipes under images/ of every place (their names, sorted, unique).
+std::vector<std::string> image_recipe_names(const SearchPath& names);
 
 Result<ImageRecipe> load_image_recipe(const std::string& path);
 Result<ImageRecipe> parse_image_recipe(const std::string& yaml_text, const std::string& file_name);

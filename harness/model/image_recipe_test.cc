@@ -75,7 +75,10 @@ TEST(ImageRecipe, ShippedRecipeLoadsFromTheTree) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->name, "debian-redis");
   EXPECT_THAT(r->packages, ElementsAre("redis-server", "redis-tools", "stress", "stress-ng"));
-  EXPECT_EQ(image_recipe_path(source_dir(), "debian-redis"), std::filesystem::path(path));
+  auto found = find_image_recipe(SearchPath({}, source_dir()), "debian-redis");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->path, std::filesystem::path(path));
+  EXPECT_EQ(found->origin, "foliolab");
   // The kernel-build image: its commands unpack, configure and prepare the tree.
   auto kbuild = load_image_recipe(std::string(source_dir()) + "/images/debian-kbuild.yaml");
   ASSERT_TRUE(kbuild.ok()) << kbuild.error().message;
@@ -89,8 +92,8 @@ TEST(ImageRecipe, RecipeNamesAreTheYamlFilesUnderImages) {
   ASSERT_TRUE(write_file_atomic(dir / "images/b.yaml", "packages: [stress]\n").ok());
   ASSERT_TRUE(write_file_atomic(dir / "images/a.yaml", "packages: [stress]\n").ok());
   ASSERT_TRUE(write_file_atomic(dir / "images/notes.txt", "x\n").ok());
-  EXPECT_THAT(image_recipe_names(dir.path()), ElementsAre("a", "b"));
-  EXPECT_TRUE(image_recipe_names(dir / "nothing-here").empty());
+  EXPECT_THAT(image_recipe_names(SearchPath({}, dir.path())), ElementsAre("a", "b"));
+  EXPECT_TRUE(image_recipe_names(SearchPath({}, dir / "nothing-here")).empty());
 }
 
 TEST(ImageRecipe, UnknownKeySuggestsTheClosest) {

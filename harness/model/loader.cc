@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/loader_internal.h"
+#include "model/project.h"
 #include "util/text.h"
 #include "util/yaml_reader.h"
 
@@ -186,6 +187,7 @@ Result<Experiment> experiment_from(const YAML::Node& root, const std::string& fi
       [&](const loader_internal::Parser& p) { return p.parse(root); });
   if (exp.ok()) {
     exp->dir = std::filesystem::absolute(file_name).parent_path().lexically_normal().string();
+    exp->project = project_of(exp->dir).string();
   }
   return exp;
 }

@@ -131,21 +131,16 @@ const std::vector<std::string>& image_suites() {
   return s;
 }
 
-std::filesystem::path image_recipe_path(const std::filesystem::path& project_root,
-                                        const std::string& name) {
-  return project_root / "images" / (name + ".yaml");
+std::filesystem::path image_recipe_rel(const std::string& name) {
+  return std::filesystem::path("images") / (name + ".yaml");
 }
 
-std::vector<std::string> image_recipe_names(const std::filesystem::path& project_root) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(project_root / "images", ec)) {
-    if (e.path().extension() == ".yaml" && e.is_regular_file()) {
-      out.push_back(e.path().stem().string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+std::optional<Found> find_image_recipe(const SearchPath& names, const std::string& name) {
+  return names.find(image_recipe_rel(name));
+}
+
+std::vector<std::string> image_recipe_names(const SearchPath& names) {
+  return names.names("images", ".yaml");
 }
 
 namespace {

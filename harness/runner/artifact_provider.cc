@@ -32,6 +32,7 @@ BuildingArtifactProvider::BuildingArtifactProvider(ProcessRunner& runner,
                        .foreign = foreign,
                        .second_stage = &second_stage_}),
       kselftests_(runner, {.project_root = kernel_options.project_root,
+                           .project = kernel_options.project,
                            .spec_dir = kernel_options.spec_dir,
                            .cache = kernel_options.cache}) {}
 
@@ -49,7 +50,13 @@ Result<KernelArtifact> BuildingArtifactProvider::kernel(const KernelSpec& spec, 
 Result<ImageArtifact> BuildingArtifactProvider::image(Arch arch) { return images_.build(arch); }
 
 Result<RootfsArtifact> BuildingArtifactProvider::rootfs(const std::string& recipe, Arch arch) {
-  auto r = load_image_recipe(image_recipe_path(kopt_.project_root, recipe).string());
+  const SearchPath names(kopt_.project, kopt_.project_root);
+  const auto file = find_image_recipe(names, recipe);
+  if (!file) {
+    return make_error(fmt::format("no image recipe '{}' (no {})", recipe,
+                                  names.searched(image_recipe_rel(recipe))));
+  }
+  auto r = load_image_recipe(file->path.string());
   FL_TRY(r);
   return rootfs_.build(*r, arch);
 }
