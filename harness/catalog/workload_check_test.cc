@@ -25,7 +25,8 @@ TEST(WorkloadCheck, UnknownWorkloadName) {
             "x.yaml:5:20: workloads[0].name: unknown workload 'faults'; did you mean 'fault'?");
   EXPECT_THAT(check("workloads: [{name: stream}]\n"),
               HasSubstr("(workloads: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm, "
-                        "redis, memcg-stress, postgres, memcached, kbuild, custom)"));
+                        "thp-swap-allocator, swap, collapse, redis, memcg-stress, postgres, "
+                        "memcached, kbuild, custom)"));
 }
 
 TEST(WorkloadCheck, UnknownParameterName) {
