@@ -36,8 +36,11 @@
 #include "cgroup.h"
 
 static struct wl_cg g_cg; /* memory_max: our cgroup */
+static pid_t g_cg_owner;  /* the parent: the writer (a child in the cgroup) must not remove it */
 
-static void cleanup(void) { wl_cg_remove(&g_cg); }
+static void cleanup(void) {
+  if (getpid() == g_cg_owner) wl_cg_remove(&g_cg);
+}
 
 static uint64_t splitmix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -208,6 +211,7 @@ int main(int argc, char **argv) {
   if (memory_max && memory_max >= size)
     wl_usage("memory_max=%" PRIu64 ": must be below size=%" PRIu64 " (or 0)", memory_max, size);
   if (memory_max) {
+    g_cg_owner = getpid();
     atexit(cleanup);
     wl_cg_create(&g_cg, "foliolab-swap");
     char v[32];
