@@ -74,6 +74,20 @@ TEST(WorkloadCheck, KselftestNames) {
             "rep(s) + 120 s to boot = 10920 s; a hung selftest would end the whole run");
 }
 
+// thp-swap-allocator's program deadline must fit in the run's too; its parameters are checked.
+TEST(WorkloadCheck, SwapAllocatorTimeoutAndParams) {
+  EXPECT_EQ(check("workloads: [{name: thp-swap-allocator, params: {timeout: 100}}]\n"), "ok");
+  EXPECT_THAT(
+      check("workloads: [{name: thp-swap-allocator}]\n"),
+      HasSubstr("workloads[0]'s 1 program(s) × 1800 s × 3 rep(s) + 120 s to boot = 5520 s"));
+  EXPECT_THAT(check("workloads: [{name: thp-swap-allocator, params: {small_folio: maybe}}]\n"),
+              HasSubstr("workloads[0].params.small_folio"));
+  EXPECT_THAT(check("workloads: [{name: swap, params: {fill: zeros}}]\n"),
+              HasSubstr("unknown value 'zeros' (valid: random | compressible | same)"));
+  EXPECT_THAT(check("workloads: [{name: collapse, params: {mode: khugepage}}]\n"),
+              HasSubstr("did you mean 'khugepaged'?"));
+}
+
 TEST(WorkloadCheck, AllProblemsAtOnce) {
   const std::string out =
       check("workloads: [{name: fault, params: {sise: 64M, threads: 0, touch: wirte}}]\n");
