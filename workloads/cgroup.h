@@ -43,13 +43,7 @@ static inline long long wl_cg_keyed(const struct wl_cg *cg, const char *file, co
 static inline long long wl_cg_number(const struct wl_cg *cg, const char *file) {
   char path[128];
   wl_cg_path(cg, path, sizeof path, file);
-  FILE *f = fopen(path, "re");
-  long long v = -1;
-  if (f) {
-    if (fscanf(f, "%lld", &v) != 1) v = -1;
-    fclose(f);
-  }
-  return v;
+  return wl_read_number(path);
 }
 
 static inline int wl_cg_write(const struct wl_cg *cg, const char *file, const char *value) {
@@ -61,11 +55,7 @@ static inline int wl_cg_write(const struct wl_cg *cg, const char *file, const ch
 /* Whether the blank-separated list in path holds word. */
 static inline int wl_file_has_word(const char *path, const char *word) {
   char buf[1024];
-  FILE *f = fopen(path, "re");
-  if (!f) return 0;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
+  if (wl_read_text(path, buf, sizeof buf) < 0) return 0;
   for (char *save = NULL, *w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
     if (!strcmp(w, word)) return 1;
   return 0;

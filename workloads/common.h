@@ -240,6 +240,29 @@ static inline long long wl_delta(long long before, long long after) {
   return before < 0 || after < 0 ? -1 : after - before;
 }
 
+/* A file holding one number (memory.peak, khugepaged/full_scans), or -1 when absent or not a
+ * number. */
+static inline long long wl_read_number(const char *path) {
+  FILE *f = fopen(path, "re");
+  long long v = -1;
+  if (f) {
+    if (fscanf(f, "%lld", &v) != 1) v = -1;
+    fclose(f);
+  }
+  return v;
+}
+
+/* At most len - 1 bytes of the file at path into buf, NUL-terminated: their count, or -1 when
+ * it cannot be opened. */
+static inline long wl_read_text(const char *path, char *buf, size_t len) {
+  FILE *f = fopen(path, "re");
+  if (!f) return -1;
+  size_t n = fread(buf, 1, len - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return (long)n;
+}
+
 /* Writes s to path with one write() (like `echo`). 0 or -errno. */
 static inline int wl_write_file(const char *path, const char *s) {
   FILE *f = fopen(path, "we");

@@ -42,6 +42,15 @@ const std::vector<KselftestProgram> kPrograms = {
      {},
      {},
      "userfaultfd write-protect across mremap of THPs and mTHPs (Linux 6.14+)"},
+    // Barry Song's swap-slot allocation check for 64K mTHP swap-out (Linux 6.11+, tools/mm):
+    // not a selftest; its own workload runs it with its -s / -a flags.
+    {kSwapAllocatorProgram,
+     {},
+     {},
+     {},
+     "100 rounds of random swap-in, MADV_DONTNEED and MADV_PAGEOUT of a 60 MiB 64K-mTHP region",
+     kToolsMmDir,
+     kSwapAllocatorWorkload},
 };
 
 // khugepaged.c (6.12): both swap tests MADV_PAGEOUT a page and fail when it is not swapped out.
@@ -67,6 +76,15 @@ std::span<const KselftestNeed> kselftest_needs() { return kNeeds; }
 
 bool is_kselftest(const WorkloadSpec& w) { return w.name == kKselftestWorkload; }
 
+bool is_swap_allocator(const WorkloadSpec& w) { return w.name == kSwapAllocatorWorkload; }
+
+bool runs_tree_programs(const WorkloadSpec& w) { return is_kselftest(w) || is_swap_allocator(w); }
+
+Result<std::vector<std::string>> tree_program_selection(const WorkloadSpec& w) {
+  if (is_swap_allocator(w)) return std::vector<std::string>{std::string(kSwapAllocatorProgram)};
+  return kselftest_selection(w);
+}
+
 Result<std::vector<std::string>> kselftest_selection(const WorkloadSpec& w) {
   std::string list;
   bool given = false;
@@ -80,14 +98,17 @@ Result<std::vector<std::string>> kselftest_selection(const WorkloadSpec& w) {
   }
   std::replace(list.begin(), list.end(), ',', ' ');
   std::vector<std::string> names;
-  for (const auto& p : kPrograms) names.emplace_back(p.name);
+  for (const auto& p : kPrograms) {
+    if (p.workload == kKselftestWorkload) names.emplace_back(p.name);
+  }
   std::vector<std::string> out;
   for (size_t at = 0; at < list.size();) {
     const size_t end = std::min(list.find(' ', at), list.size());
     const std::string name = list.substr(at, end - at);
     at = end + 1;
     if (name.empty()) continue;
-    if (!find_kselftest_program(name)) {
+    const KselftestProgram* program = find_kselftest_program(name);
+    if (!program || program->workload != kKselftestWorkload) {
       const std::string near = did_you_mean(name, names);
       return make_error("unknown mm selftest '" + name + "'" +
                         (near.empty() ? " (known: " + join(names, ", ") + ")" : near));

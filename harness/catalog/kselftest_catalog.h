@@ -17,12 +17,20 @@ namespace foliolab {
 
 inline constexpr std::string_view kKselftestWorkload = "kselftest-mm";
 
+inline constexpr std::string_view kSelftestsMmDir = "tools/testing/selftests/mm";
+inline constexpr std::string_view kToolsMmDir = "tools/mm";
+// The `thp-swap-allocator` workload: tools/mm/thp_swap_allocator_test, run as it is.
+inline constexpr std::string_view kSwapAllocatorWorkload = "thp-swap-allocator";
+inline constexpr std::string_view kSwapAllocatorProgram = "thp_swap_allocator_test";
+
 struct KselftestProgram {
-  std::string_view name;                  // tools/testing/selftests/mm/<name>.c
+  std::string_view name;                  // <dir>/<name>.c
   std::vector<std::string_view> helpers;  // other .c files of that folder it links
   std::vector<std::string_view> cflags;   // besides the Makefile's (quirks of a tree)
-  std::vector<std::string_view> args;     // its argv after argv[0] in the guest
+  std::vector<std::string_view> args;     // its argv after argv[0] in the guest (kselftest-mm)
   std::string_view doc;
+  std::string_view dir = kSelftestsMmDir;          // its folder in the kernel tree
+  std::string_view workload = kKselftestWorkload;  // the workload that runs it
 };
 
 std::span<const KselftestProgram> kselftest_programs();
@@ -40,6 +48,13 @@ struct KselftestNeed {
 std::span<const KselftestNeed> kselftest_needs();
 
 bool is_kselftest(const WorkloadSpec& w);
+bool is_swap_allocator(const WorkloadSpec& w);
+// A workload that runs programs built from the kernel tree (kselftest-mm, thp-swap-allocator).
+bool runs_tree_programs(const WorkloadSpec& w);
+
+// The programs a workload runs from the tree: kselftest-mm's selection, or
+// thp_swap_allocator_test.
+Result<std::vector<std::string>> tree_program_selection(const WorkloadSpec& w);
 
 // The programs `params.tests` names (blank- or comma-separated; the catalog default when
 // absent), in order, without repeats; an unknown name is an error with a "did you mean".

@@ -1,6 +1,7 @@
 #include "catalog/kselftest_catalog.h"
 #include "util/build_info.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -24,6 +25,13 @@ TEST(KselftestCatalog, Selection) {
   EXPECT_EQ(kselftest_selection(with_tests("cwo")).error().message,
             "unknown mm selftest 'cwo'; did you mean 'cow'?");
   EXPECT_EQ(kselftest_selection(with_tests(" , ")).error().message, "tests: no mm selftest named");
+  // tools/mm's program is thp-swap-allocator's, not a selftest kselftest-mm runs.
+  EXPECT_THAT(kselftest_selection(with_tests("thp_swap_allocator_test")).error().message,
+              ::testing::HasSubstr("unknown mm selftest 'thp_swap_allocator_test'"));
+  EXPECT_EQ(*tree_program_selection(WorkloadSpec{.name = "thp-swap-allocator"}),
+            std::vector<std::string>{"thp_swap_allocator_test"});
+  EXPECT_TRUE(runs_tree_programs(WorkloadSpec{.name = "thp-swap-allocator"}));
+  EXPECT_FALSE(runs_tree_programs(WorkloadSpec{.name = "swap"}));
 }
 
 // The runner's default list is the catalog's, and every program of the default exists.
@@ -35,7 +43,8 @@ TEST(KselftestCatalog, DefaultsAgree) {
   source << in.rdbuf();
   EXPECT_NE(source.str().find("{\"tests\", \"" + tests->def + "\", NULL}"), std::string::npos);
   for (const auto& p : kselftest_programs()) {
-    EXPECT_FALSE(p.helpers.empty()) << p.name;
+    EXPECT_EQ(p.helpers.empty(), p.dir == kToolsMmDir) << p.name;  // tools/mm links no helper
+    EXPECT_NE(find_workload(p.workload), nullptr) << p.name;
   }
   for (const auto& need : kselftest_needs())
     EXPECT_NE(find_kselftest_program(need.program), nullptr);

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "catalog/page_size.h"
+#include "catalog/workload_catalog.h"
+#include "catalog/workload_check.h"
 
 namespace foliolab {
 namespace {
@@ -36,6 +39,53 @@ void check_backend(const Experiment& exp, std::vector<std::string>* problems) {
   for (const KnobSet& ks : exp.knob_sets) {
     for (size_t i = 0; i < ks.prepare.size(); ++i) {
       add(problems, ks.prepare[i].loc, fmt::format("knobs.{}.prepare[{}]", ks.name, i), why);
+    }
+  }
+}
+
+// The lower of the experiment cgroup's memory.max and memory.high, in bytes (none: no limit).
+std::optional<uint64_t> cgroup_limit(const CgroupSpec& cg) {
+  std::optional<uint64_t> out;
+  for (const auto& [file, value] : cg.limits) {
+    if (file != "memory.max" && file != "memory.high") continue;
+    const auto bytes = parse_workload_size(value);
+    if (bytes && (!out || *bytes < *out)) out = bytes;
+  }
+  return out;
+}
+
+// The workloads that swap need a swap device; `swap` also a memory limit below its size, the
+// experiment's `cgroup:` or its own memory_max (not both: it would leave the experiment's).
+void check_swapping(const Experiment& exp, std::vector<std::string>* problems) {
+  for (size_t i = 0; i < exp.workloads.size(); ++i) {
+    const WorkloadSpec& w = exp.workloads[i];
+    if (w.name != "swap" && w.name != "thp-swap-allocator") continue;
+    const std::string at = fmt::format("workloads[{}]", i);
+    if (!exp.machine.swap.enabled()) {
+      add(problems, w.loc, at,
+          "workload " + w.label +
+              " swaps out: it needs machine.swap (e.g. {type: zram, size: 64M})");
+    }
+    if (w.name != "swap") continue;
+    const auto size = parse_workload_size(param_or_default(w, "size"));
+    const auto own = parse_workload_size(param_or_default(w, "memory_max"));
+    if (!size || !own) continue;  // validate_workloads reports the value
+    if (*own && exp.state.cgroup.enabled()) {
+      add(problems, exp.state.cgroup.loc, "cgroup",
+          "workload " + w.label +
+              " has its own memory_max, a cgroup of its own, so it would not run in this one; "
+              "drop one of them");
+    } else if (*own && *own >= *size) {
+      add(problems, w.loc, at + ".params.memory_max",
+          fmt::format("{} bytes is not below size ({} bytes): nothing would swap", *own, *size));
+    } else if (!*own) {
+      const auto limit = cgroup_limit(exp.state.cgroup);
+      if (!limit || *limit >= *size) {
+        add(problems, exp.state.cgroup.enabled() ? exp.state.cgroup.loc : w.loc, at,
+            fmt::format("workload {} writes {} bytes and needs a memory limit below that: "
+                        "cgroup: {{memory.max: ...}} or params.memory_max",
+                        w.label, *size));
+      }
     }
   }
 }
@@ -108,6 +158,7 @@ Status check_machine_state(const Experiment& exp) {
       }
     }
   }
+  check_swapping(exp, &problems);
   const MonitorSpec& mon = exp.state.monitor;
   for (const std::string& c : mon.counters) {
     if (c.starts_with("memcg.") && !exp.state.cgroup.enabled()) {

@@ -54,8 +54,8 @@ struct WorkloadInfo {
   const WorkloadMetric* metric(std::string_view name) const;
 };
 
-// Every workload, in the order: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm, redis,
-// memcg-stress, custom.
+// Every workload, in the order: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm,
+// thp-swap-allocator, swap, collapse, redis, memcg-stress, postgres, memcached, kbuild, custom.
 const std::vector<WorkloadInfo>& workload_catalog();
 const WorkloadInfo* find_workload(std::string_view name);
 std::vector<std::string> workload_names();

@@ -109,13 +109,6 @@ bool any_patched(const Experiment& exp) {
   });
 }
 
-std::string param_value(const WorkloadSpec& w, std::string_view key, std::string_view def) {
-  for (const auto& [k, v] : w.params) {
-    if (k == key) return v;
-  }
-  return std::string(def);
-}
-
 std::string output_of(const WorkloadSpec& w) { return param_value(w, "output", "foliolab"); }
 
 std::string listing(const std::vector<std::string>& valid) { return join(valid, ", "); }
@@ -289,14 +282,14 @@ void check_workload(const WorkloadSpec& w, size_t index, Problems* out) {
   }
 }
 
-// The per-program deadlines of kselftest-mm must fit in the run's: otherwise a hung program
-// ends the whole run (the host kills the guest) instead of failing one result.
+// The per-program deadlines of kselftest-mm (and thp-swap-allocator's) must fit in the run's:
+// otherwise a hung program ends the whole run (the host kills the guest) instead of failing one
+// result (or one rep).
 void check_kselftest_time(const Experiment& exp, size_t index, Problems* out) {
   const WorkloadSpec& w = exp.workloads[index];
-  if (!is_kselftest(w)) return;
-  auto tests = kselftest_selection(w);
-  const auto timeout =
-      parse_int(param_value(w, "timeout", find_workload(w.name)->param("timeout")->def));
+  if (!runs_tree_programs(w)) return;
+  auto tests = tree_program_selection(w);
+  const auto timeout = parse_int(param_or_default(w, "timeout"));
   if (!tests.ok() || !timeout) return;
   const int64_t need = static_cast<int64_t>(tests->size()) * *timeout * exp.repeat;
   if (need + 120 > exp.timeout_s) {
@@ -309,6 +302,19 @@ void check_kselftest_time(const Experiment& exp, size_t index, Problems* out) {
 }
 
 }  // namespace
+
+std::string param_value(const WorkloadSpec& w, std::string_view key, std::string_view def) {
+  for (const auto& [k, v] : w.params) {
+    if (k == key) return v;
+  }
+  return std::string(def);
+}
+
+std::string param_or_default(const WorkloadSpec& w, std::string_view key) {
+  const WorkloadInfo* info = find_workload(w.name);
+  const ParamInfo* p = info ? info->param(key) : nullptr;
+  return param_value(w, key, p ? std::string_view(p->def) : std::string_view());
+}
 
 Status check_metric(const Experiment& exp, const RunSelector& sel, const std::string& metric) {
   std::vector<std::string> names;

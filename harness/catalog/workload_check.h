@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "model/experiment.h"
 #include "util/result.h"
@@ -18,5 +19,10 @@ Status validate_workloads(const Experiment& exp);
 // counter delta of a known shape (vmstat.<name>, mthp.<N>kB.<stat>, meminfo.<field> of those
 // the agent snapshots, tap.pass|fail|skip for TAP output). The message carries no location.
 Status check_metric(const Experiment& exp, const RunSelector& sel, const std::string& metric);
+
+// A workload's parameter as the experiment gives it, else `def`.
+std::string param_value(const WorkloadSpec& w, std::string_view key, std::string_view def);
+// ... else the catalog's default ("" for a parameter the catalog does not know).
+std::string param_or_default(const WorkloadSpec& w, std::string_view key);
 
 }  // namespace foliolab

@@ -25,7 +25,8 @@ TEST(WorkloadCheck, UnknownWorkloadName) {
             "x.yaml:5:20: workloads[0].name: unknown workload 'faults'; did you mean 'fault'?");
   EXPECT_THAT(check("workloads: [{name: stream}]\n"),
               HasSubstr("(workloads: fault, zero-page, thp-util, numa-thp, tlb, kselftest-mm, "
-                        "redis, memcg-stress, postgres, memcached, kbuild, custom)"));
+                        "thp-swap-allocator, swap, collapse, redis, memcg-stress, postgres, "
+                        "memcached, kbuild, custom)"));
 }
 
 TEST(WorkloadCheck, UnknownParameterName) {
@@ -71,6 +72,20 @@ TEST(WorkloadCheck, KselftestNames) {
             "x.yaml:5:13: timeout: run timeout 600 s is shorter than workloads[0]'s 4 program(s) × "
             "900 s × 3 "
             "rep(s) + 120 s to boot = 10920 s; a hung selftest would end the whole run");
+}
+
+// thp-swap-allocator's program deadline must fit in the run's too; its parameters are checked.
+TEST(WorkloadCheck, SwapAllocatorTimeoutAndParams) {
+  EXPECT_EQ(check("workloads: [{name: thp-swap-allocator, params: {timeout: 100}}]\n"), "ok");
+  EXPECT_THAT(
+      check("workloads: [{name: thp-swap-allocator}]\n"),
+      HasSubstr("workloads[0]'s 1 program(s) × 1800 s × 3 rep(s) + 120 s to boot = 5520 s"));
+  EXPECT_THAT(check("workloads: [{name: thp-swap-allocator, params: {small_folio: maybe}}]\n"),
+              HasSubstr("workloads[0].params.small_folio"));
+  EXPECT_THAT(check("workloads: [{name: swap, params: {fill: zeros}}]\n"),
+              HasSubstr("unknown value 'zeros' (valid: random | compressible | same)"));
+  EXPECT_THAT(check("workloads: [{name: collapse, params: {mode: khugepage}}]\n"),
+              HasSubstr("did you mean 'khugepaged'?"));
 }
 
 TEST(WorkloadCheck, AllProblemsAtOnce) {

@@ -7,10 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "results/store.h"
-#include "testing/cli_binary.h"
-#include "testing/temp_dir.h"
-#include "util/fs.h"
+#include "testing/e2e_session.h"
 
 namespace foliolab {
 namespace {
@@ -19,28 +16,13 @@ namespace fs = std::filesystem;
 constexpr const char* kKernel =
     "kernels:\n  - name: 6.12-mthp-vmstat\n    patches: mthp-vmstat\narchs: [x86_64, arm64]\n";
 
-// Runs `yaml` from its folder; every expectation must hold (exit 0). The session's records.
-std::vector<RunRecord> run(const ScopedTestDir& dir, const std::string& name,
-                           const std::string& yaml) {
-  EXPECT_TRUE(write_file_atomic(dir / (name + ".yaml"), yaml).ok());
-  auto r =
-      run_cli({"run", name + ".yaml", "--results", "results"}, dir.path(), dir / (name + ".log"));
-  EXPECT_TRUE(r.ok()) << r.output;
-  auto session = ResultStore::latest(dir / "results", name);
-  EXPECT_TRUE(session) << r.output;
-  if (!session) return {};
-  auto all = ResultStore::open(*session)->load_all();
-  EXPECT_TRUE(all.ok());
-  return all.ok() ? *all : std::vector<RunRecord>{};
-}
-
 // THP always, defrag never, a 64M anonymous fault: on a fresh guest every PMD fault gets a THP;
 // after thpscale (every 2 MiB block half used, half its holes refilled by a file) none can. Both
 // in one experiment, the fragmentation a knob set's own prepare step.
 TEST(E2EMachineState, ThpscaleFragmentationMakesThpFaultsFallBackOnBothArches) {
   ScopedTestDir dir("machine-fragment");
-  const auto records = run(dir, "e2e-fragment",
-                           fmt::format(R"(name: e2e-fragment
+  const auto records = run_e2e_experiment(dir, "e2e-fragment",
+                                          fmt::format(R"(name: e2e-fragment
 {}machine: {{cpus: 1, memory: 512M}}
 knobs:
   fresh: {{enabled: always, defrag: never}}
@@ -58,7 +40,7 @@ expect:
   - {{runs: {{knobs: thpscale}}, metric: vmstat.thp_fault_fallback, ">": 0}}
   - {{runs: {{knobs: thpscale}}, metric: state.before.unusable.all.9, ">=": 500}}
 )",
-                                       kKernel));
+                                                      kKernel));
   ASSERT_EQ(records.size(), 4u);
   for (const RunRecord& r : records) {
     ASSERT_EQ(r.status, "ok") << r.reason;
@@ -95,10 +77,11 @@ TEST(E2EMachineState, A32MCgroupSwaps64KFoliosToZramAndDiskOnBothArches) {
       "expect:\n  - {{metric: mthp.64kB.swpout, \">\": 0}}\n"
       "  - {{metric: state.after.swap.total_kb, \">\": 0}}\n",
       kKernel);
-  const auto zram = run(dir, "e2e-zram",
-                        "name: e2e-zram\nmachine: {cpus: 1, memory: 512M, swap: {type: zram, "
-                        "size: 256M}}\n" +
-                            common);
+  const auto zram =
+      run_e2e_experiment(dir, "e2e-zram",
+                         "name: e2e-zram\nmachine: {cpus: 1, memory: 512M, swap: {type: zram, "
+                         "size: 256M}}\n" +
+                             common);
   ASSERT_EQ(zram.size(), 2u);
   for (const RunRecord& r : zram) {
     ASSERT_EQ(r.status, "ok") << r.reason;
@@ -109,10 +92,11 @@ TEST(E2EMachineState, A32MCgroupSwaps64KFoliosToZramAndDiskOnBothArches) {
     EXPECT_GE(m.t_ms.size(), 2u) << r.id.arch;  // the start and the end at least
     EXPECT_GT(m.values[0].back(), m.values[0].front()) << r.id.arch;  // swap-outs during the rep
   }
-  const auto disk = run(dir, "e2e-disk",
-                        "name: e2e-disk\nmachine: {cpus: 1, memory: 512M, swap: {type: disk, "
-                        "size: 256M}}\n" +
-                            common);
+  const auto disk =
+      run_e2e_experiment(dir, "e2e-disk",
+                         "name: e2e-disk\nmachine: {cpus: 1, memory: 512M, swap: {type: disk, "
+                         "size: 256M}}\n" +
+                             common);
   ASSERT_EQ(disk.size(), 2u);
   for (const RunRecord& r : disk) {
     EXPECT_EQ(r.status, "ok") << r.reason;

@@ -22,7 +22,6 @@ namespace {
 constexpr const char* kRecipe = "foliolab-kselftest-1";
 const std::vector<std::string> kKselftestCflags = {"-static", "-Wall", "-O2", "-U_FORTIFY_SOURCE"};
 const std::vector<std::string> kLibs = {"-lrt", "-lpthread", "-lm"};
-constexpr const char* kMmDir = "tools/testing/selftests/mm";
 
 std::string first_lines(const std::string& text, size_t n) {
   size_t at = 0;
@@ -37,10 +36,10 @@ std::string first_lines(const std::string& text, size_t n) {
 
 std::vector<std::string> kselftest_compile_argv(const std::string& cc, const fs::path& tree,
                                                 const fs::path& uapi, const fs::path& gen,
-                                                const std::string& program,
+                                                const std::string& dir, const std::string& program,
                                                 const std::vector<std::string>& helpers,
                                                 const fs::path& out) {
-  const fs::path mm = tree / kMmDir;
+  const fs::path mm = tree / dir;
   std::vector<std::string> argv = {cc};
   argv.insert(argv.end(), kKselftestCflags.begin(), kKselftestCflags.end());
   argv.insert(argv.end(),
@@ -78,16 +77,16 @@ Status KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::
       !st.ok())
     return st;
   for (const auto& p : kselftest_programs()) {
-    const std::string name(p.name);
-    if (!path_exists(tree / kMmDir / (name + ".c"))) {
+    const std::string name(p.name), dir(p.dir);
+    if (!path_exists(tree / dir / (name + ".c"))) {
       auto version = tree_kernel_version(tree);
-      build.missing[name] = fmt::format("{}/{}.c is not in this tree (Linux {})", kMmDir, name,
+      build.missing[name] = fmt::format("{}/{}.c is not in this tree (Linux {})", dir, name,
                                         version.ok() ? *version : "?");
       continue;
     }
     std::vector<std::string> helpers(p.helpers.begin(), p.helpers.end());
-    auto argv = kselftest_compile_argv(std::string(ai.guest_cc), tree, uapi, gen, name, helpers,
-                                       out / name);
+    auto argv = kselftest_compile_argv(std::string(ai.guest_cc), tree, uapi, gen, dir, name,
+                                       helpers, out / name);
     argv.insert(argv.begin() + 1, p.cflags.begin(), p.cflags.end());
     r = runner_.run({.argv = argv, .log_path = log, .capture = true});
     if (!r.ok()) {
@@ -112,7 +111,7 @@ Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch ar
   for (const auto& f : kKselftestCflags) h.add(f);
   for (const auto& f : kLibs) h.add(f);
   for (const auto& p : kselftest_programs()) {
-    h.add(p.name);
+    h.add(p.dir).add(p.name);
     for (const auto& helper : p.helpers) h.add(helper);
     for (const auto& flag : p.cflags) h.add(flag);
   }
@@ -164,8 +163,8 @@ Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch ar
 
 Result<std::vector<CpioEntry>> KselftestBuilder::job_files(const WorkloadSpec& w,
                                                            const KernelSpec& kernel, Arch arch) {
-  if (!is_kselftest(w)) return std::vector<CpioEntry>{};
-  auto selection = kselftest_selection(w);
+  if (!runs_tree_programs(w)) return std::vector<CpioEntry>{};
+  auto selection = tree_program_selection(w);
   if (!selection.ok())
     return make_error(fmt::format("workload {}: {}", w.label, selection.error().message));
   auto build = this->build(kernel, arch);
@@ -173,9 +172,10 @@ Result<std::vector<CpioEntry>> KselftestBuilder::job_files(const WorkloadSpec& w
   std::vector<CpioEntry> out = {{"job/kselftest", CpioEntry::Kind::kDir, 0755, {}, 0, 0}};
   for (const auto& name : *selection) {
     if (auto it = build->missing.find(name); it != build->missing.end()) {
-      return make_error(fmt::format(
-          "workload {}: mm selftest {} is not available from kernel {}'s tree for {}: {}", w.label,
-          name, kernel.name, arch_info(arch).name, it->second));
+      return make_error(
+          fmt::format("workload {}: {} {} is not available from kernel {}'s tree for {}: {}",
+                      w.label, is_kselftest(w) ? "mm selftest" : "program", name, kernel.name,
+                      arch_info(arch).name, it->second));
     }
     auto bytes = read_file(build->dir / name);
     if (!bytes.ok()) return bytes.error();

@@ -1,4 +1,5 @@
-// Builds the `kselftest-mm` programs (model/kselftest_catalog.h) static for the guest arch from
+// Builds the `kselftest-mm` programs, and tools/mm/thp_swap_allocator_test for the
+// `thp-swap-allocator` workload (catalog/kselftest_catalog.h), static for the guest arch from
 // the same source tree and patch series the run's kernel is built from, and ships them in the
 // run's job archive as /job/kselftest/<name> (+ <name>.args), where workloads/kselftest-mm.c
 // runs them.
@@ -49,7 +50,8 @@ class KselftestBuilder {
   KselftestBuilder(ProcessRunner& runner, KselftestBuildOptions options);
   Result<KselftestBuild> build(const KernelSpec& kernel, Arch arch);
 
-  // Job archive entries for `w` (empty unless it is kselftest-mm): its programs and arguments.
+  // Job archive entries for `w` (empty unless it is kselftest-mm or thp-swap-allocator): its
+  // programs and arguments.
   Result<std::vector<CpioEntry>> job_files(const WorkloadSpec& w, const KernelSpec& kernel,
                                            Arch arch);
 
@@ -60,12 +62,12 @@ class KselftestBuilder {
   KselftestBuildOptions opt_;
 };
 
-// The compiler's argv for one program (pure; tested): sources from <tree>/tools/testing/
-// selftests/mm, UAPI headers from `uapi`/include (`make headers` leaves them in <O=>/usr) and
-// `gen` (holds local_config.h).
+// The compiler's argv for one program (pure; tested): sources from <tree>/<dir> (tools/testing/
+// selftests/mm, or tools/mm), UAPI headers from `uapi`/include (`make headers` leaves them in
+// <O=>/usr) and `gen` (holds local_config.h).
 std::vector<std::string> kselftest_compile_argv(
     const std::string& cc, const std::filesystem::path& tree, const std::filesystem::path& uapi,
-    const std::filesystem::path& gen, const std::string& program,
+    const std::filesystem::path& gen, const std::string& dir, const std::string& program,
     const std::vector<std::string>& helpers, const std::filesystem::path& out);
 
 }  // namespace foliolab

@@ -59,6 +59,7 @@ class KselftestBuilderTest : public ::testing::Test {
     for (const char* p : {"split_huge_page_test", "khugepaged", "cow", "transhuge-stress"}) {
       put(std::string(kMm) + p + ".c", std::string(p) + " one\ntwo\n");
     }
+    put("src/tools/mm/thp_swap_allocator_test.c", "swap allocator\n");
     put("project/patches/a/series", "0001-a.patch\n");
     put("project/patches/a/0001-a.patch",
         "--- a/tools/testing/selftests/mm/cow.c\n+++ b/tools/testing/selftests/mm/cow.c\n"
@@ -100,9 +101,9 @@ TEST_F(KselftestBuilderTest, BuiltFromThePatchedTreeAndCached) {
   EXPECT_EQ(content(*files, "job/kselftest/cow"), "cow one\nPATCHED\n");
   EXPECT_EQ(content(*files, "job/kselftest/transhuge-stress.args"), "-d\n10\n64\n");
   EXPECT_EQ(content(*files, "job/kselftest/khugepaged"), "(absent)");  // not asked for
-  EXPECT_EQ(fake_.calls,
-            (std::vector<std::string>{"make headers", "cc split_huge_page_test", "cc khugepaged",
-                                      "cc cow", "cc transhuge-stress"}));
+  EXPECT_EQ(fake_.calls, (std::vector<std::string>{"make headers", "cc split_huge_page_test",
+                                                   "cc khugepaged", "cc cow", "cc transhuge-stress",
+                                                   "cc thp_swap_allocator_test"}));
   // Same tree: nothing runs again. Another series: another build, from that tree.
   fake_.calls.clear();
   ASSERT_TRUE(b.job_files(w, kernel("a"), Arch::kX86_64).ok());
@@ -110,7 +111,18 @@ TEST_F(KselftestBuilderTest, BuiltFromThePatchedTreeAndCached) {
   auto pristine = b.job_files(w, kernel(""), Arch::kX86_64);
   ASSERT_TRUE(pristine.ok());
   EXPECT_EQ(content(*pristine, "job/kselftest/cow"), "cow one\ntwo\n");
-  EXPECT_EQ(fake_.calls.size(), 5u);
+  EXPECT_EQ(fake_.calls.size(), 6u);
+}
+
+// thp-swap-allocator ships tools/mm/thp_swap_allocator_test alone, from the same build.
+TEST_F(KselftestBuilderTest, SwapAllocatorComesFromToolsMm) {
+  auto b = builder();
+  auto files = b.job_files(WorkloadSpec{.name = "thp-swap-allocator", .label = "tsa"}, kernel(""),
+                           Arch::kX86_64);
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  EXPECT_EQ(content(*files, "job/kselftest/thp_swap_allocator_test"), "swap allocator\n");
+  EXPECT_EQ(content(*files, "job/kselftest/thp_swap_allocator_test.args"), "");
+  EXPECT_EQ(content(*files, "job/kselftest/cow"), "(absent)");
 }
 
 TEST_F(KselftestBuilderTest, ProgramTheTreeLacksIsAnErrorOnlyWhenAsked) {
@@ -134,7 +146,8 @@ TEST_F(KselftestBuilderTest, ProgramTheTreeLacksIsAnErrorOnlyWhenAsked) {
 }
 
 TEST(KselftestBuilder, CompileArgv) {
-  EXPECT_EQ(kselftest_compile_argv("aarch64-linux-gnu-gcc", "/w/tree", "/o/uapi", "/o/gen", "cow",
+  EXPECT_EQ(kselftest_compile_argv("aarch64-linux-gnu-gcc", "/w/tree", "/o/uapi", "/o/gen",
+                                   "tools/testing/selftests/mm", "cow",
                                    {"vm_util.c", "thp_settings.c"}, "/o/cow"),
             (std::vector<std::string>{"aarch64-linux-gnu-gcc",
                                       "-static",

@@ -87,6 +87,41 @@ TEST(MachineStateCheck, RefusesWhatTheKernelOrBackendCannotDo) {
               HasSubstr("memcg.anon: memcg counters are the workload cgroup's memory.stat"));
 }
 
+// The workloads that swap (swap, thp-swap-allocator) need machine.swap; swap a memory limit
+// below its size, from cgroup: or its own memory_max, never both.
+TEST(MachineStateCheck, SwappingWorkloadsNeedSwapAndALimit) {
+  auto message = [](const std::string& machine, const std::string& rest) {
+    auto e =
+        parse_experiment("name: q\nkernels: [{name: k}]\narchs: [x86_64]\nmachine: {memory: 512M" +
+                             machine + "}\nknobs: {a: {enabled: always}}\n" + rest,
+                         "q.yaml");
+    if (!e.ok()) return "(load) " + e.error().message;
+    Status st = check_machine_state(*e);
+    return st.ok() ? std::string("(ok)") : st.error().message;
+  };
+  const std::string zram = ", swap: {type: zram, size: 64M}";
+  EXPECT_EQ(message(zram, "cgroup: {memory.max: 32M}\nworkloads: [{name: swap}]\n"), "(ok)");
+  EXPECT_EQ(message(zram, "workloads: [{name: swap, params: {memory_max: 32M}}]\n"), "(ok)");
+  EXPECT_EQ(message(zram, "workloads: [{name: thp-swap-allocator}]\n"), "(ok)");
+  EXPECT_THAT(message("", "workloads: [{name: thp-swap-allocator}]\n"),
+              HasSubstr("workloads[0]: workload thp-swap-allocator swaps out: it needs "
+                        "machine.swap"));
+  EXPECT_THAT(message(zram, "workloads: [{name: swap}]\n"),
+              HasSubstr("workload swap writes 67108864 bytes and needs a memory limit below "
+                        "that"));
+  EXPECT_THAT(message(zram, "cgroup: {memory.max: 64M}\nworkloads: [{name: swap}]\n"),
+              HasSubstr("needs a memory limit below that"));
+  EXPECT_EQ(
+      message(zram, "cgroup: {memory.max: 64M, memory.high: 40M}\nworkloads: [{name: swap}]\n"),
+      "(ok)");
+  EXPECT_THAT(message(zram, "workloads: [{name: swap, params: {memory_max: 64M}}]\n"),
+              HasSubstr("params.memory_max: 67108864 bytes is not below size"));
+  EXPECT_THAT(message(zram,
+                      "cgroup: {memory.max: 32M}\n"
+                      "workloads: [{name: swap, params: {memory_max: 16M}}]\n"),
+              HasSubstr("cgroup: workload swap has its own memory_max"));
+}
+
 TEST(MachineStateReport, ReadsStatePrepareAndMonitorRecordsAndDerivesSuccessRates) {
   StreamBuilder b;
   b.prologue();

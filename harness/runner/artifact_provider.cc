@@ -39,7 +39,7 @@ BuildingArtifactProvider::BuildingArtifactProvider(ProcessRunner& runner,
 Result<std::vector<CpioEntry>> BuildingArtifactProvider::workload_files(const WorkloadSpec& w,
                                                                         const KernelSpec& kernel,
                                                                         Arch arch) {
-  if (is_kselftest(w)) return kselftests_.job_files(w, kernel, arch);
+  if (runs_tree_programs(w)) return kselftests_.job_files(w, kernel, arch);
   return custom_workload_files(runner_, w, arch, kopt_.spec_dir, kopt_.cache);
 }
 

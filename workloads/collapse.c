@@ -1,0 +1,175 @@
+/* collapse: a region of base pages collapsed into PMD THPs, by MADV_COLLAPSE (Linux 6.1+) or by
+ * khugepaged; how many blocks collapse and how long it takes. On a fresh guest every block
+ * should; on a fragmented one (prepare: fragment) the THP allocations collapse needs may fail.
+ *
+ * Arguments (key=value):
+ *   size=32M        bytes of the region, a multiple of the PMD size (2 MiB with 4K pages)
+ *   mode=madvise    madvise: MADV_COLLAPSE on each PMD-sized block in turn (synchronous; it
+ *                   ignores the THP sysfs settings and max_ptes_none) | khugepaged:
+ *                   MADV_HUGEPAGE, then wait for khugepaged to collapse the blocks
+ *   wait=60         khugepaged: seconds to wait for every block (the run does not fail when
+ *                   fewer collapse: that count is the result)
+ *
+ * The region is mapped PMD-aligned, madvised MADV_NOHUGEPAGE and written page by page (so it
+ * holds base pages, whatever THP `enabled` says), then MADV_HUGEPAGE (which clears
+ * VM_NOHUGEPAGE; MADV_COLLAPSE refuses a VM_NOHUGEPAGE range). Collapsed blocks are counted from
+ * the AnonHugePages of the region's own mappings in /proc/self/smaps.
+ * Metrics: blocks (PMD-sized blocks), collapsed (blocks that are THPs afterwards),
+ *   collapsed_fraction (collapsed / blocks), collapse_s (madvise: the MADV_COLLAPSE calls;
+ *   khugepaged: until the last block collapsed, or the wait ran out), s_per_block (collapse_s /
+ *   collapsed), madvise_ok and madvise_failed (MADV_COLLAPSE calls returning 0 and -1; failed
+ *   ones by errno: madvise_eagain, madvise_enomem (the THP allocation or its charge failed),
+ *   madvise_other), thp_collapse_alloc and thp_collapse_alloc_failed (/proc/vmstat deltas of
+ *   the collapse phase), pages_collapsed and full_scans (khugepaged's sysfs counters' deltas),
+ *   anon_huge_kb (the region's AnonHugePages afterwards) and rss_kb (smaps_rollup).
+ * Invariants: before the collapse no block is a THP; afterwards every page still holds what
+ * was written.
+ */
+#include "common.h"
+
+#include <unistd.h>
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#define KHUGEPAGED "/sys/kernel/mm/transparent_hugepage/khugepaged/"
+
+static long long khugepaged_stat(const char *name) {
+  char path[128];
+  snprintf(path, sizeof path, KHUGEPAGED "%s", name);
+  return wl_read_number(path);
+}
+
+static unsigned char pattern(size_t page) {
+  return (unsigned char)(((page * 37) ^ (page >> 7)) | 1);
+}
+
+/* AnonHugePages of the mappings of /proc/self/smaps inside [lo, hi), in kB; -1 if unreadable. */
+static long region_huge_kb(uintptr_t lo, uintptr_t hi) {
+  FILE *f = fopen("/proc/self/smaps", "re");
+  if (!f) return -1;
+  char line[512];
+  long kb = 0;
+  int inside = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long start, end, v;
+    if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, '-') < strchr(line, ' '))
+      inside = start >= lo && end <= hi;
+    else if (inside && sscanf(line, "AnonHugePages: %lu kB", &v) == 1)
+      kb += (long)v;
+  }
+  fclose(f);
+  return kb;
+}
+
+static unsigned char *g_mem;
+static size_t g_size;
+
+static long collapsed_blocks(size_t pmd) {
+  const long kb = region_huge_kb((uintptr_t)g_mem, (uintptr_t)g_mem + g_size);
+  return kb < 0 ? -1 : kb / (long)(pmd >> 10);
+}
+
+int main(int argc, char **argv) {
+  static const char *const modes[] = {"madvise", "khugepaged", NULL};
+  struct wl_arg spec[] = {
+      {"size", "32M", NULL},
+      {"mode", "madvise", NULL},
+      {"wait", "60", NULL},
+      {NULL, NULL, NULL},
+  };
+  wl_parse_args(argc, argv, spec);
+  const uint64_t size = wl_arg_size(spec, "size");
+  const int khugepaged = wl_arg_choice(spec, "mode", modes) == 1;
+  const long wait_s = wl_arg_long(spec, "wait", 1, 86400);
+  const size_t ps = (size_t)sysconf(_SC_PAGESIZE), pmd = wl_pmd_size(0);
+  if (!pmd) wl_fail("no hpage_pmd_size: the kernel has no THP (CONFIG_TRANSPARENT_HUGEPAGE)");
+  if (size == 0 || size % pmd || size > SIZE_MAX / 4)
+    wl_usage("size=%" PRIu64 ": must be a non-zero multiple of the PMD size %zu", size, pmd);
+  const size_t blocks = (size_t)size / pmd, pages = (size_t)size / ps;
+
+  unsigned char *raw =
+      mmap(NULL, (size_t)size + pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) wl_fail("mmap %" PRIu64 " bytes: %s", size + pmd, strerror(errno));
+  unsigned char *mem = (unsigned char *)(((uintptr_t)raw + pmd - 1) & ~(uintptr_t)(pmd - 1));
+  g_mem = mem;
+  g_size = (size_t)size;
+  if (madvise(mem, (size_t)size, MADV_NOHUGEPAGE))
+    wl_fail("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+  for (size_t p = 0; p < pages; p++) memset(mem + p * ps, pattern(p), ps);
+  const long before = collapsed_blocks(pmd);
+  if (before != 0) wl_fail("%ld blocks are THPs before the collapse (MADV_NOHUGEPAGE)", before);
+  if (madvise(mem, (size_t)size, MADV_HUGEPAGE))
+    wl_fail("madvise(MADV_HUGEPAGE): %s", strerror(errno));
+
+  long ok = 0, failed = 0, eagain = 0, enomem = 0, other = 0, done = 0;
+  const long long alloc0 = wl_vmstat("thp_collapse_alloc");
+  const long long alloc_failed0 = wl_vmstat("thp_collapse_alloc_failed");
+  const long long pages0 = khugepaged_stat("pages_collapsed");
+  const long long scans0 = khugepaged_stat("full_scans");
+  const int64_t t0 = wl_now_ns();
+  int64_t t1 = t0;
+  if (!khugepaged) {
+    for (size_t b = 0; b < blocks; b++) {
+      if (!madvise(mem + b * pmd, pmd, MADV_COLLAPSE)) {
+        ok++;
+        continue;
+      }
+      failed++;
+      if (errno == EAGAIN)
+        eagain++;
+      else if (errno == ENOMEM)
+        enomem++;
+      else if (errno == EINVAL)
+        wl_fail("MADV_COLLAPSE: %s (a kernel before 6.1, or without THP)", strerror(errno));
+      else
+        other++;
+    }
+    t1 = wl_now_ns();
+    done = collapsed_blocks(pmd);
+  } else {
+    const int64_t deadline = t0 + (int64_t)wait_s * 1000000000;
+    for (;;) {
+      const long now = collapsed_blocks(pmd);
+      if (now > done) done = now, t1 = wl_now_ns();
+      if ((size_t)done >= blocks || wl_now_ns() >= deadline) break;
+      usleep(100000);
+    }
+    if ((size_t)done < blocks) t1 = wl_now_ns();
+  }
+  const double collapse_s = (double)(t1 - t0) / 1e9;
+  const long long alloc = wl_delta(alloc0, wl_vmstat("thp_collapse_alloc"));
+  const long long alloc_failed = wl_delta(alloc_failed0, wl_vmstat("thp_collapse_alloc_failed"));
+  const long long pages_collapsed = wl_delta(pages0, khugepaged_stat("pages_collapsed"));
+  const long long full_scans = wl_delta(scans0, khugepaged_stat("full_scans"));
+  for (size_t p = 0; p < pages; p++) {
+    const unsigned char want = pattern(p);
+    const unsigned char *page = mem + p * ps;
+    for (size_t i = 0; i < ps; i++)
+      if (page[i] != want)
+        wl_fail("page %zu byte %zu reads 0x%02x after the collapse, wrote 0x%02x", p, i, page[i],
+                want);
+  }
+
+  struct wl_json j = {.len = 0};
+  wl_json_int(&j, "blocks", (int64_t)blocks);
+  wl_json_int(&j, "collapsed", done);
+  wl_json_num(&j, "collapsed_fraction", (double)done / (double)blocks);
+  wl_json_num(&j, "collapse_s", collapse_s);
+  wl_json_num(&j, "s_per_block", done ? collapse_s / (double)done : NAN);
+  wl_json_int(&j, "madvise_ok", ok);
+  wl_json_int(&j, "madvise_failed", failed);
+  wl_json_int(&j, "madvise_eagain", eagain);
+  wl_json_int(&j, "madvise_enomem", enomem);
+  wl_json_int(&j, "madvise_other", other);
+  wl_json_opt(&j, "thp_collapse_alloc", alloc);
+  wl_json_opt(&j, "thp_collapse_alloc_failed", alloc_failed);
+  wl_json_opt(&j, "pages_collapsed", pages_collapsed);
+  wl_json_opt(&j, "full_scans", full_scans);
+  wl_json_kb(&j, "anon_huge_kb", region_huge_kb((uintptr_t)mem, (uintptr_t)mem + size));
+  wl_json_kb(&j, "rss_kb", wl_smaps_rollup_kb("Rss"));
+  wl_json_print(&j);
+  munmap(raw, (size_t)size + pmd);
+  wl_ok();
+  return 0;
+}
