@@ -1,6 +1,8 @@
 #include "catalog/workload_catalog.h"
 #include "catalog/metric_catalog.h"
+#include "testing/temp_dir.h"
 #include "util/build_info.h"
+#include "util/process.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -66,6 +68,47 @@ TEST(WorkloadCatalog, MatchesThePrograms) {
       EXPECT_TRUE(has_literal(source, m.name) || has_literal(source, numbered)) << m.name;
     }
   }
+}
+
+// tlb compiled from a copy of workloads/ whose tlb.def is `tlb_def`: its output for `args`.
+ProcessResult run_tlb(const std::filesystem::path& dir, const std::string& tlb_def,
+                      std::vector<std::string> args) {
+  for (const char* f : {"common.h", "def_args.h", "tlb.c"}) {
+    std::ofstream(dir / f) << read(std::string("workloads/") + f);
+  }
+  std::ofstream(dir / "tlb.def") << tlb_def;
+  RealProcessRunner proc;
+  const ProcessResult cc = proc.run(
+      {.argv = {"cc", "-std=gnu11", "-O1", "-o", (dir / "tlb").string(), (dir / "tlb.c").string()},
+       .capture = true,
+       .timeout = std::chrono::seconds(120)});
+  if (!cc.ok()) return cc;
+  args.insert(args.begin(), (dir / "tlb").string());
+  return proc.run({.argv = args, .capture = true, .timeout = std::chrono::seconds(60)});
+}
+
+// One line of a .def is the parameter for the catalog (plan validation, the README table) and
+// for the program: the catalog's bound of tlb's `accesses` is the one the program enforces, and
+// the same line edited in a copy of workloads/ moves the program's bound with it.
+TEST(WorkloadCatalog, AnEditToADefMovesTheProgramsBounds) {
+  const std::string def = read("workloads/tlb.def");
+  const ParamInfo& accesses = *find_workload("tlb")->param("accesses");
+  ASSERT_EQ(accesses.int_max, 10000000000);
+  ScopedTestDir dir("foliolab-def-edit");
+  const ProcessResult as_shipped = run_tlb(dir.path(), def, {"size=64K", "accesses=10000000001"});
+  EXPECT_FALSE(as_shipped.ok());
+  EXPECT_THAT(as_shipped.output, HasSubstr("accesses=10000000001: expected an integer in "
+                                           "1..10000000000"));
+  const std::string line = R"(FL_PARAM("accesses", INT, "2000000", "1", "10000000000",)";
+  ASSERT_NE(def.find(line), std::string::npos);
+  std::string edited = def;
+  edited.replace(edited.find(line), line.size(), R"(FL_PARAM("accesses", INT, "5", "1", "5",)");
+  const ProcessResult over = run_tlb(dir.path(), edited, {"size=64K", "accesses=6"});
+  EXPECT_FALSE(over.ok());
+  EXPECT_THAT(over.output, HasSubstr("accesses=6: expected an integer in 1..5"));
+  const ProcessResult within = run_tlb(dir.path(), edited, {"size=64K"});
+  EXPECT_TRUE(within.ok()) << within.describe() << "\n" << within.output;
+  EXPECT_THAT(within.output, HasSubstr("\"accesses\":5,"));
 }
 
 TEST(WorkloadCatalog, SameMetricNameMeansTheSameEverywhere) {
