@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Fresh Debian 12 machine -> installed, built, format-checked and every test passed: unit tests
 # (milliseconds) first, then end-to-end tests that build the kernels once (cached in
-# ${FOLIOLAB_CACHE:-~/.cache/foliolab}) and boot real QEMU guests.
+# ${FOLIOLAB_CACHE:-~/.cache/foliolab}) and boot real QEMU guests. Before the tests: the format
+# (scripts/check-format.sh) and the include rules (scripts/check-includes.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh --test
 bash scripts/check-format.sh
+python3 scripts/check-includes.py
 ctest --test-dir build --output-on-failure

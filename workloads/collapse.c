@@ -26,6 +26,7 @@
  * was written.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include <unistd.h>
 
@@ -73,15 +74,13 @@ static long collapsed_blocks(size_t pmd) {
 int main(int argc, char **argv) {
   static const char *const modes[] = {"madvise", "khugepaged", NULL};
   struct wl_arg spec[] = {
-      {"size", "32M", NULL},
-      {"mode", "madvise", NULL},
-      {"wait", "60", NULL},
-      {NULL, NULL, NULL},
+#include "collapse.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
   const uint64_t size = wl_arg_size(spec, "size");
   const int khugepaged = wl_arg_choice(spec, "mode", modes) == 1;
-  const long wait_s = wl_arg_long(spec, "wait", 1, 86400);
+  const long wait_s = wl_param_long(spec, "wait");
   const size_t ps = (size_t)sysconf(_SC_PAGESIZE), pmd = wl_pmd_size(0);
   if (!pmd) wl_fail("no hpage_pmd_size: the kernel has no THP (CONFIG_TRANSPARENT_HUGEPAGE)");
   if (size == 0 || size % pmd || size > SIZE_MAX / 4)

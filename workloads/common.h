@@ -66,7 +66,16 @@ struct wl_arg {
   const char *key;
   const char *def;
   const char *val;
+  const char *min, *max; /* an INT parameter's bounds, as its .def declares them */
 };
+
+/* The program's argument table from its .def (the one source of its parameters, their defaults
+ * and bounds; the workload catalog reads the same lines):
+ *   struct wl_arg spec[] = {
+ *   #include "name.def"
+ *       {NULL, NULL, NULL, NULL, NULL},
+ *   };
+ * after `#include "def_args.h"`, which turns each FL_PARAM line into an entry. */
 
 static inline struct wl_arg *wl_arg_find(struct wl_arg *spec, const char *key, size_t keylen) {
   for (struct wl_arg *a = spec; a->key; a++)
@@ -136,6 +145,14 @@ static inline long wl_arg_long(struct wl_arg *spec, const char *key, long lo, lo
   if (!s || !*s || *end || errno || v < lo || v > hi)
     wl_usage("%s=%s: expected an integer in %ld..%ld", key, s ? s : "", lo, hi);
   return v;
+}
+
+/* An INT parameter within the bounds of its .def (the entry's min and max). */
+static inline long wl_param_long(struct wl_arg *spec, const char *key) {
+  struct wl_arg *a = wl_arg_find(spec, key, strlen(key));
+  if (!a || !a->min || !a->max || !*a->min || !*a->max)
+    wl_usage("internal: no bounds for argument '%s' in spec", key);
+  return wl_arg_long(spec, key, strtol(a->min, NULL, 10), strtol(a->max, NULL, 10));
 }
 
 /* A BOOL parameter as foliolab passes it (1 or 0) or as a person writes it (true, yes, on, false,

@@ -25,6 +25,7 @@
  * Invariants: written bytes read back (write), untouched memory reads zero (read), faults > 0.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -261,13 +262,12 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < NMAPPINGS; i++) names[i] = mappings[i].name;
   names[NMAPPINGS] = NULL;
   struct wl_arg spec[] = {
-      {"size", "64M", NULL},    {"threads", "1", NULL},    {"mapping", "anon", NULL},
-      {"touch", "write", NULL}, {"madvise", "none", NULL}, {"align", "0", NULL},
-      {NULL, NULL, NULL},
+#include "fault.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
   uint64_t size = wl_arg_size(spec, "size");
-  long threads = wl_arg_long(spec, "threads", 1, 1024);
+  long threads = wl_param_long(spec, "threads");
   const struct mapping *m = &mappings[wl_arg_choice(spec, "mapping", names)];
   int write = wl_arg_choice(spec, "touch", touches) == 0;
   int advice = wl_arg_choice(spec, "madvise", wl_madvise_names);

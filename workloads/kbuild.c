@@ -29,6 +29,7 @@
  * The cgroup is removed at the end.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include "app.h"
 #include "cgroup.h"
@@ -126,12 +127,8 @@ static void require_built(const char *tree, char **objs, int n) {
 
 int main(int argc, char **argv) {
   struct wl_arg spec[] = {
-      {"tree", "/usr/src/linux-source-6.12", NULL},
-      {"objects", "mm/memory.o,mm/mmap.o,mm/rmap.o,mm/mprotect.o", NULL},
-      {"jobs", "2", NULL},
-      {"memory_max", "0", NULL},
-      {"drop_caches", "true", NULL},
-      {NULL, NULL, NULL},
+#include "kbuild.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
   const char *tree = wl_arg_str(spec, "tree");
@@ -139,7 +136,7 @@ int main(int argc, char **argv) {
   snprintf(list, sizeof list, "%s", wl_arg_str(spec, "objects"));
   char *objs[MAX_OBJECTS];
   const int n = parse_objects(list, objs);
-  const long jobs = wl_arg_long(spec, "jobs", 1, 256);
+  const long jobs = wl_param_long(spec, "jobs");
   const uint64_t memory_max = wl_arg_size(spec, "memory_max");
   const int drop = wl_arg_bool(spec, "drop_caches");
   require_prepared(tree);

@@ -19,6 +19,7 @@
  * Arguments: tests=<names, blank- or comma-separated> timeout=<seconds per program>.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -155,12 +156,11 @@ static void run_program(const char *name, long timeout_s) {
 
 int main(int argc, char **argv) {
   struct wl_arg spec[] = {
-      {"tests", "split_huge_page_test khugepaged cow transhuge-stress", NULL},
-      {"timeout", "900", NULL},
-      {NULL, NULL, NULL},
+#include "kselftest-mm.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
-  const long timeout_s = wl_arg_long(spec, "timeout", 1, 86400);
+  const long timeout_s = wl_param_long(spec, "timeout");
   char *tests = strdup(wl_arg_str(spec, "tests"));
   if (!tests) wl_fail("out of memory");
 

@@ -37,6 +37,7 @@
  * too small `memory` fails here), `stats` names the server's pid and holds `keys` items.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include "app.h"
 
@@ -299,16 +300,15 @@ static void check_stats(const struct stats *st, pid_t server_pid, long keys, dou
 
 int main(int argc, char **argv) {
   struct wl_arg spec[] = {
-      {"memory", "64", NULL},  {"threads", "2", NULL},       {"large_pages", "true", NULL},
-      {"keys", "20000", NULL}, {"value_size", "1024", NULL}, {"start_timeout", "60", NULL},
-      {NULL, NULL, NULL},
+#include "memcached.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
-  const long memory = wl_arg_long(spec, "memory", 1, 65536);
-  const long threads = wl_arg_long(spec, "threads", 1, 256);
-  const long keys = wl_arg_long(spec, "keys", 1, 100000000);
-  const long value_size = wl_arg_long(spec, "value_size", 1, 524288);
-  const long start_timeout = wl_arg_long(spec, "start_timeout", 1, 3600);
+  const long memory = wl_param_long(spec, "memory");
+  const long threads = wl_param_long(spec, "threads");
+  const long keys = wl_param_long(spec, "keys");
+  const long value_size = wl_param_long(spec, "value_size");
+  const long start_timeout = wl_param_long(spec, "start_timeout");
   const int large_pages = wl_arg_bool(spec, "large_pages");
 
   check_installation();

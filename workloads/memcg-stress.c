@@ -31,6 +31,7 @@
  * killed (survived 0). The cgroup is removed at the end.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include "app.h"
 #include "cgroup.h"
@@ -152,16 +153,15 @@ static void report_log(void) {
 
 int main(int argc, char **argv) {
   struct wl_arg spec[] = {
-      {"memory_max", "20M", NULL}, {"swap_max", "0", NULL},  {"vm_bytes", "40M", NULL},
-      {"vm_stride", "50K", NULL},  {"duration", "10", NULL}, {"program", "stress", NULL},
-      {NULL, NULL, NULL},
+#include "memcg-stress.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
   const uint64_t memory_max = wl_arg_size(spec, "memory_max");
   const uint64_t swap_max = wl_arg_size(spec, "swap_max");
   const uint64_t vm_bytes = wl_arg_size(spec, "vm_bytes");
   const uint64_t vm_stride = wl_arg_size(spec, "vm_stride");
-  const long duration = wl_arg_long(spec, "duration", 1, 86400);
+  const long duration = wl_param_long(spec, "duration");
   const struct program *prog = &programs[wl_arg_choice(spec, "program", program_names)];
   if (memory_max < ((uint64_t)1 << 20)) wl_usage("memory_max=%" PRIu64 ": at least 1M", memory_max);
   if (!vm_bytes) wl_usage("vm_bytes: must not be 0");

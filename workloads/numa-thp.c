@@ -26,6 +26,7 @@
  * Invariants: written bytes read back; every queried page is present (status >= 0).
  */
 #include "common.h"
+#include "def_args.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -151,32 +152,18 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-int main(int argc, char **argv) {
-  struct wl_arg spec[] = {{"size", "256M", NULL},
-                          {"threads_per_node", "1", NULL},
-                          {"chunk", "0", NULL},
-                          {NULL, NULL, NULL}};
-  wl_parse_args(argc, argv, spec);
-  uint64_t size = wl_arg_size(spec, "size");
-  long tpn = wl_arg_long(spec, "threads_per_node", 1, 256);
-  size_t ps = (size_t)sysconf(_SC_PAGESIZE);
-  if (size == 0 || size % ps || size > SIZE_MAX / 2)
-    wl_usage("size=%" PRIu64 ": must be a non-zero multiple of the page size %zu", size, ps);
-  size_t pages = (size_t)size / ps;
-  uint64_t chunk = wl_arg_size(spec, "chunk");
-  if (chunk % ps || chunk > size)
-    wl_usage("chunk=%" PRIu64 ": must be 0 or a multiple of the page size up to size", chunk);
-
-  discover_nodes();
+/* threads_per_node on each node that lists a CPU. */
+static size_t count_threads(long tpn) {
   size_t nthreads = 0;
   for (int i = 0; i < g_nnodes; i++)
     if (g_nodes[i].ncpus) nthreads += (size_t)tpn;
-  if (!nthreads) wl_fail("no NUMA node lists a CPU");
-  if (nthreads > pages) wl_usage("%zu threads but only %zu pages", nthreads, pages);
+  return nthreads;
+}
 
-  unsigned char *mem =
-      mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) wl_fail("mmap %" PRIu64 " bytes: %s", size, strerror(errno));
+/* One worker per CPU slot: threads_per_node on each node that lists a CPU, the pages shared out
+ * in order (the first pages % nthreads workers get one more). */
+static struct worker *plan_workers(unsigned char *mem, size_t nthreads, long tpn, size_t pages,
+                                   size_t chunk_pages, size_t ps) {
   struct worker *w = calloc(nthreads, sizeof *w);
   if (!w) wl_fail("calloc: out of memory");
   size_t t = 0, next = 0;
@@ -190,12 +177,19 @@ int main(int argc, char **argv) {
                              .npages = share,
                              .index = t,
                              .nthreads = nthreads,
-                             .chunk_pages = (size_t)chunk / ps,
+                             .chunk_pages = chunk_pages,
                              .pages = pages,
                              .ps = ps};
       next += share;
     }
 
+  return w;
+}
+
+/* Starts the workers, lets them go together and waits for them: the wall time and the usage
+ * around their faults. */
+static void run_workers(struct worker *w, size_t nthreads, int64_t *t0, int64_t *t1,
+                        struct wl_usage *u0, struct wl_usage *u1) {
   if (pthread_barrier_init(&g_ready, NULL, (unsigned)nthreads + 1) ||
       pthread_barrier_init(&g_go, NULL, (unsigned)nthreads + 1))
     wl_fail("pthread_barrier_init failed");
@@ -204,28 +198,32 @@ int main(int argc, char **argv) {
     if (e) wl_fail("pthread_create: %s", strerror(e));
   }
   pthread_barrier_wait(&g_ready);
-  int64_t t0 = wl_now_ns();
-  struct wl_usage u0 = wl_usage_self();
+  *t0 = wl_now_ns();
+  *u0 = wl_usage_self();
   pthread_barrier_wait(&g_go);
   for (size_t i = 0; i < nthreads; i++) pthread_join(w[i].tid, NULL);
-  int64_t t1 = wl_now_ns();
-  struct wl_usage u1 = wl_usage_self();
-  for (size_t i = 0; i < nthreads; i++)
-    if (w[i].pin_errno)
-      wl_fail("sched_setaffinity(cpu %d): %s", w[i].cpu, strerror(w[i].pin_errno));
-  long rss = wl_smaps_rollup_kb("Rss"), anon_huge = wl_smaps_rollup_kb("AnonHugePages");
+  *t1 = wl_now_ns();
+  *u1 = wl_usage_self();
+}
 
-  /* Placement. */
+/* Where the pages landed (move_pages with no target nodes: a query), every page up to MAX_QUERY
+ * of them, else evenly spaced ones. */
+struct placement {
+  long long per_node[REPORT_NODES], remote, absent;
+  size_t nq;
+  int have; /* 0: the kernel has no move_pages */
+};
+static struct placement query_placement(unsigned char *mem, const struct worker *w, size_t nthreads,
+                                        size_t pages, size_t ps) {
   size_t stride = pages > MAX_QUERY ? (pages + MAX_QUERY - 1) / MAX_QUERY : 1;
-  size_t nq = (pages + stride - 1) / stride;
-  long long per_node[REPORT_NODES] = {0}, remote = 0, absent = 0;
-  int have_placement = 1;
+  const size_t nq = (pages + stride - 1) / stride;
+  struct placement pl = {.nq = nq, .have = 1};
   void **addr = malloc(QUERY_CHUNK * sizeof *addr);
   int *status = malloc(QUERY_CHUNK * sizeof *status);
   size_t *owner = malloc(QUERY_CHUNK * sizeof *owner);
   if (!addr || !status || !owner) wl_fail("malloc: out of memory");
   size_t q = 0;
-  while (q < nq && have_placement) {
+  while (q < nq && pl.have) {
     size_t n = 0;
     for (; n < QUERY_CHUNK && q < nq; n++, q++) {
       size_t page = q * stride;
@@ -235,32 +233,77 @@ int main(int argc, char **argv) {
     }
     long rc = syscall(__NR_move_pages, 0, (unsigned long)n, addr, NULL, status, 0);
     if (rc < 0 && errno == ENOSYS) {
-      have_placement = 0;
+      pl.have = 0;
       break;
     }
     if (rc < 0) wl_fail("move_pages(query %zu pages): %s", n, strerror(errno));
     for (size_t i = 0; i < n; i++) {
       if (status[i] < 0) {
-        absent++;
+        pl.absent++;
         continue;
       }
-      if (status[i] < REPORT_NODES) per_node[status[i]]++;
-      remote += status[i] != w[owner[i]].node;
+      if (status[i] < REPORT_NODES) pl.per_node[status[i]]++;
+      pl.remote += status[i] != w[owner[i]].node;
     }
   }
+  free(addr);
+  free(status);
+  free(owner);
+  return pl;
+}
+
+static void json_placement(struct wl_json *j, const struct placement *pl) {
+  for (int n = 0; n < REPORT_NODES; n++) {
+    char key[32];
+    snprintf(key, sizeof key, "pages_node%d", n);
+    wl_json_opt(j, key, pl->have ? pl->per_node[n] : -1);
+  }
+  wl_json_opt(j, "remote_pages", pl->have ? pl->remote : -1);
+}
+
+int main(int argc, char **argv) {
+  struct wl_arg spec[] = {
+#include "numa-thp.def"
+      {NULL, NULL, NULL, NULL, NULL},
+  };
+  wl_parse_args(argc, argv, spec);
+  uint64_t size = wl_arg_size(spec, "size");
+  long tpn = wl_param_long(spec, "threads_per_node");
+  size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+  if (size == 0 || size % ps || size > SIZE_MAX / 2)
+    wl_usage("size=%" PRIu64 ": must be a non-zero multiple of the page size %zu", size, ps);
+  size_t pages = (size_t)size / ps;
+  uint64_t chunk = wl_arg_size(spec, "chunk");
+  if (chunk % ps || chunk > size)
+    wl_usage("chunk=%" PRIu64 ": must be 0 or a multiple of the page size up to size", chunk);
+
+  discover_nodes();
+  const size_t nthreads = count_threads(tpn);
+  if (!nthreads) wl_fail("no NUMA node lists a CPU");
+  if (nthreads > pages) wl_usage("%zu threads but only %zu pages", nthreads, pages);
+
+  unsigned char *mem =
+      mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) wl_fail("mmap %" PRIu64 " bytes: %s", size, strerror(errno));
+  struct worker *w = plan_workers(mem, nthreads, tpn, pages, (size_t)chunk / ps, ps);
+
+  int64_t t0, t1;
+  struct wl_usage u0, u1;
+  run_workers(w, nthreads, &t0, &t1, &u0, &u1);
+  for (size_t i = 0; i < nthreads; i++)
+    if (w[i].pin_errno)
+      wl_fail("sched_setaffinity(cpu %d): %s", w[i].cpu, strerror(w[i].pin_errno));
+  long rss = wl_smaps_rollup_kb("Rss"), anon_huge = wl_smaps_rollup_kb("AnonHugePages");
+
+  const struct placement pl = query_placement(mem, w, nthreads, pages, ps);
 
   struct wl_json j = {.len = 0};
   wl_json_int(&j, "nodes", g_nnodes);
   wl_json_int(&j, "threads", (int64_t)nthreads);
   wl_json_int(&j, "chunk", (int64_t)chunk);
   wl_json_int(&j, "pages", (int64_t)pages);
-  wl_json_int(&j, "pages_queried", (int64_t)nq);
-  for (int n = 0; n < REPORT_NODES; n++) {
-    char key[32];
-    snprintf(key, sizeof key, "pages_node%d", n);
-    wl_json_opt(&j, key, have_placement ? per_node[n] : -1);
-  }
-  wl_json_opt(&j, "remote_pages", have_placement ? remote : -1);
+  wl_json_int(&j, "pages_queried", (int64_t)pl.nq);
+  json_placement(&j, &pl);
   wl_json_int(&j, "faults", u1.minflt - u0.minflt);
   wl_json_num(&j, "wall_s", (double)(t1 - t0) / 1e9);
   wl_json_num(&j, "user_s", u1.user_s - u0.user_s);
@@ -272,12 +315,9 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < pages; i++)
     if (mem[i * ps] != pattern(i))
       wl_fail("page %zu reads 0x%02x, wrote 0x%02x", i, mem[i * ps], pattern(i));
-  if (absent) wl_fail("move_pages: %lld of %zu queried pages not present", absent, nq);
+  if (pl.absent) wl_fail("move_pages: %lld of %zu queried pages not present", pl.absent, pl.nq);
   munmap(mem, (size_t)size);
   free(w);
-  free(addr);
-  free(status);
-  free(owner);
   wl_ok();
   return 0;
 }

@@ -45,6 +45,7 @@
  * transactions, none failed, at a positive tps.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include "app.h"
 
@@ -361,19 +362,18 @@ struct params {
 
 static struct params parse_params(int argc, char **argv) {
   struct wl_arg spec[] = {
-      {"shared_buffers", "128M", NULL}, {"scale", "2", NULL},   {"clients", "2", NULL},
-      {"transactions", "500", NULL},    {"mode", "tpcb", NULL}, {"seed", "1", NULL},
-      {"start_timeout", "60", NULL},    {NULL, NULL, NULL},
+#include "postgres.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
   struct params p = {
       .shared_buffers = wl_arg_size(spec, "shared_buffers"),
-      .scale = wl_arg_long(spec, "scale", 1, 100000),
-      .clients = wl_arg_long(spec, "clients", 1, 16),
-      .transactions = wl_arg_long(spec, "transactions", 1, 1000000000),
+      .scale = wl_param_long(spec, "scale"),
+      .clients = wl_param_long(spec, "clients"),
+      .transactions = wl_param_long(spec, "transactions"),
       .mode = wl_arg_choice(spec, "mode", mode_names),
-      .seed = wl_arg_long(spec, "seed", 0, 2147483647),
-      .start_timeout = wl_arg_long(spec, "start_timeout", 1, 3600),
+      .seed = wl_param_long(spec, "seed"),
+      .start_timeout = wl_param_long(spec, "start_timeout"),
   };
   if (p.shared_buffers < 16 * PG_BLOCK || p.shared_buffers % PG_BLOCK)
     wl_usage("shared_buffers=%s: expected a multiple of 8K, at least 128K",

@@ -28,6 +28,7 @@
  * exits 0 and prints a positive rate for every requested test.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include "app.h"
 
@@ -221,17 +222,16 @@ static void check_rows(const struct row *rows, size_t nrows, const int *want, co
 
 int main(int argc, char **argv) {
   struct wl_arg spec[] = {
-      {"requests", "20000", NULL},   {"clients", "4", NULL},        {"value_size", "1024", NULL},
-      {"keyspace", "100000", NULL},  {"tests", "set,get", NULL},    {"preload", "0", NULL},
-      {"disable_thp", "true", NULL}, {"start_timeout", "60", NULL}, {NULL, NULL, NULL},
+#include "redis.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
-  const long requests = wl_arg_long(spec, "requests", 1, 1000000000);
-  const long clients = wl_arg_long(spec, "clients", 1, 10000);
-  const long value_size = wl_arg_long(spec, "value_size", 1, 536870912);
-  const long keyspace = wl_arg_long(spec, "keyspace", 1, 1000000000);
-  const long preload = wl_arg_long(spec, "preload", 0, 1000000000);
-  const long start_timeout = wl_arg_long(spec, "start_timeout", 1, 3600);
+  const long requests = wl_param_long(spec, "requests");
+  const long clients = wl_param_long(spec, "clients");
+  const long value_size = wl_param_long(spec, "value_size");
+  const long keyspace = wl_param_long(spec, "keyspace");
+  const long preload = wl_param_long(spec, "preload");
+  const long start_timeout = wl_param_long(spec, "start_timeout");
   const int disable_thp = wl_arg_bool(spec, "disable_thp");
   char list[512];
   int want[NTESTS] = {0};

@@ -31,6 +31,7 @@
  * Invariants: every word reads back as written; something was swapped out (swapout_kb > 0).
  */
 #include "common.h"
+#include "def_args.h"
 
 #include "app.h"
 #include "cgroup.h"
@@ -197,8 +198,8 @@ static const char *join_cgroup(void *arg) {
 int main(int argc, char **argv) {
   static const char *const fills[] = {"random", "compressible", "same", NULL};
   struct wl_arg spec[] = {
-      {"size", "64M", NULL},     {"fill", "random", NULL}, {"madvise", "none", NULL},
-      {"memory_max", "0", NULL}, {NULL, NULL, NULL},
+#include "swap.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
   const uint64_t size = wl_arg_size(spec, "size");

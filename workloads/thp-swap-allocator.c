@@ -31,6 +31,7 @@
  *   rounds_idle, wall_s, swap_kb (SwapTotal).
  */
 #include "common.h"
+#include "def_args.h"
 
 #include "app.h"
 #include "swap_rounds.h"
@@ -92,15 +93,13 @@ static void put_pct(struct wl_json *j, const char *key, double pct) {
 
 int main(int argc, char **argv) {
   struct wl_arg spec[] = {
-      {"small_folio", "false", NULL},
-      {"aligned_swapin", "false", NULL},
-      {"timeout", "1800", NULL},
-      {NULL, NULL, NULL},
+#include "thp-swap-allocator.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
   const int small = wl_arg_bool(spec, "small_folio");
   const int aligned = wl_arg_bool(spec, "aligned_swapin");
-  const long timeout_s = wl_arg_long(spec, "timeout", 1, 86400);
+  const long timeout_s = wl_param_long(spec, "timeout");
   check_preconditions();
 
   char *args[4] = {PROGRAM, NULL, NULL, NULL};

@@ -28,6 +28,7 @@
  * other byte of the regions reads zero.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -143,18 +144,40 @@ static void json_scan(struct wl_json *j, const struct scan *s, const char *found
     wl_json_opt(j, bucket_name[b], s->thps_found < 0 ? -1 : s->buckets[b]);
 }
 
+/* shrink=1: drop_caches makes the shrinker split the underused THPs; what it split and what is
+ * left, with the subpages' contents checked again. */
+static void shrink_underused(struct wl_json *j, const unsigned char *base, size_t n,
+                             const size_t *subs, size_t touched, long rss) {
+  long long s0 = wl_vmstat("thp_underused_split_page");
+  int rc = wl_write_file("/proc/sys/vm/drop_caches", "2\n");
+  if (rc) wl_fail("echo 2 > /proc/sys/vm/drop_caches: %s", strerror(-rc));
+  long long s1 = wl_vmstat("thp_underused_split_page");
+  long rss2 = wl_smaps_rollup_kb("Rss"), huge2 = wl_smaps_rollup_kb("AnonHugePages");
+  struct scan after = scan_regions(base, n);
+  verify(base, n, subs, touched, "after drop_caches");
+  wl_json_opt(j, "underused_split", wl_delta(s0, s1));
+  wl_json_kb(j, "rss_kb_after", rss2);
+  wl_json_kb(j, "anon_huge_kb_after", huge2);
+  json_scan(j, &after, "thps_found_after", 0);
+  /* Fractions the seed-003 expectations test directly. */
+  if (rss > 0 && rss2 >= 0) wl_json_num(j, "rss_after_ratio", (double)rss2 / (double)rss);
+  if (s0 >= 0 && s1 >= 0 && n > 0)
+    wl_json_num(j, "underused_split_fraction", (double)(s1 - s0) / (double)n);
+}
+
 int main(int argc, char **argv) {
   struct wl_arg spec[] = {
-      {"thps", "32", NULL},      {"touched", "1", NULL}, {"shrink", "0", NULL},
-      {"madvise", "none", NULL}, {NULL, NULL, NULL},
+#include "thp-util.def"
+      {NULL, NULL, NULL, NULL, NULL},
   };
   wl_parse_args(argc, argv, spec);
   g_ps = (size_t)sysconf(_SC_PAGESIZE);
   g_pmd = wl_pmd_size(g_ps * (g_ps / 8));
   g_nr = g_pmd / g_ps;
-  size_t n = (size_t)wl_arg_long(spec, "thps", 1, 65536);
-  size_t touched = (size_t)wl_arg_long(spec, "touched", 0, (long)g_nr);
-  int shrink = (int)wl_arg_long(spec, "shrink", 0, 1);
+  size_t n = (size_t)wl_param_long(spec, "thps");
+  size_t touched = (size_t)wl_param_long(spec, "touched");
+  if (touched > g_nr) wl_usage("touched=%zu: a PMD region has %zu subpages", touched, g_nr);
+  int shrink = (int)wl_param_long(spec, "shrink");
   int advice = wl_arg_choice(spec, "madvise", wl_madvise_names);
 
   size_t len = (n + 1) * g_pmd;
@@ -188,23 +211,7 @@ int main(int argc, char **argv) {
   json_scan(&j, &before, "thps_found", 1);
   wl_json_kb(&j, "rss_kb", rss);
   wl_json_kb(&j, "anon_huge_kb", anon_huge);
-  if (shrink) {
-    long long s0 = wl_vmstat("thp_underused_split_page");
-    int rc = wl_write_file("/proc/sys/vm/drop_caches", "2\n");
-    if (rc) wl_fail("echo 2 > /proc/sys/vm/drop_caches: %s", strerror(-rc));
-    long long s1 = wl_vmstat("thp_underused_split_page");
-    long rss2 = wl_smaps_rollup_kb("Rss"), huge2 = wl_smaps_rollup_kb("AnonHugePages");
-    struct scan after = scan_regions(base, n);
-    verify(base, n, subs, touched, "after drop_caches");
-    wl_json_opt(&j, "underused_split", wl_delta(s0, s1));
-    wl_json_kb(&j, "rss_kb_after", rss2);
-    wl_json_kb(&j, "anon_huge_kb_after", huge2);
-    json_scan(&j, &after, "thps_found_after", 0);
-    /* Fractions the seed-003 expectations test directly. */
-    if (rss > 0 && rss2 >= 0) wl_json_num(&j, "rss_after_ratio", (double)rss2 / (double)rss);
-    if (s0 >= 0 && s1 >= 0 && n > 0)
-      wl_json_num(&j, "underused_split_fraction", (double)(s1 - s0) / (double)n);
-  }
+  if (shrink) shrink_underused(&j, base, n, subs, touched, rss);
   wl_json_print(&j);
   if (g_pagemap >= 0) close(g_pagemap);
   if (g_kpageflags >= 0) close(g_kpageflags);

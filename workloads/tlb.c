@@ -20,6 +20,7 @@
  * after timing, up to 2^26 elements), and the timed chase ends where the permutation says.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include <unistd.h>
 
@@ -45,32 +46,9 @@ static size_t elem_off(size_t i) {
   return i * g_ps + ((i * 0x9E3779B97F4A7C15ULL) >> 40) % lines * LINE;
 }
 
-int main(int argc, char **argv) {
-  static const char *const strides[] = {"page", "line", NULL};
-  struct wl_arg spec[] = {
-      {"size", "256M", NULL},    {"stride", "page", NULL}, {"accesses", "2000000", NULL},
-      {"madvise", "none", NULL}, {"seed", "1", NULL},      {NULL, NULL, NULL},
-  };
-  wl_parse_args(argc, argv, spec);
-  uint64_t size = wl_arg_size(spec, "size");
-  g_ps = (size_t)sysconf(_SC_PAGESIZE);
-  g_stride = wl_arg_choice(spec, "stride", strides) == 0 ? g_ps : LINE;
-  long accesses = wl_arg_long(spec, "accesses", 1, 10000000000L);
-  int advice = wl_arg_choice(spec, "madvise", wl_madvise_names);
-  g_rng = (uint64_t)wl_arg_long(spec, "seed", 1, 1L << 62);
-  if (size == 0 || size % g_ps || size > SIZE_MAX / 2)
-    wl_usage("size=%" PRIu64 ": must be a non-zero multiple of the page size %zu", size, g_ps);
-  size_t n = (size_t)size / g_stride;
-  if (n < 2) wl_usage("size=%" PRIu64 ": fewer than 2 elements", size);
-
-  unsigned char *mem =
-      mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) wl_fail("mmap %" PRIu64 " bytes: %s", size, strerror(errno));
-  wl_apply_madvise(mem, (size_t)size, advice);
-
-  /* Sattolo: a uniformly random single cycle over 0..n-1; next[i] = successor of i. */
-  int64_t s0 = wl_now_ns();
-  struct wl_usage u0 = wl_usage_self();
+/* Links the n elements of `mem` into one random cycle (Sattolo: uniformly random single cycle over
+ * 0..n-1) and returns it as the mapping i -> perm[i] (the successor of i). */
+static uint32_t *link_cycle(unsigned char *mem, size_t n) {
   uint32_t *perm = malloc(n * sizeof *perm);
   if (!perm || n > UINT32_MAX) wl_fail("malloc %zu indices: out of memory", n);
   for (size_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
@@ -82,17 +60,14 @@ int main(int argc, char **argv) {
   }
   /* perm is a cyclic permutation as a mapping i -> perm[i]. */
   for (size_t i = 0; i < n; i++) *(void **)(mem + elem_off(i)) = mem + elem_off(perm[i]);
-  struct wl_usage u1 = wl_usage_self();
-  int64_t s1 = wl_now_ns();
-  long rss = wl_smaps_rollup_kb("Rss"), anon_huge = wl_smaps_rollup_kb("AnonHugePages");
+  return perm;
+}
 
+/* The chase ended where `accesses` steps of perm from 0 lead (accesses mod n steps), and, for a
+ * buffer small enough, the links form one cycle through every element. */
+static void verify_chase(unsigned char *mem, uint64_t size, size_t n, const uint32_t *perm,
+                         void *end, long accesses) {
   void *start = mem + elem_off(0);
-  void *volatile *p = start;
-  int64_t t0 = wl_now_ns();
-  for (long i = 0; i < accesses; i++) p = *p;
-  int64_t t1 = wl_now_ns();
-  void *end = (void *)p;
-
   /* Expected end: perm applied `accesses` times to 0 (accesses mod n steps). */
   size_t e = 0;
   for (size_t i = 0; i < (size_t)((uint64_t)accesses % n); i++) e = perm[e];
@@ -110,6 +85,47 @@ int main(int argc, char **argv) {
       q = (void **)nx;
     }
   }
+}
+
+int main(int argc, char **argv) {
+  static const char *const strides[] = {"page", "line", NULL};
+  struct wl_arg spec[] = {
+#include "tlb.def"
+      {NULL, NULL, NULL, NULL, NULL},
+  };
+  wl_parse_args(argc, argv, spec);
+  uint64_t size = wl_arg_size(spec, "size");
+  g_ps = (size_t)sysconf(_SC_PAGESIZE);
+  g_stride = wl_arg_choice(spec, "stride", strides) == 0 ? g_ps : LINE;
+  long accesses = wl_param_long(spec, "accesses");
+  int advice = wl_arg_choice(spec, "madvise", wl_madvise_names);
+  g_rng = (uint64_t)wl_param_long(spec, "seed");
+  if (size == 0 || size % g_ps || size > SIZE_MAX / 2)
+    wl_usage("size=%" PRIu64 ": must be a non-zero multiple of the page size %zu", size, g_ps);
+  size_t n = (size_t)size / g_stride;
+  if (n < 2) wl_usage("size=%" PRIu64 ": fewer than 2 elements", size);
+
+  unsigned char *mem =
+      mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) wl_fail("mmap %" PRIu64 " bytes: %s", size, strerror(errno));
+  wl_apply_madvise(mem, (size_t)size, advice);
+
+  /* Sattolo: a uniformly random single cycle over 0..n-1; next[i] = successor of i. */
+  int64_t s0 = wl_now_ns();
+  struct wl_usage u0 = wl_usage_self();
+  uint32_t *perm = link_cycle(mem, n);
+  struct wl_usage u1 = wl_usage_self();
+  int64_t s1 = wl_now_ns();
+  long rss = wl_smaps_rollup_kb("Rss"), anon_huge = wl_smaps_rollup_kb("AnonHugePages");
+
+  void *start = mem + elem_off(0);
+  void *volatile *p = start;
+  int64_t t0 = wl_now_ns();
+  for (long i = 0; i < accesses; i++) p = *p;
+  int64_t t1 = wl_now_ns();
+  void *end = (void *)p;
+
+  verify_chase(mem, size, n, perm, end, accesses);
   free(perm);
 
   double wall = (double)(t1 - t0) / 1e9;

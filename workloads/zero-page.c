@@ -15,6 +15,7 @@
  * Invariants: every byte read is zero, faults > 0.
  */
 #include "common.h"
+#include "def_args.h"
 
 #include <unistd.h>
 
@@ -22,7 +23,10 @@
 #define STRIDE ((size_t)4096)
 
 int main(int argc, char **argv) {
-  struct wl_arg spec[] = {{"size", "200M", NULL}, {NULL, NULL, NULL}};
+  struct wl_arg spec[] = {
+#include "zero-page.def"
+      {NULL, NULL, NULL, NULL, NULL},
+  };
   wl_parse_args(argc, argv, spec);
   uint64_t size = wl_arg_size(spec, "size");
   if (size == 0 || size % STRIDE || size > SIZE_MAX / 2)

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "analysis/stats.h"
-#include "catalog/metric_kind.h"
+#include "model/metric_kind.h"
 
 namespace foliolab {
 

@@ -7,6 +7,8 @@
 #include <optional>
 #include <set>
 
+#include "catalog/metric_catalog.h"
+
 namespace foliolab {
 namespace {
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/group_runs.h"
 #include "analysis/machine_state.h"
 #include "analysis/stats.h"
 #include "catalog/metric_catalog.h"
@@ -129,17 +130,6 @@ struct ComparisonModel {
   // About the whole comparison, shown before the tables: BASE and CAND ran on different hosts
   // or accelerators, ...
   std::vector<std::string> warnings;
-};
-
-// Input of a group: the records of each variant (pooled when several).
-struct VariantRuns {
-  std::string label;
-  std::vector<const RunRecord*> runs;
-  std::string session;  // prefix of run names in VariantInfo::runs; "" for none
-};
-struct GroupRuns {
-  std::string title, kernel, arch, workload, knobs;
-  std::vector<VariantRuns> variants;
 };
 
 ComparisonGroup compare_group(const GroupRuns& input, const CompareOptions& options);

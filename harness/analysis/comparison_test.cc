@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/pairing.h"
+#include "catalog/metric_catalog.h"
 #include "report/layout.h"
 #include "testing/record_fixture.h"
 

@@ -3,7 +3,7 @@
 // reruns alone fail the rule again, else it is flaky. A session in which a run could not
 // complete (the host failed, the run timed out) is retried up to kInfraRetries times; a round
 // that still cannot complete makes the case "infra", which is neither a regression nor a pass.
-// The reruns themselves are runner/gate_rerun.h's.
+// The reruns themselves are bisect/gate_rerun.h's.
 #pragma once
 
 #include <optional>

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 
+#include "catalog/metric_catalog.h"
+
 namespace foliolab {
 
 HistoryModel build_history(const std::string& metric, const std::vector<IndexedSample>& samples,

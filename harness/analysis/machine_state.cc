@@ -6,7 +6,6 @@
 #include <map>
 #include <optional>
 
-#include "analysis/comparison.h"
 #include "util/text.h"
 
 namespace foliolab {

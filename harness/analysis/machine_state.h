@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace foliolab {
+#include "analysis/group_runs.h"
 
-struct GroupRuns;  // analysis/comparison.h
+namespace foliolab {
 
 // One rep's samples of one counter: label "<variant> <run id> rep <n>".
 struct MonitorTrace {

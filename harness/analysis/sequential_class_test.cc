@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/bisect_search.h"
+#include "bisect/bisect_search.h"
 #include "testing/seeded_normal.h"
 
 namespace foliolab {

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "catalog/metric_catalog.h"
 #include "model/matrix.h"
 #include "util/text.h"
 

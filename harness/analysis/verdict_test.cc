@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/comparison.h"
+#include "catalog/metric_catalog.h"
 #include "report/layout.h"
 #include "testing/seeded_normal.h"
 

@@ -95,11 +95,11 @@ std::string emulator_failure(const ProcessResult& r, const fs::path& qemu_log) {
 
 namespace {
 
-// x86_64: the smoke test (backend/kvm_smoke.h) first. A TCG verdict when KVM failed it; nullopt
-// when it passed (then only the full probe boot can tell).
+// The smoke test (backend/kvm_smoke.h) first where the arch has one (ArchInfo::kvm_smoke). A TCG
+// verdict when KVM failed it; nullopt when it passed (then only the full probe boot can tell).
 Result<std::optional<AccelVerdict>> smoke_verdict(ProcessRunner& runner, Arch arch,
                                                   const std::string& qemu, const fs::path& work) {
-  if (arch != Arch::kX86_64) return std::optional<AccelVerdict>();
+  if (!arch_info(arch).kvm_smoke) return std::optional<AccelVerdict>();
   auto smoke = run_kvm_smoke(runner, {.dir = work, .qemu = qemu});
   if (!smoke.ok()) return smoke.error();
   if (smoke->kvm_ok) return std::optional<AccelVerdict>();

@@ -80,7 +80,7 @@ std::string domain_xml(const DomainSpec& s) {
   x += "  </os>\n";
   // x86 guests power off through ACPI: without it the agent's poweroff would leave the domain
   // running until the deadline. arm64 boots from a device tree and powers off through PSCI.
-  if (s.arch == Arch::kX86_64) x += "  <features>\n    <acpi/>\n    <apic/>\n  </features>\n";
+  if (ai.acpi) x += "  <features>\n    <acpi/>\n    <apic/>\n  </features>\n";
   x += cpu_xml(s);
   // -no-reboot: a panic (panic=-1 reboots) or a poweroff ends the domain.
   x += "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n  "

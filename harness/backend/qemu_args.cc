@@ -42,6 +42,27 @@ void add_memory(const QemuLaunch& l, std::vector<std::string>& a) {
   }
 }
 
+// The root filesystem's disk (a snapshot unless the image step writes it) and the swap disk,
+// on virtio-blk: PCI, or MMIO on a machine without a PCI bus.
+void add_disks(const QemuLaunch& l, bool mmio, std::vector<std::string>& a) {
+  if (!l.root_disk.empty()) {
+    a.insert(a.end(),
+             {"-drive",
+              "file=" + qemu_escape(l.root_disk.string()) +
+                  (l.root_disk_writable ? ",if=none,id=root,format=raw,cache=writeback"
+                                        : ",if=none,id=root,format=raw,snapshot=on,cache=unsafe"),
+              "-device", mmio ? "virtio-blk-device,drive=root" : "virtio-blk-pci,drive=root"});
+  }
+  if (!l.swap_disk.empty()) {
+    a.insert(a.end(), {"-drive",
+                       "file=" + qemu_escape(l.swap_disk.string()) +
+                           ",if=none,id=swap,format=raw,cache=unsafe,discard=unmap",
+                       "-device",
+                       std::string(mmio ? "virtio-blk-device" : "virtio-blk-pci") +
+                           ",drive=swap,serial=" + kSwapDiskSerial});
+  }
+}
+
 }  // namespace
 
 std::string accel_name(Accel a) {
@@ -107,22 +128,7 @@ std::vector<std::string> qemu_argv(const QemuLaunch& l) {
                      "file,id=results,path=" + qemu_escape(l.results_file.string()),
                      "-device",
                      fmt::format("virtserialport,chardev=results,name={}", kResultsPortName)});
-  if (!l.root_disk.empty()) {
-    a.insert(a.end(),
-             {"-drive",
-              "file=" + qemu_escape(l.root_disk.string()) +
-                  (l.root_disk_writable ? ",if=none,id=root,format=raw,cache=writeback"
-                                        : ",if=none,id=root,format=raw,snapshot=on,cache=unsafe"),
-              "-device", mmio ? "virtio-blk-device,drive=root" : "virtio-blk-pci,drive=root"});
-  }
-  if (!l.swap_disk.empty()) {
-    a.insert(a.end(), {"-drive",
-                       "file=" + qemu_escape(l.swap_disk.string()) +
-                           ",if=none,id=swap,format=raw,cache=unsafe,discard=unmap",
-                       "-device",
-                       std::string(mmio ? "virtio-blk-device" : "virtio-blk-pci") +
-                           ",drive=swap,serial=" + kSwapDiskSerial});
-  }
+  add_disks(l, mmio, a);
   return a;
 }
 

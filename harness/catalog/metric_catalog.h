@@ -8,7 +8,7 @@
 
 #include <string_view>
 
-#include "catalog/metric_kind.h"
+#include "model/metric_kind.h"
 
 namespace foliolab {
 

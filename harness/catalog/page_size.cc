@@ -14,7 +14,7 @@
 namespace foliolab {
 namespace {
 
-bool selects(const KernelSpec& kernel, const char* fragment, const char* option) {
+bool selects(const KernelSpec& kernel, std::string_view fragment, std::string_view option) {
   if (std::find(kernel.config.begin(), kernel.config.end(), fragment) != kernel.config.end()) {
     return true;
   }
@@ -43,10 +43,11 @@ std::string listing(const std::set<std::string>& items) {
 }  // namespace
 
 int guest_page_size_kb(const KernelSpec& kernel, Arch arch) {
-  if (arch != Arch::kArm64) return 4;
-  if (selects(kernel, "arm64-64k", "CONFIG_ARM64_64K_PAGES")) return 64;
-  if (selects(kernel, "arm64-16k", "CONFIG_ARM64_16K_PAGES")) return 16;
-  return 4;
+  const ArchInfo& ai = arch_info(arch);
+  for (const PageSizeChoice& c : ai.page_sizes) {
+    if (selects(kernel, c.fragment, c.option)) return c.kb;
+  }
+  return ai.base_page_kb;
 }
 
 std::string size_text(uint64_t bytes) {

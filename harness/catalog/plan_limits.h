@@ -21,7 +21,6 @@ struct HostFacts {
 HostFacts read_host_facts(const std::string& meminfo_path = "/proc/meminfo");
 std::optional<uint64_t> parse_mem_total_mb(const std::string& meminfo_text);
 
-inline constexpr int kMaxRepeat = 10000;        // the host keeps at most this many reps a run
 inline constexpr int kMaxTimeoutS = 7 * 86400;  // one guest boot: a week at most
 inline constexpr size_t kNameMax = 255;         // NAME_MAX: one path component
 inline constexpr size_t kPathMax = 4096;        // PATH_MAX

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "catalog/metric_kind.h"
+#include "model/metric_kind.h"
 #include "util/result.h"
 
 namespace foliolab {

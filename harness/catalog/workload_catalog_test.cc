@@ -1,6 +1,8 @@
 #include "catalog/workload_catalog.h"
 #include "catalog/metric_catalog.h"
+#include "testing/temp_dir.h"
 #include "util/build_info.h"
+#include "util/process.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -23,17 +25,13 @@ std::string read(const std::string& rel) {
   return text.str();
 }
 
-// The program's own argument table: {"key", "default", NULL} entries of `struct wl_arg spec[]`.
-std::map<std::string, std::string> arg_table(const std::string& source) {
-  std::map<std::string, std::string> out;
-  const size_t at = source.find("struct wl_arg spec[] = {");
-  const size_t end = source.find(";", at);
-  const std::string table = source.substr(at, end - at);
-  static const std::regex entry(R"re(\{"([a-z_]+)", "([^"]*)", NULL\})re");
-  for (std::sregex_iterator it(table.begin(), table.end(), entry), last; it != last; ++it) {
-    out[(*it)[1]] = (*it)[2];
-  }
-  return out;
+// The program's argument table is its .def: `struct wl_arg spec[] = {` then `#include
+// "<name>.def"` (workloads/def_args.h), and no entry of its own.
+bool spec_is_def(const std::string& source, const std::string& name) {
+  const size_t at = source.find("struct wl_arg spec[] = {\n#include \"" + name + ".def\"\n");
+  if (at == std::string::npos) return false;
+  const size_t end = source.find("};", at);
+  return source.substr(at, end - at).find("{\"") == std::string::npos;
 }
 
 bool has_literal(const std::string& source, const std::string& word) {
@@ -48,26 +46,16 @@ TEST(WorkloadCatalog, MatchesThePrograms) {
     SCOPED_TRACE(w.name);
     const std::string source = read("workloads/" + w.name + ".c");
     ASSERT_FALSE(source.empty());
-    std::map<std::string, std::string> declared;
     for (const ParamInfo& p : w.params) {
-      if (p.name != "prctl_thp_disable") declared[p.name] = p.def;
       for (const auto& choice : p.choices) {
         EXPECT_TRUE(has_literal(source, choice) || has_literal(common, choice)) << choice;
       }
-      // Integer ranges written as literals in wl_arg_long(spec, "key", lo, hi).
-      const std::regex range("wl_arg_long\\(spec, \"" + p.name + "\", (-?[0-9]+), ([0-9L<]+)\\)");
-      std::smatch m;
-      if (p.type == ParamType::kInt && std::regex_search(source, m, range)) {
-        EXPECT_EQ(p.int_min, std::stoll(m[1])) << p.name;
-        const std::string hi = m[2];
-        if (hi == "1L << 62") {
-          EXPECT_EQ(p.int_max, int64_t{1} << 62);
-        } else {
-          EXPECT_EQ(p.int_max, std::stoll(hi)) << p.name;
-        }
+      // An INT parameter's bounds are the .def's (wl_param_long), not literals of its own.
+      if (p.type == ParamType::kInt) {
+        EXPECT_EQ(source.find("wl_arg_long(spec, \"" + p.name + "\""), std::string::npos) << p.name;
       }
     }
-    EXPECT_EQ(declared, arg_table(source));
+    EXPECT_TRUE(spec_is_def(source, w.name));
     // Each metric the program names is declared, and each declared one is named.
     static const std::regex printed(R"re(wl_json_[a-z]+\(&?j, "([a-z0-9_]+)")re");
     std::set<std::string> names;
@@ -80,6 +68,47 @@ TEST(WorkloadCatalog, MatchesThePrograms) {
       EXPECT_TRUE(has_literal(source, m.name) || has_literal(source, numbered)) << m.name;
     }
   }
+}
+
+// tlb compiled from a copy of workloads/ whose tlb.def is `tlb_def`: its output for `args`.
+ProcessResult run_tlb(const std::filesystem::path& dir, const std::string& tlb_def,
+                      std::vector<std::string> args) {
+  for (const char* f : {"common.h", "def_args.h", "tlb.c"}) {
+    std::ofstream(dir / f) << read(std::string("workloads/") + f);
+  }
+  std::ofstream(dir / "tlb.def") << tlb_def;
+  RealProcessRunner proc;
+  const ProcessResult cc = proc.run(
+      {.argv = {"cc", "-std=gnu11", "-O1", "-o", (dir / "tlb").string(), (dir / "tlb.c").string()},
+       .capture = true,
+       .timeout = std::chrono::seconds(120)});
+  if (!cc.ok()) return cc;
+  args.insert(args.begin(), (dir / "tlb").string());
+  return proc.run({.argv = args, .capture = true, .timeout = std::chrono::seconds(60)});
+}
+
+// One line of a .def is the parameter for the catalog (plan validation, the README table) and
+// for the program: the catalog's bound of tlb's `accesses` is the one the program enforces, and
+// the same line edited in a copy of workloads/ moves the program's bound with it.
+TEST(WorkloadCatalog, AnEditToADefMovesTheProgramsBounds) {
+  const std::string def = read("workloads/tlb.def");
+  const ParamInfo& accesses = *find_workload("tlb")->param("accesses");
+  ASSERT_EQ(accesses.int_max, 10000000000);
+  ScopedTestDir dir("foliolab-def-edit");
+  const ProcessResult as_shipped = run_tlb(dir.path(), def, {"size=64K", "accesses=10000000001"});
+  EXPECT_FALSE(as_shipped.ok());
+  EXPECT_THAT(as_shipped.output, HasSubstr("accesses=10000000001: expected an integer in "
+                                           "1..10000000000"));
+  const std::string line = R"(FL_PARAM("accesses", INT, "2000000", "1", "10000000000",)";
+  ASSERT_NE(def.find(line), std::string::npos);
+  std::string edited = def;
+  edited.replace(edited.find(line), line.size(), R"(FL_PARAM("accesses", INT, "5", "1", "5",)");
+  const ProcessResult over = run_tlb(dir.path(), edited, {"size=64K", "accesses=6"});
+  EXPECT_FALSE(over.ok());
+  EXPECT_THAT(over.output, HasSubstr("accesses=6: expected an integer in 1..5"));
+  const ProcessResult within = run_tlb(dir.path(), edited, {"size=64K"});
+  EXPECT_TRUE(within.ok()) << within.describe() << "\n" << within.output;
+  EXPECT_THAT(within.output, HasSubstr("\"accesses\":5,"));
 }
 
 TEST(WorkloadCatalog, SameMetricNameMeansTheSameEverywhere) {

@@ -113,37 +113,65 @@ std::string output_of(const WorkloadSpec& w) { return param_value(w, "output", "
 
 std::string listing(const std::vector<std::string>& valid) { return join(valid, ", "); }
 
+// vmstat.<counter>: a /proc/vmstat name; an unknown one near a known one is a typo.
+Status check_vmstat(const std::string& rest) {
+  if (!is_word(rest, "_")) return make_error("invalid vmstat counter name '" + rest + "'");
+  if (std::find(kVmstat.begin(), kVmstat.end(), rest) != kVmstat.end()) return {};
+  if (auto near = closest_match(rest, kVmstat)) {
+    return make_error("unknown /proc/vmstat counter '" + rest + "'" +
+                      did_you_mean_text("vmstat." + *near));
+  }
+  return {};
+}
+
+// mthp.<size>kB.<stat>: a hugepages-<size>kB/stats file (a patched kernel may add some).
+Status check_mthp(const std::string& rest, bool patched) {
+  const size_t dot2 = rest.find('.');
+  const std::string size = rest.substr(0, dot2);
+  const std::string stat = dot2 == std::string::npos ? "" : rest.substr(dot2 + 1);
+  const auto kb = size.ends_with("kB") ? parse_int(size.substr(0, size.size() - 2)) : std::nullopt;
+  if (!kb || *kb < 8 || (*kb & (*kb - 1)) != 0 || stat.empty()) {
+    return make_error(
+        "expected mthp.<size>kB.<stat> with a power-of-two size of at least "
+        "8kB, e.g. mthp.64kB.anon_fault_alloc");
+  }
+  if (std::find(kMthpStats.begin(), kMthpStats.end(), stat) != kMthpStats.end()) return {};
+  const std::string near = did_you_mean(stat, kMthpStats);
+  if (patched && near.empty()) return {};
+  return make_error("unknown hugepages-" + size + "/stats file '" + stat + "'" + near +
+                    (near.empty() ? " (Linux 6.12 has: " + listing(kMthpStats) + ")" : ""));
+}
+
+// state.before.<key> / state.after.<key>: what a prepared machine state recorded.
+Status check_state(const std::string& rest) {
+  const std::string phase = rest.substr(0, rest.find('.'));
+  const std::string key =
+      rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
+  const std::string family = key.substr(0, key.find('.'));
+  if ((phase != "before" && phase != "after") || key.empty() ||
+      std::find(kStatePrefixes.begin(), kStatePrefixes.end(), family) == kStatePrefixes.end()) {
+    return make_error("expected state.before.<key> or state.after.<key> with a key of " +
+                      listing(kStatePrefixes) + ", e.g. state.after.unusable.all.9");
+  }
+  return {};
+}
+
+// success.thp, success.anon.<size>kB, success.shmem.<size>kB.
+Status check_success(const std::string& rest) {
+  const std::string kind = rest.substr(0, rest.find('.'));
+  if (std::find(kSuccess.begin(), kSuccess.end(), kind) == kSuccess.end() ||
+      (kind != "thp" && rest.find('.') == std::string::npos)) {
+    return make_error("expected success.thp, success.anon.<size>kB or success.shmem.<size>kB");
+  }
+  return {};
+}
+
 Status check_counter(const Experiment& exp, const std::string& metric, bool tap_output) {
   const size_t dot = metric.find('.');
   const std::string prefix = metric.substr(0, dot);
   const std::string rest = metric.substr(dot + 1);
-  const bool patched = any_patched(exp);
-  if (prefix == "vmstat") {
-    if (!is_word(rest, "_")) return make_error("invalid vmstat counter name '" + rest + "'");
-    if (std::find(kVmstat.begin(), kVmstat.end(), rest) != kVmstat.end()) return {};
-    if (auto near = closest_match(rest, kVmstat)) {
-      return make_error("unknown /proc/vmstat counter '" + rest + "'" +
-                        did_you_mean_text("vmstat." + *near));
-    }
-    return {};
-  }
-  if (prefix == "mthp") {
-    const size_t dot2 = rest.find('.');
-    const std::string size = rest.substr(0, dot2);
-    const std::string stat = dot2 == std::string::npos ? "" : rest.substr(dot2 + 1);
-    const auto kb =
-        size.ends_with("kB") ? parse_int(size.substr(0, size.size() - 2)) : std::nullopt;
-    if (!kb || *kb < 8 || (*kb & (*kb - 1)) != 0 || stat.empty()) {
-      return make_error(
-          "expected mthp.<size>kB.<stat> with a power-of-two size of at least "
-          "8kB, e.g. mthp.64kB.anon_fault_alloc");
-    }
-    if (std::find(kMthpStats.begin(), kMthpStats.end(), stat) != kMthpStats.end()) return {};
-    const std::string near = did_you_mean(stat, kMthpStats);
-    if (patched && near.empty()) return {};
-    return make_error("unknown hugepages-" + size + "/stats file '" + stat + "'" + near +
-                      (near.empty() ? " (Linux 6.12 has: " + listing(kMthpStats) + ")" : ""));
-  }
+  if (prefix == "vmstat") return check_vmstat(rest);
+  if (prefix == "mthp") return check_mthp(rest, any_patched(exp));
   if (prefix == "meminfo") {
     if (std::find(kMeminfo.begin(), kMeminfo.end(), rest) != kMeminfo.end()) return {};
     return make_error("the agent does not record meminfo field '" + rest + "'" +
@@ -157,26 +185,8 @@ Status check_counter(const Experiment& exp, const std::string& metric, bool tap_
     if (!tap_output) return make_error("'" + metric + "' needs a custom workload with output: tap");
     return {};
   }
-  if (prefix == "state") {
-    const std::string phase = rest.substr(0, rest.find('.'));
-    const std::string key =
-        rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
-    const std::string family = key.substr(0, key.find('.'));
-    if ((phase != "before" && phase != "after") || key.empty() ||
-        std::find(kStatePrefixes.begin(), kStatePrefixes.end(), family) == kStatePrefixes.end()) {
-      return make_error("expected state.before.<key> or state.after.<key> with a key of " +
-                        listing(kStatePrefixes) + ", e.g. state.after.unusable.all.9");
-    }
-    return {};
-  }
-  if (prefix == "success") {
-    const std::string kind = rest.substr(0, rest.find('.'));
-    if (std::find(kSuccess.begin(), kSuccess.end(), kind) == kSuccess.end() ||
-        (kind != "thp" && rest.find('.') == std::string::npos)) {
-      return make_error("expected success.thp, success.anon.<size>kB or success.shmem.<size>kB");
-    }
-    return {};
-  }
+  if (prefix == "state") return check_state(rest);
+  if (prefix == "success") return check_success(rest);
   const std::vector<std::string> prefixes = {"vmstat", "mthp",  "meminfo",
                                              "tap",    "state", "success"};
   return make_error("unknown counter prefix '" + prefix + ".'" + did_you_mean(prefix, prefixes) +

@@ -9,6 +9,11 @@
 
 #include "analysis/history.h"
 #include "analysis/session_report.h"
+#include "bisect/bisect_candidates.h"
+#include "bisect/bisect_counts.h"
+#include "bisect/bisect_driver.h"
+#include "bisect/bisect_origin.h"
+#include "bisect/bisect_timings.h"
 #include "catalog/metric_catalog.h"
 #include "cli/run_setup.h"
 #include "model/arch.h"
@@ -17,11 +22,6 @@
 #include "results/bisect_index.h"
 #include "results/index.h"
 #include "results/store.h"
-#include "runner/bisect_candidates.h"
-#include "runner/bisect_counts.h"
-#include "runner/bisect_driver.h"
-#include "runner/bisect_origin.h"
-#include "runner/bisect_timings.h"
 #include "util/fs_ops.h"
 #include "util/text.h"
 

@@ -43,7 +43,7 @@
 #include "report/render.h"
 #include "results/index.h"
 #include "results/store.h"
-#include "runner/artifact_provider.h"
+#include "runner/building_artifact_provider.h"
 #include "runner/experiment_runner.h"
 #include "runner/plan_cost.h"
 #include "runner/scheduler.h"

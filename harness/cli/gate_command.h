@@ -9,9 +9,9 @@
 #include <functional>
 #include <string>
 
+#include "bisect/bisect_origin.h"
+#include "bisect/gate_rerun.h"
 #include "cli/run_setup.h"
-#include "runner/bisect_origin.h"
-#include "runner/gate_rerun.h"
 
 namespace CLI {
 class App;

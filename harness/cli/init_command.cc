@@ -45,7 +45,8 @@ Result<std::vector<fs::path>> init_project(const fs::path& dir, const fs::path& 
   FL_TRY(files);
   for (const auto& [rel, text] : *files) {
     if (fs::exists(abs / rel, ec)) {
-      return make_error((abs / rel).string() + " exists: init writes a new project and "
+      return make_error((abs / rel).string() +
+                        " exists: init writes a new project and "
                         "overwrites nothing");
     }
   }

@@ -80,7 +80,8 @@ TEST(Init, PlanInsideANewProjectFindsItsOwnSeriesFirst) {
   ASSERT_TRUE(write_file_atomic(proj / "experiments/quickstart.yaml", edited).ok());
   plan = foliolab({"plan", "experiments/quickstart.yaml"}, proj);
   ASSERT_EQ(plan.exit_code, 0) << plan.output;
-  EXPECT_THAT(plan.output, ContainsRegex("series +mine +project +" + (proj / "patches/mine").string()));
+  EXPECT_THAT(plan.output,
+              ContainsRegex("series +mine +project +" + (proj / "patches/mine").string()));
   // The same patches under another name are the same kernel: the cache goes by content.
   EXPECT_EQ(kernels_line(plan.output), kernels_line(first));
   // A name neither place has: both are named.
@@ -89,7 +90,7 @@ TEST(Init, PlanInsideANewProjectFindsItsOwnSeriesFirst) {
   plan = foliolab({"plan", "experiments/quickstart.yaml"}, proj);
   EXPECT_EQ(plan.exit_code, 2);
   EXPECT_THAT(plan.output, HasSubstr("patch series 'nosuch' not found (no folder or mbox " +
-                                  (proj / "patches/nosuch").string() + " or "));
+                                     (proj / "patches/nosuch").string() + " or "));
 }
 
 }  // namespace

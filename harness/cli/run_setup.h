@@ -15,7 +15,7 @@
 #include "cli/progress.h"
 #include "model/experiment.h"
 #include "results/index.h"
-#include "runner/artifact_provider.h"
+#include "runner/building_artifact_provider.h"
 #include "runner/experiment_runner.h"
 #include "util/fs.h"
 #include "util/process.h"

@@ -22,6 +22,7 @@
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "report/layout.h"
+#include "runner/building_artifact_provider.h"
 #include "runner/experiment_runner.h"
 #include "testing/cli_binary.h"
 #include "testing/temp_dir.h"

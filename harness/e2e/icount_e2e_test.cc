@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "runner/building_artifact_provider.h"
 #include "runner/experiment_runner.h"
 #include "testing/temp_dir.h"
 #include "util/build_info.h"

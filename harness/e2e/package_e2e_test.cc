@@ -38,7 +38,8 @@ exit 0
 // Runs `argv`, its output kept in `log` (one file per step) for a failure to be read later.
 ProcessResult run(std::vector<std::string> argv, const fs::path& log) {
   RealProcessRunner proc;
-  auto r = proc.run({.argv = std::move(argv), .capture = true, .timeout = std::chrono::minutes(30)});
+  auto r =
+      proc.run({.argv = std::move(argv), .capture = true, .timeout = std::chrono::minutes(30)});
   EXPECT_TRUE(write_file_atomic(log, r.output).ok());
   return r;
 }
@@ -72,18 +73,18 @@ TEST(E2EPackage, TheDebInstallsIntoAFreshBookwormAndRunsThere) {
   // archive's index and fetches what is missing or stale): a download cache, nothing more.
   const fs::path archives = cache_root() / "apt-archives";
   fs::create_directories(archives);
-  auto made = run(
-      {"mmdebstrap", "--mode=root", "--variant=minbase", "--include=" + deb.string(),
-       "--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount",
-       "--setup-hook=mkdir -p \"$1\"/var/cache/apt/archives && find " + archives.string() +
-           " -name '*.deb' -exec cp -t \"$1\"/var/cache/apt/archives {} +",
-       "--customize-hook=copy-in " + (dir / "checks.sh").string() + " /root",
-       "--customize-hook=chroot \"$1\" sh /root/checks.sh",
-       "--customize-hook=copy-out /root/out " + dir.path().string(),
-       "--customize-hook=find \"$1\"/var/cache/apt/archives -name '*.deb' -exec cp -t " +
-           archives.string() + " {} +",
-       "--skip=download/empty", "bookworm", (dir / "chroot").string()},
-      dir / "mmdebstrap.log");
+  auto made =
+      run({"mmdebstrap", "--mode=root", "--variant=minbase", "--include=" + deb.string(),
+           "--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount",
+           "--setup-hook=mkdir -p \"$1\"/var/cache/apt/archives && find " + archives.string() +
+               " -name '*.deb' -exec cp -t \"$1\"/var/cache/apt/archives {} +",
+           "--customize-hook=copy-in " + (dir / "checks.sh").string() + " /root",
+           "--customize-hook=chroot \"$1\" sh /root/checks.sh",
+           "--customize-hook=copy-out /root/out " + dir.path().string(),
+           "--customize-hook=find \"$1\"/var/cache/apt/archives -name '*.deb' -exec cp -t " +
+               archives.string() + " {} +",
+           "--skip=download/empty", "bookworm", (dir / "chroot").string()},
+          dir / "mmdebstrap.log");
   ASSERT_EQ(made.exit_code, 0) << made.output;
   const fs::path out = dir / "out";
 

@@ -84,8 +84,8 @@ timeout: 300
   EXPECT_EQ(rec.status, "ok") << rec.reason;
   EXPECT_THAT(rec.provenance.kernel_source, HasSubstr("+ patches mine"));
   // Its kernel is not the quickstart's: the third patch is in the tree it was built from.
-  auto quickstart = run_cli({"plan", "experiments/quickstart.yaml", "--arch", "x86_64"}, proj,
-                            dir / "plan.log");
+  auto quickstart =
+      run_cli({"plan", "experiments/quickstart.yaml", "--arch", "x86_64"}, proj, dir / "plan.log");
   ASSERT_EQ(quickstart.exit_code, 0) << quickstart.output;
   EXPECT_THAT(quickstart.output, HasSubstr("6.12-mthp-vmstat x86_64"));
   EXPECT_FALSE(rec.provenance.kernel_build_id.empty());

@@ -17,6 +17,7 @@
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "results/store.h"
+#include "runner/building_artifact_provider.h"
 #include "runner/experiment_runner.h"
 #include "testing/cli_binary.h"
 #include "testing/temp_dir.h"

@@ -39,7 +39,7 @@ Status check_elf_arch(const std::string& bytes, Arch arch, const std::string& wh
   }
   const unsigned machine =
       static_cast<unsigned char>(bytes[18]) | (static_cast<unsigned char>(bytes[19]) << 8);
-  const unsigned want = arch == Arch::kX86_64 ? 62 : 183;  // EM_X86_64, EM_AARCH64
+  const unsigned want = arch_info(arch).elf_machine;
   if (machine != want) {
     return make_error(fmt::format(
         "custom workload {}: built for ELF machine {}, but the guest is {} (machine {})", what,

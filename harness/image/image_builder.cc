@@ -66,7 +66,8 @@ Result<ImageBuilder::Key> ImageBuilder::key(Arch arch) {
   Key k{.agent_sources = sorted_files(root_ / "images" / "agent", {".c"}),
         .workload_sources = sorted_files(root_ / "workloads", {".c"})};
   auto agent_headers = sorted_files(root_ / "images" / "agent", {".h"});
-  auto workload_headers = sorted_files(root_ / "workloads", {".h"});
+  // The .def files too: each program includes its own as its argument table.
+  auto workload_headers = sorted_files(root_ / "workloads", {".h", ".def"});
   if (k.agent_sources.empty())
     return make_error("no guest agent sources in " + (root_ / "images/agent").string());
   auto cc_version = compiler_version(runner_, std::string(ai.guest_cc));

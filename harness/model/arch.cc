@@ -5,6 +5,11 @@
 namespace foliolab {
 namespace {
 
+constexpr PageSizeChoice kArm64PageSizes[] = {
+    {.kb = 64, .fragment = "arm64-64k", .option = "CONFIG_ARM64_64K_PAGES"},
+    {.kb = 16, .fragment = "arm64-16k", .option = "CONFIG_ARM64_16K_PAGES"},
+};
+
 constexpr std::array<ArchInfo, 2> kArchs = {{
     {
         .arch = Arch::kX86_64,
@@ -29,6 +34,11 @@ constexpr std::array<ArchInfo, 2> kArchs = {{
             R"(\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00)",
         .binfmt_mask =
             R"(\xff\xff\xff\xff\xff\xfe\xfe\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff)",
+        .elf_machine = 62,
+        .acpi = true,
+        .kvm_smoke = true,
+        .base_page_kb = 4,
+        .page_sizes = {},
     },
     {
         .arch = Arch::kArm64,
@@ -53,6 +63,11 @@ constexpr std::array<ArchInfo, 2> kArchs = {{
             R"(\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00)",
         .binfmt_mask =
             R"(\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff)",
+        .elf_machine = 183,
+        .acpi = false,
+        .kvm_smoke = false,
+        .base_page_kb = 4,
+        .page_sizes = kArm64PageSizes,
     },
 }};
 
@@ -71,8 +86,11 @@ std::optional<Arch> parse_arch(std::string_view name) {
   for (const auto& info : kArchs) {
     if (info.name == name) return info.arch;
   }
-  if (name == "aarch64") return Arch::kArm64;
-  if (name == "amd64" || name == "x86-64") return Arch::kX86_64;
+  // What uname -m and Debian call it.
+  for (const auto& info : kArchs) {
+    if (info.uname_machine == name || info.debian_arch == name) return info.arch;
+  }
+  if (name == "x86-64") return Arch::kX86_64;
   return std::nullopt;
 }
 

@@ -10,6 +10,13 @@ namespace foliolab {
 
 enum class Arch { kX86_64, kArm64 };
 
+// A page size other than the base one, chosen per kernel by a config fragment or option.
+struct PageSizeChoice {
+  int kb;
+  std::string_view fragment;  // kernel-config/<fragment>.config
+  std::string_view option;    // or this option =y in the kernel's `options`
+};
+
 struct ArchInfo {
   Arch arch;
   std::string_view name;          // as written in experiments: "x86_64", "arm64"
@@ -37,6 +44,14 @@ struct ArchInfo {
   std::string_view qemu_user;
   std::string_view binfmt_magic;
   std::string_view binfmt_mask;
+  unsigned elf_machine;  // e_machine of its ELF executables (EM_X86_64, EM_AARCH64)
+  // Powers off through ACPI (libvirt's <features><acpi/><apic/>); else through PSCI, from the
+  // device tree it boots with.
+  bool acpi;
+  // The KVM smoke test (backend/kvm_smoke.h: x86 code) runs before the probe boot.
+  bool kvm_smoke;
+  int base_page_kb;                            // the page size without a choice
+  std::span<const PageSizeChoice> page_sizes;  // the others, the first selected wins
 };
 
 std::span<const ArchInfo> all_archs();

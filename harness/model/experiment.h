@@ -10,14 +10,18 @@
 #include <utility>
 #include <vector>
 
-#include "catalog/metric_catalog.h"
 #include "model/arch.h"
 #include "model/machine_state.h"
+#include "model/metric_kind.h"
 #include "model/source_loc.h"
 
 namespace foliolab {
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;  // ordered as written
+
+// The host keeps at most this many reps a run: a plain `repeat: N` above it is refused at plan
+// (catalog/plan_limits.h), an adaptive `max` above it by the loader.
+inline constexpr int kMaxRepeat = 10000;
 
 struct KernelSpec {
   std::string name;

@@ -70,6 +70,8 @@ class Parser : public YamlReader {
                          std::vector<SourceLoc>* locs) const;
   Result<Arch> read_arch(const Field& f) const;
   Status parse_machine(const Field& f, MachineSpec* m) const;
+  Status parse_guest_size(const YamlFields& fields, MachineSpec* m) const;    // cpus, memory, numa
+  Status parse_machine_swap(const YamlFields& fields, MachineSpec* m) const;  // swap, zswap
   Status parse_numa(const Field& f, bool memory_given, MachineSpec* m) const;
   Status parse_distance(const Field& f, MachineSpec* m) const;
 

@@ -85,13 +85,18 @@ Status Parser::parse_machine(const Field& f, MachineSpec* m) const {
       m->image_loc = loc(*i);
     }
   }
-  if (const Field* c = fields->find("cpus")) {
+  FL_TRY(parse_guest_size(*fields, m));
+  return parse_machine_swap(*fields, m);
+}
+
+Status Parser::parse_guest_size(const YamlFields& fields, MachineSpec* m) const {
+  if (const Field* c = fields.find("cpus")) {
     auto n = read_int(*c);
     FL_TRY(n);
     if (*n < 1) return error(*c, "must be at least 1");
     m->cpus = static_cast<int>(*n);
   }
-  const Field* memory = fields->find("memory");
+  const Field* memory = fields.find("memory");
   if (memory) {
     auto mib = read_memory(*memory);
     FL_TRY(mib);
@@ -99,18 +104,23 @@ Status Parser::parse_machine(const Field& f, MachineSpec* m) const {
     if (*mib == 0) return error(*memory, "must be more than 0");
     m->memory_mb = *mib;
   }
-  if (const Field* n = fields->find("numa")) {
+  if (const Field* n = fields.find("numa")) {
     FL_TRY(parse_numa(*n, memory != nullptr, m));
     if (!memory) m->memory_loc = loc(*n);
   }
-  if (const Field* s = fields->find("swap")) FL_TRY(parse_swap(*s, &m->swap));
-  if (const Field* z = fields->find("zswap")) FL_TRY(parse_zswap(*z, &m->zswap));
+  return {};
+}
+
+// machine.zswap needs machine.swap, and a zram swap lives in the guest's memory.
+Status Parser::parse_machine_swap(const YamlFields& fields, MachineSpec* m) const {
+  if (const Field* s = fields.find("swap")) FL_TRY(parse_swap(*s, &m->swap));
+  if (const Field* z = fields.find("zswap")) FL_TRY(parse_zswap(*z, &m->zswap));
   if (m->zswap.enabled && !m->swap.enabled()) {
-    return error(*fields->find("zswap"), "zswap caches swap: needs machine.swap");
+    return error(*fields.find("zswap"), "zswap caches swap: needs machine.swap");
   }
   if (m->swap.enabled() && m->swap.size_mb >= m->memory_mb &&
       m->swap.type == SwapSpec::Type::kZram) {
-    return error(*fields->find("swap"),
+    return error(*fields.find("swap"),
                  fmt::format("a {} MiB zram swap cannot fit a {} MiB guest: zram lives in the "
                              "guest's memory",
                              m->swap.size_mb, m->memory_mb));

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <string>
 
-#include "catalog/plan_limits.h"
 #include "model/loader.h"
 #include "model/loader_internal.h"
 #include "util/text.h"

@@ -74,8 +74,8 @@ std::vector<std::string> SearchPath::names(const std::string& room,
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(p.dir / room, ec)) {
       const std::string name = e.path().filename().string();
-      if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(),
-                                                       suffix) != 0) {
+      if (name.size() <= suffix.size() ||
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
         continue;
       }
       if (name.rfind("README", 0) == 0) continue;

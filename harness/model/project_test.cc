@@ -54,7 +54,8 @@ TEST(Project, TheProjectIsSearchedBeforeFoliolabsData) {
   ASSERT_TRUE(theirs);
   EXPECT_EQ(theirs->origin, "foliolab");
   // A project's file of the same name shadows foliolab's.
-  EXPECT_EQ(names.find("kernel-config/debug.config")->path, dir / "proj/kernel-config/debug.config");
+  EXPECT_EQ(names.find("kernel-config/debug.config")->path,
+            dir / "proj/kernel-config/debug.config");
   EXPECT_FALSE(names.find("patches/none"));
   EXPECT_EQ(names.searched("patches/none"),
             (dir / "proj/patches/none").string() + " or " + (dir / "data/patches/none").string());

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/repeat_rule.h"
 #include "catalog/repeat_plan.h"
+#include "catalog/repeat_rule.h"
 #include "model/experiment.h"  // KeyValues
 
 namespace foliolab {

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/repeat_rule.h"
 #include "catalog/repeat_plan.h"
+#include "catalog/repeat_rule.h"
 #include "model/experiment.h"  // KeyValues
 #include "protocol/guest_text.h"
 #include "protocol/output_adapter.h"
@@ -130,7 +130,7 @@ RunReport interpret_records(const ParsedStream& stream, int expected_reps = -1,
 // The same with the reps checked against the run's plan (catalog/repeat_plan.h): warm-up reps
 // first and marked, `min` measured reps for a fixed count, and for adaptive repetitions a
 // repeat-stop record whose count, reason and half-widths the host's rule
-// (analysis/repeat_rule.h) recomputes from the reps.
+// (catalog/repeat_rule.h) recomputes from the reps.
 RunReport interpret_records(const ParsedStream& stream, const RepeatPlan& plan,
                             const OutputAdapter& adapter = {});
 

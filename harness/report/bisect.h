@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/bisect_driver.h"
+#include "bisect/bisect_outcome.h"
 
 namespace foliolab {
 

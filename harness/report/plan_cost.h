@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "runner/plan_cost.h"
+#include "model/plan_cost.h"
 
 namespace foliolab {
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "util/fs.h"
+#include "util/fs_ops.h"
 #include "util/text.h"
 
 namespace foliolab {
@@ -18,40 +19,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// The schema of bisect.json this reads (runner/bisect_driver.h's kBisectLogSchema).
-constexpr int kBisectLogRead = 1;
-
-// What the index keeps of one bisect.json.
-struct LoggedBisection {
-  std::map<std::string, std::string> meta;
-  json steps = json::array(), confirmations = json::array();
-};
-
-Result<LoggedBisection> read_log(const fs::path& file) {
-  auto text = read_file(file);
-  if (!text.ok()) return text.error();
-  const json j = json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return make_error(file.string() + ": not a bisection log (damaged JSON)");
-  }
-  if (j.value("schema", 0) != kBisectLogRead) {
-    return make_error(fmt::format("{}: bisection log schema {} (the index reads {})", file.string(),
-                                  j.value("schema", 0), kBisectLogRead));
-  }
-  LoggedBisection log;
-  try {
-    log.meta = j.value("bisect", std::map<std::string, std::string>{});
-    if (j.contains("steps")) log.steps = j.at("steps");
-    if (j.contains("confirmations")) log.confirmations = j.at("confirmations");
-    if (!log.steps.is_array() || !log.confirmations.is_array()) {
-      return make_error(file.string() + ": damaged bisection log: steps are not a list");
-    }
-  } catch (const json::exception& e) {
-    return make_error(file.string() + ": damaged bisection log: " + e.what());
-  }
-  return log;
-}
 
 // Bisect makes its sessions beside its own directory, in the same results root: a session is
 // <experiment>/<stamp>, its last two path components (the key of sessions.path), however the
@@ -72,9 +39,9 @@ std::optional<std::string> name_of(const std::vector<std::string>& names,
   return names[*candidate];
 }
 
-std::string meta_of(const LoggedBisection& log, const std::string& key) {
-  auto it = log.meta.find(key);
-  return it == log.meta.end() ? "" : it->second;
+std::string meta_of(const BisectLog& log, const std::string& key) {
+  auto it = log.meta().find(key);
+  return it == log.meta().end() ? "" : it->second;
 }
 
 // The state the log shows (see the header), and the culprit it names.
@@ -83,31 +50,29 @@ struct Reading {
   std::optional<int64_t> culprit;
 };
 
-Reading read_state(const LoggedBisection& log, size_t candidates) {
+Reading read_state(const BisectLog& log, size_t candidates) {
   Reading r;
-  for (const json& c : log.confirmations) {
-    const bool confirmed = c.at("confirmed").get<bool>();
-    if (!r.culprit || (confirmed && r.state != "confirmed")) {
-      r.culprit = c.at("culprit").get<int64_t>();
+  for (const BisectConfirmation& c : log.confirmations()) {
+    if (!r.culprit || (c.confirmed && r.state != "confirmed")) {
+      r.culprit = static_cast<int64_t>(c.culprit);
     }
-    if (confirmed) r.state = "confirmed";
+    if (c.confirmed) r.state = "confirmed";
   }
   if (r.culprit) {
     if (r.state.empty()) r.state = "unconfirmed";
     return r;
   }
-  std::map<size_t, json> ends;  // the first observation of each end
-  for (const json& s : log.steps) {
-    const size_t i = s.at("candidate").get<size_t>();
-    if (candidates >= 2 && (i == 0 || i == candidates - 1) && !ends.count(i)) ends[i] = s;
+  std::map<size_t, const BisectStep*> ends;  // the first observation of each end
+  for (const BisectStep& s : log.steps()) {
+    const size_t i = s.candidate;
+    if (candidates >= 2 && (i == 0 || i == candidates - 1) && !ends.count(i)) ends[i] = &s;
   }
   const bool skipped = std::any_of(ends.begin(), ends.end(),
-                                   [](const auto& e) { return e.second.at("class").is_null(); });
-  r.state = log.steps.empty() ? "started"
-            : skipped         ? "endpoint skipped"
-            : ends.size() == 2 && ends[0]["class"] == ends[candidates - 1]["class"]
-                ? "does not reproduce"
-                : "searching";
+                                   [](const auto& e) { return !e.second->cls.has_value(); });
+  r.state = log.steps().empty()                                             ? "started"
+            : skipped                                                       ? "endpoint skipped"
+            : ends.size() == 2 && ends[0]->cls == ends[candidates - 1]->cls ? "does not reproduce"
+                                                                            : "searching";
   return r;
 }
 
@@ -129,8 +94,7 @@ std::string started_stamp(const fs::path& dir) {
 }
 
 Result<int64_t> upsert_bisection(SqliteDb& db, const std::string& key, const fs::path& dir,
-                                 const LoggedBisection& log,
-                                 const std::vector<std::string>& names) {
+                                 const BisectLog& log, const std::vector<std::string>& names) {
   const Reading reading = read_state(log, names.size());
   auto ins = db.prepare(
       "INSERT INTO bisections(path, experiment, experiment_file, metric, selection, variants, "
@@ -154,41 +118,39 @@ Result<int64_t> upsert_bisection(SqliteDb& db, const std::string& key, const fs:
   return ins->column_int(0);
 }
 
-Status insert_steps(SqliteDb& db, int64_t id, const LoggedBisection& log,
+Status insert_steps(SqliteDb& db, int64_t id, const BisectLog& log,
                     const std::vector<std::string>& names) {
   auto ins = db.prepare(
       "INSERT INTO bisect_steps(bisection, ordinal, candidate, candidate_name, class, session, "
       "evidence, rep_values) VALUES(?,?,?,?,?,?,?,?)");
   if (!ins.ok()) return ins.error();
   int64_t ordinal = 0;
-  for (const json& s : log.steps) {
-    const int64_t candidate = s.at("candidate").get<int64_t>();
+  for (const BisectStep& s : log.steps()) {
+    const auto candidate = static_cast<int64_t>(s.candidate);
     ins->bind(1, id).bind(2, ordinal++).bind(3, candidate);
     ins->bind_or_null(4, name_of(names, candidate));
-    ins->bind_or_null(5, s.at("class").is_null()
-                             ? std::nullopt
-                             : std::optional<std::string>(s.at("class").get<std::string>()));
-    ins->bind_or_null(6, session_key(s.value("session", "")));
-    ins->bind(7, s.value("evidence", "")).bind(8, s.value("values", json::array()).dump());
+    ins->bind_or_null(5, s.cls);
+    ins->bind_or_null(6, session_key(s.session));
+    ins->bind(7, s.evidence).bind(8, json(s.values).dump());
     FL_TRY(ins->run());
   }
   return {};
 }
 
-Status insert_confirmations(SqliteDb& db, int64_t id, const LoggedBisection& log) {
+Status insert_confirmations(SqliteDb& db, int64_t id, const BisectLog& log) {
   auto ins = db.prepare(
       "INSERT INTO bisect_confirmations(bisection, ordinal, parent, culprit, confirmed, "
       "evidence, sessions) VALUES(?,?,?,?,?,?,?)");
   if (!ins.ok()) return ins.error();
   int64_t ordinal = 0;
-  for (const json& c : log.confirmations) {
+  for (const BisectConfirmation& c : log.confirmations()) {
     json sessions = json::array();
-    for (const json& s : c.value("sessions", json::array())) {
-      if (auto key = session_key(s.get<std::string>())) sessions.push_back(*key);
+    for (const std::string& s : c.sessions) {
+      if (auto key = session_key(s)) sessions.push_back(*key);
     }
-    ins->bind(1, id).bind(2, ordinal++).bind(3, c.at("parent").get<int64_t>());
-    ins->bind(4, c.at("culprit").get<int64_t>()).bind(5, int64_t{c.at("confirmed").get<bool>()});
-    ins->bind(6, c.value("evidence", "")).bind(7, sessions.dump());
+    ins->bind(1, id).bind(2, ordinal++).bind(3, static_cast<int64_t>(c.parent));
+    ins->bind(4, static_cast<int64_t>(c.culprit)).bind(5, int64_t{c.confirmed});
+    ins->bind(6, c.evidence).bind(7, sessions.dump());
     FL_TRY(ins->run());
   }
   return {};
@@ -204,7 +166,9 @@ Status write_bisection(SqliteDb& db, const fs::path& root, const fs::path& dir) 
     return make_error(fmt::format("bisection {} is not under the results root {}",
                                   canonical.string(), root.string()));
   }
-  auto log = read_log(canonical / kBisectLogFile);
+  const fs::path file = canonical / kBisectLogFile;
+  if (!path_exists(file)) return read_file(file).error();  // a log to index, not a new one
+  auto log = BisectLog::open(file);
   if (!log.ok()) return log.error();
   std::vector<std::string> names;
   const std::string variants = meta_of(*log, "variants");

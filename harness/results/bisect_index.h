@@ -1,5 +1,5 @@
 // `foliolab bisect`'s bisections in the index (schema 4): each
-// <results root>/<experiment>/bisect-<stamp>/bisect.json (runner/bisect_driver.h's BisectLog,
+// <results root>/<experiment>/bisect-<stamp>/bisect.json (results/bisect_log.h's BisectLog,
 // which stays the source of truth) as one row of `bisections`, its observations as rows of
 // `bisect_steps` and its confirmations as rows of `bisect_confirmations`. A step names its
 // session by the key of `sessions.path` (<experiment>/<stamp>), so SQL joins a step to its runs;
@@ -15,13 +15,12 @@
 #include <functional>
 #include <string>
 
+#include "results/bisect_log.h"
 #include "results/index.h"
 #include "results/sqlite.h"
 #include "util/result.h"
 
 namespace foliolab {
-
-inline constexpr const char* kBisectLogFile = "bisect.json";
 
 // Reads <dir>/bisect.json and replaces the bisection's rows (its directory, relative to the
 // root, is its key; the row id stays), in one transaction. Call it after each step or at the end.

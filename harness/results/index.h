@@ -14,28 +14,13 @@
 #include <string_view>
 #include <vector>
 
+#include "results/index_schema.h"
+#include "results/run_query.h"
 #include "results/run_record.h"
 #include "results/sqlite.h"
 #include "util/result.h"
 
 namespace foliolab {
-
-inline constexpr int kIndexSchema = 5;
-inline constexpr const char* kIndexFile = "index.sqlite";
-
-// A selection of indexed runs: every non-empty field must match. `since`/`until` compare with
-// the session stamp (20261130T051430Z); dates like 2026-11-30 are accepted.
-struct RunQuery {
-  std::string experiment, kernel, arch, knobs, workload, session, since, until;
-  bool include_failed = false;
-  bool empty() const;
-};
-
-// "kernel=6.12,arch=x86_64,since=2026-11-01" (keys: experiment kernel arch knobs workload
-// session since until). Unknown keys are errors with a "did you mean".
-Result<RunQuery> parse_run_query(std::string_view text);
-// Fields of `extra` override those of `base`.
-RunQuery merge_queries(RunQuery base, const RunQuery& extra);
 
 struct IndexedRun {
   std::filesystem::path session_dir;  // absolute
@@ -57,7 +42,8 @@ class ResultIndex {
   static Result<ResultIndex> open(const std::filesystem::path& results_root);
   // Recreates the index from every run file, bisection log (results/bisect_index.h) and gate.json
   // (results/finding_index.h) under the root in one transaction; returns the number of runs
-  // indexed. Files that do not decode are reported through `warn`.
+  // indexed. Files that do not decode are reported through `warn`. Defined in index_rebuild.cc,
+  // above those two (they write into the index; the index does not call them).
   static Result<int> rebuild(const std::filesystem::path& results_root,
                              const std::function<void(const std::string&)>& warn);
 
@@ -88,9 +74,5 @@ class ResultIndex {
   SqliteDb db_;
   std::filesystem::path root_;
 };
-
-// Schema management, exposed for the migration test: brings `db` from its user_version up to
-// `target` (a fresh database is version 0), each step in its own transaction.
-Status migrate_index(SqliteDb& db, int target = kIndexSchema);
 
 }  // namespace foliolab

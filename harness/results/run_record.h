@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/repeat_rule.h"
+#include "catalog/repeat_rule.h"
 #include "model/experiment.h"  // KeyValues, MachineSpec
 #include "model/subtest_outcome.h"
 

@@ -1,5 +1,6 @@
-// Where a run's kernel, base image and workload files come from: built (or found in the cache)
-// by KernelBuilder, ImageBuilder and KselftestBuilder, or given by a fake in the tests.
+// Where a run's kernel, base image and workload files come from: the seam. Built (or found in
+// the cache) by BuildingArtifactProvider (runner/building_artifact_provider.h), or given by a
+// fake in the tests (testing/fake_artifacts.h).
 #pragma once
 
 #include <vector>
@@ -10,7 +11,6 @@
 #include "image/rootfs_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
-#include "runner/guest_second_stage.h"
 #include "util/process.h"
 #include "util/result.h"
 
@@ -27,30 +27,6 @@ class ArtifactProvider {
   // from `kernel`'s tree); usually none.
   virtual Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w,
                                                         const KernelSpec& kernel, Arch arch) = 0;
-};
-
-class BuildingArtifactProvider : public ArtifactProvider {
- public:
-  // `foreign`: how another arch's Debian image is made (image/second_stage.h); the second stage
-  // boots the quickstart's kernel, built here like any other.
-  BuildingArtifactProvider(ProcessRunner& runner, KernelBuildOptions kernel_options,
-                           ForeignPath foreign = ForeignPath::kAuto);
-  Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override;
-  Result<ImageArtifact> image(Arch arch) override;
-  Result<RootfsArtifact> rootfs(const std::string& recipe, Arch arch) override;
-  Result<std::vector<CpioEntry>> workload_files(const WorkloadSpec& w, const KernelSpec& kernel,
-                                                Arch arch) override;
-  // The Debian image builder behind rootfs(), for a caller with a recipe in hand (`image`).
-  RootfsBuilder& rootfs_builder() { return rootfs_; }
-
- private:
-  ProcessRunner& runner_;
-  KernelBuildOptions kopt_;
-  KernelBuilder kernels_;
-  ImageBuilder images_;
-  GuestSecondStage second_stage_;
-  RootfsBuilder rootfs_;
-  KselftestBuilder kselftests_;
 };
 
 // The kernel a backend that builds none runs: the host's own (its release as the version, no

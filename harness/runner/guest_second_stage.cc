@@ -2,13 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "backend/backend.h"
 #include "backend/qemu_args.h"
 #include "image/image_builder.h"
 #include "model/loader.h"
 #include "protocol/job.h"
 #include "protocol/run_report.h"
-#include "runner/artifact_provider.h"
 #include "util/fs_ops.h"
 
 namespace foliolab {
@@ -42,23 +40,22 @@ Status GuestSecondStage::run(Arch arch, const fs::path& disk,
   FL_TRY(make_dirs(dir));
   const fs::path initrd = dir / "initrd.cpio";
   FL_TRY(write_run_initrd(image->cpio, *job, initrd));
-  QemuBackend backend(runner_, {.cache_dir = opt_.cache});
   MachineSpec machine;
   machine.cpus = opt_.cpus;
   machine.memory_mb = opt_.memory_mb;
   auto boot =
-      backend.boot({.arch = arch,
-                    .accel = Accel::kTcg,
-                    .machine = machine,
-                    .kernel = kernel->boot_image.empty() ? kernel->image : kernel->boot_image,
-                    .initrd = initrd,
-                    .base_image = image->cpio,
-                    .job_text = *job,
-                    .root_disk = disk,
-                    .root_disk_writable = true,
-                    .cmdline = kernel_cmdline(arch, ""),
-                    .run_dir = dir,
-                    .timeout = opt_.timeout});
+      backend_.boot({.arch = arch,
+                     .accel = Accel::kTcg,
+                     .machine = machine,
+                     .kernel = kernel->boot_image.empty() ? kernel->image : kernel->boot_image,
+                     .initrd = initrd,
+                     .base_image = image->cpio,
+                     .job_text = *job,
+                     .root_disk = disk,
+                     .root_disk_writable = true,
+                     .cmdline = kernel_cmdline(arch, ""),
+                     .run_dir = dir,
+                     .timeout = opt_.timeout});
   FL_TRY(boot);
   auto bytes = read_file(boot->records_file);
   const RunReport report = parse_run_report(bytes.ok() ? *bytes : std::string(), 0);

@@ -17,14 +17,6 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int PlanCost::to_build() const {
-  std::set<std::string> ids;  // two kernel names with one build id are one build
-  for (const PlannedKernel& k : kernels) {
-    if (!k.cached) ids.insert(k.build_id);
-  }
-  return static_cast<int>(ids.size());
-}
-
 BuildEstimate estimate_builds(const std::vector<PlannedKernel>& kernels,
                               const std::vector<PastKernelBuild>& past) {
   BuildEstimate out;

@@ -1,6 +1,7 @@
-// What a plan will cost before anything is built: which kernels and base images are cached and
-// which will be built, and how long the builds should take on this host, from the builds its
-// cache already holds (kernel.json's build_seconds), else a generic figure.
+// What a plan will cost before anything is built (the model: model/plan_cost.h): which kernels
+// and base images are cached and which will be built, and how long the builds should take on
+// this host, from the builds its cache already holds (kernel.json's build_seconds), else a
+// generic figure.
 #pragma once
 
 #include <optional>
@@ -11,50 +12,11 @@
 #include "image/rootfs_builder.h"
 #include "kernel/builder.h"
 #include "model/experiment.h"
+#include "model/plan_cost.h"
 #include "results/index.h"
 #include "util/result.h"
 
 namespace foliolab {
-
-struct PlannedKernel {
-  std::string kernel;  // KernelSpec::name
-  std::string arch;
-  std::string build_id;
-  bool cached = false;
-};
-
-struct PlannedImage {
-  std::string arch;
-  std::string image_id;  // a root filesystem's: its recipe key
-  bool cached = false;
-  std::string recipe;  // a Debian root filesystem's recipe; "" for the base initramfs
-};
-
-struct BuildEstimate {
-  double seconds = 0;   // for all the kernels to build
-  int from_builds = 0;  // past builds of this host it is the median of (0: the generic figure)
-};
-
-// The guests' time from this host's last ok run of each planned run id (results index).
-struct GuestEstimate {
-  double seconds = 0;  // summed over the runs that ran before (one guest after another)
-  int known = 0;       // runs with a past duration
-  int runs = 0;        // runs planned
-  // Adaptive repetitions: the known runs' time if every run went to max (each past duration
-  // scaled by its reps to warm-up + max), and the bounds of the reps.
-  bool adaptive = false;
-  double worst_seconds = 0;
-  int min_reps = 0, max_reps = 0, warmup = 0;
-};
-
-struct PlanCost {
-  std::vector<PlannedKernel> kernels;  // (kernel, arch) in plan order, once each
-  std::vector<PlannedImage> images;    // per arch, once each
-  std::vector<PlannedImage> rootfs;    // machine.image: its disk per arch
-  BuildEstimate builds;                // of the kernels not cached
-  GuestEstimate guests;
-  int to_build() const;
-};
 
 // A generic kernel build on 2 cores, for a host that has built none yet.
 inline constexpr double kGenericKernelBuildSeconds = 600;

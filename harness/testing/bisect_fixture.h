@@ -1,5 +1,5 @@
 // Test helper: a bisection's log as `foliolab bisect --variants` leaves it in its directory,
-// written by the real BisectLog (runner/bisect_driver.h), so the index's tests read the format
+// written by the real BisectLog (bisect/bisect_driver.h), so the index's tests read the format
 // the bisect command writes.
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/bisect_driver.h"
+#include "bisect/bisect_driver.h"
 #include "util/text.h"
 
 namespace foliolab {

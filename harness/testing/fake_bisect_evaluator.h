@@ -1,4 +1,4 @@
-// The one fake of the bisection seam (runner/bisect_driver.h): a truth table of classes, with
+// The one fake of the bisection seam (bisect/bisect_driver.h): a truth table of classes, with
 // wrong answers, skips and failures injected where a test says.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/bisect_driver.h"
+#include "bisect/bisect_driver.h"
 
 namespace foliolab {
 

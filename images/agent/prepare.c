@@ -246,30 +246,25 @@ static int split_region(char *at, size_t len) {
   return put(SPLIT_FILE, req);
 }
 
-static void fragment(const struct prep *p, int index, struct frag_result *r) {
-  const long page = sysconf(_SC_PAGESIZE);
-  struct sb v = {0}, path = {0};
-  get(THP_DIR "/hpage_pmd_size", &v);
-  const unsigned long long pmd = strtoull(v.p ? v.p : "0", NULL, 10);
-  const int pmd_order = __builtin_ctzll(pmd / (unsigned long long)page);
-  const int thpscale = !strcmp(p->method, "thpscale");
-  r->order = thpscale ? pmd_order : (int)p->order;
-  const unsigned long long block = (unsigned long long)page << (r->order - 1), stride = 2 * block;
-  const unsigned long long chunk = stride > pmd ? stride : pmd;
+/* The region a fragment step lays out: as much free memory as is above the reserve, in whole
+ * chunks, filled with PMD THPs and split in place. NULL, with r->why, when it cannot be. */
+static char *lay_out(const struct prep *p, unsigned long long pmd, unsigned long long block,
+                     struct frag_result *r) {
+  const unsigned long long stride = 2 * block, chunk = stride > pmd ? stride : pmd;
   const unsigned long long reserve = p->reserve ? p->reserve : (meminfo("MemTotal") << 10) / 16;
   const unsigned long long free_bytes = meminfo("MemFree") << 10;
   r->index_before = aggregate_unusable(r->order);
   if (!pmd || free_bytes < reserve + 16 * chunk) {
     snprintf(r->why, sizeof r->why, "%llu kB free, reserve %llu kB: nothing to fragment",
              free_bytes >> 10, reserve >> 10);
-    return;
+    return NULL;
   }
   r->region = (free_bytes - reserve) / chunk * chunk;
   char *raw =
       mmap(NULL, r->region + pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) {
     snprintf(r->why, sizeof r->why, "mmap %llu bytes: %s", r->region, strerror(errno));
-    return;
+    return NULL;
   }
   char *at = (char *)(((uintptr_t)raw + pmd - 1) & ~(uintptr_t)(pmd - 1));
   r->thp_kb = fill_with_thps(at, r->region, pmd);
@@ -278,49 +273,84 @@ static void fragment(const struct prep *p, int index, struct frag_result *r) {
              "only %llu of %llu kB of the fill got PMD THPs: not a fresh enough guest to lay "
              "out",
              r->thp_kb, r->region >> 10);
-    return;
+    return NULL;
   }
   int rc = split_region(at, r->region);
   if (rc) {
     snprintf(r->why, sizeof r->why, "%s: %s (debugfs)", SPLIT_FILE, strerror(-rc));
-    return;
+    return NULL;
   }
-  unsigned long long seed = p->seed * 0x9E3779B97F4A7C15ULL + (unsigned long long)index;
-  const int target = (int)(p->target * 1000 + 0.5);
+  return at;
+}
+
+/* The holder's seed: the step's seed and its index, so that each holder differs. */
+static unsigned long long frag_seed(const struct prep *p, int index) {
+  return p->seed * 0x9E3779B97F4A7C15ULL + (unsigned long long)index;
+}
+
+/* Frees one block of each stride, on the side the seed picks; without `to_end`, stops once the
+ * unusable index reaches `target` (checked every 8 MiB freed). */
+static void punch_holes(char *at, const struct prep *p, int index, unsigned long long block,
+                        int to_end, int target, struct frag_result *r) {
+  unsigned long long seed = frag_seed(p, index);
   r->index_after = aggregate_unusable(r->order);
-  for (unsigned long long off = 0; off < r->region; off += stride) {
+  for (unsigned long long off = 0; off < r->region; off += 2 * block) {
     char *hole = at + off + ((xorshift(&seed) & 1) ? block : 0);
     if (madvise(hole, block, MADV_DONTNEED) == 0) r->freed += block, r->blocks++;
-    if (!thpscale && (r->freed % (8ULL << 20)) < block) {
+    if (!to_end && (r->freed % (8ULL << 20)) < block) {
       r->index_after = aggregate_unusable(r->order);
       if (r->index_after >= target) break;
     }
   }
-  if (thpscale) { /* refill half the holes: a tmpfs file of a quarter of the region */
-    char name[64];
-    snprintf(name, sizeof name, "/tmp/.foliolab-fragment-%d", index);
-    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    static char buf[1 << 20];
-    memset(buf, 0x5a, sizeof buf);
-    for (unsigned long long w = 0; fd >= 0 && w < r->region / 4; w += sizeof buf)
-      if (write(fd, buf, sizeof buf) == (ssize_t)sizeof buf) r->file += sizeof buf;
-    if (fd >= 0) close(fd);
+}
+
+/* thpscale: refills half the holes with a tmpfs file of a quarter of the region. */
+static void refill_holes(int index, struct frag_result *r) {
+  char name[64];
+  snprintf(name, sizeof name, "/tmp/.foliolab-fragment-%d", index);
+  int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  static char buf[1 << 20];
+  memset(buf, 0x5a, sizeof buf);
+  for (unsigned long long w = 0; fd >= 0 && w < r->region / 4; w += sizeof buf)
+    if (write(fd, buf, sizeof buf) == (ssize_t)sizeof buf) r->file += sizeof buf;
+  if (fd >= 0) close(fd);
+}
+
+/* Pins the block kept beside each hole punched (the same seed picks the same sides), with
+ * compaction of unevictable pages off, so that compaction cannot undo the layout. */
+static void pin_kept(char *at, const struct prep *p, int index, unsigned long long block,
+                     struct frag_result *r) {
+  put(SYSCTL_DIR "/vm/compact_unevictable_allowed", "0");
+  unsigned long long seed = frag_seed(p, index);
+  const unsigned long long stride = 2 * block;
+  for (unsigned long long off = 0; off < r->region; off += stride) {
+    char *kept = at + off + ((xorshift(&seed) & 1) ? 0 : block);
+    if (off < r->blocks * stride && mlock(kept, block) == 0) r->pinned++;
   }
-  if (p->pin) {
-    put(SYSCTL_DIR "/vm/compact_unevictable_allowed", "0");
-    seed = p->seed * 0x9E3779B97F4A7C15ULL + (unsigned long long)index;
-    for (unsigned long long off = 0; off < r->region; off += stride) {
-      char *kept = at + off + ((xorshift(&seed) & 1) ? 0 : block);
-      if (off < r->blocks * stride && mlock(kept, block) == 0) r->pinned++;
-    }
-  }
+}
+
+static void fragment(const struct prep *p, int index, struct frag_result *r) {
+  const long page = sysconf(_SC_PAGESIZE);
+  struct sb v = {0};
+  get(THP_DIR "/hpage_pmd_size", &v);
+  const unsigned long long pmd = strtoull(v.p ? v.p : "0", NULL, 10);
+  sb_free(&v);
+  const int pmd_order = __builtin_ctzll(pmd / (unsigned long long)page);
+  const int thpscale = !strcmp(p->method, "thpscale");
+  r->order = thpscale ? pmd_order : (int)p->order;
+  const unsigned long long block = (unsigned long long)page << (r->order - 1);
+  char *at = lay_out(p, pmd, block, r);
+  if (!at) return;
+  const int target = (int)(p->target * 1000 + 0.5);
+  punch_holes(at, p, index, block, thpscale, target, r);
+  if (thpscale) refill_holes(index, r);
+  if (p->pin) pin_kept(at, p, index, block, r);
   r->index_after = aggregate_unusable(r->order);
   r->free_kb = meminfo("MemFree");
   r->reached = thpscale || r->index_after >= target;
   if (!r->reached)
     snprintf(r->why, sizeof r->why, "the unusable index at order %d reached %.3f, not %.3f",
              r->order, r->index_after / 1000.0, p->target);
-  sb_free(&v), sb_free(&path);
 }
 
 static void emit_fragment(const struct prep *p, int index, const struct frag_result *r) {

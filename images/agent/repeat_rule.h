@@ -1,8 +1,8 @@
 /* foliolab guest agent: the stopping rule of adaptive repetitions (docs/guest-protocol.md,
  * `repeat_ci`), and reading one metric from a workload's JSON line. Pure computation on libc
  * only (no libm: the agent links without it), below every other layer; the host's unit tests
- * compile this file as it is (harness/analysis/repeat_rule_test.cc) and check it against the
- * C++ port (harness/analysis/repeat_rule.h) on one table of cases.
+ * compile this file as it is (harness/catalog/repeat_rule_test.cc) and check it against the
+ * C++ port (harness/catalog/repeat_rule.h) on one table of cases.
  *
  * The rule: after each measured rep n >= min, stop when for every watched metric all n reps
  * gave a number and the 95 % Student-t half-width of the mean, t(0.975, n-1) * s / sqrt(n),

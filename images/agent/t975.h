@@ -1,6 +1,6 @@
 /* The 0.975 quantile of Student's t distribution (two-sided 95 %) by degrees of freedom, shared
  * by the guest agent's stopping rule (images/agent/repeat_rule.c) and its C++ port
- * (harness/analysis/repeat_rule.cc). Computed with mpmath (inverse of the regularized incomplete
+ * (harness/catalog/repeat_rule.cc). Computed with mpmath (inverse of the regularized incomplete
  * beta function), 12 significant digits. Between two rows a lookup takes the row of the smaller
  * df (the larger quantile: conservative); beyond the last row the normal quantile (df 0 here).
  *

@@ -1,7 +1,7 @@
 // The stopping rule twice: the guest agent's C (images/agent/repeat_rule.c, compiled into this
 // test binary as it is) and the host's C++ port, on one table of cases whose expected stops and
 // half-widths were computed independently (mpmath, exact t quantiles, 40 digits).
-#include "analysis/repeat_rule.h"
+#include "catalog/repeat_rule.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // cpu_s 1.00 s before the culprit knob set and 1.10 s from it on, with 0.5 % seeded noise per
 // rep, as icount instruction-time would show it. The sequential test must name the culprit and
 // the confirmation must see the change; wall-clock TCG timings are refused before anything runs.
-#include "runner/bisect_timings.h"
+#include "bisect/bisect_timings.h"
 
 #include <gtest/gtest.h>
 

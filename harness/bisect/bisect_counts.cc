@@ -1,4 +1,4 @@
-#include "runner/bisect_counts.h"
+#include "bisect/bisect_counts.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,14 +16,11 @@ Result<std::unique_ptr<CountBisectEvaluator>> CountBisectEvaluator::make(BisectC
                                                                          std::string metric,
                                                                          RunSelector where,
                                                                          SessionRun run_session) {
-  if (c.runs.size() < 2) {
-    return make_error(
-        fmt::format("bisect: at least two {} (the good one first, the bad one last)", c.kind));
-  }
+  FL_TRY(check_candidates(c));
   const MetricInfo info = metric_info(metric, declared_metrics(c.exp));
   if (info.kind == MetricKind::kTiming) {
     return make_error(fmt::format(
-        "--metric {}: a timing, which the sequential test follows (runner/bisect_timings.h), "
+        "--metric {}: a timing, which the sequential test follows (bisect/bisect_timings.h), "
         "not the exact values of a count",
         metric));
   }
@@ -45,16 +42,10 @@ std::optional<std::string> CountBisectEvaluator::classify(size_t i,
     if (!same(x, v)) return std::nullopt;
   }
   if (i == 0) return "good";
-  if (good_ && same(v, *good_)) return "good";
-  if (bad_ && same(v, *bad_)) return "bad";
+  if (!good_.empty() && same(v, good_.front())) return "good";
+  if (!bad_.empty() && same(v, bad_.front())) return "bad";
   if (i + 1 == c_.runs.size()) return "bad";
   return fmt::format("{:g}", v);
-}
-
-void CountBisectEvaluator::restore(const BisectStep& step) {
-  if (step.values.empty() || !step.cls) return;
-  if (step.candidate == 0) good_ = step.values.front();
-  if (step.candidate + 1 == c_.runs.size()) bad_ = step.values.front();
 }
 
 Result<BisectStep> CountBisectEvaluator::observe(size_t i) {
@@ -71,28 +62,21 @@ Result<BisectStep> CountBisectEvaluator::observe(size_t i) {
 }
 
 Result<BisectConfirmation> CountBisectEvaluator::confirm(size_t parent, size_t culprit, int runs) {
-  BisectConfirmation c{.parent = parent, .culprit = culprit, .confirmed = true};
-  std::vector<double> before, after;
-  for (int k = 0; k < runs; ++k) {
-    // Interleaved: parent then culprit in each session, fresh boots each time.
-    std::string session;
-    auto v = measure(c_.exp, {c_.runs[parent], c_.runs[culprit]}, &session);
-    if (!v.ok()) return v.error();
-    c.sessions.push_back(session);
-    before.insert(before.end(), (*v)[0].begin(), (*v)[0].end());
-    after.insert(after.end(), (*v)[1].begin(), (*v)[1].end());
-    c.confirmed = c.confirmed && !(*v)[0].empty() && !(*v)[1].empty();
-  }
+  BisectConfirmation c{.parent = parent, .culprit = culprit};
+  auto m = measure_interleaved(c_.exp, {c_.runs[parent], c_.runs[culprit]}, runs, c.sessions);
+  if (!m.ok()) return m.error();
+  const std::vector<double>&before = m->before, &after = m->after;
+  c.confirmed = m->complete;
   const auto cls_before = classify(parent, before), cls_after = classify(culprit, after);
   c.confirmed = c.confirmed && cls_before && cls_after && *cls_before != *cls_after;
   // The change agrees in direction with the endpoints' and is at least half of it.
-  if (c.confirmed && good_ && bad_) {
-    const double endpoint = *bad_ - *good_, change = after.front() - before.front();
+  if (c.confirmed && !good_.empty() && !bad_.empty()) {
+    const double endpoint = bad_.front() - good_.front(), change = after.front() - before.front();
     c.confirmed = change * endpoint > 0 && std::fabs(change) >= std::fabs(endpoint) / 2;
   }
   c.evidence = fmt::format("{} → {}: {} | {}", c_.names[parent], c_.names[culprit],
                            values_text(before), values_text(after));
-  if (c.confirmed && !c_.patch_names.empty() && culprit > 0 && bad_) {
+  if (c.confirmed && !c_.patch_names.empty() && culprit > 0 && !bad_.empty()) {
     auto why = without_check(culprit, after.front() - before.front(), c);
     if (!why.ok()) return why.error();
     c.confirmed = why->empty();
@@ -121,7 +105,7 @@ Result<std::string> CountBisectEvaluator::without_check(size_t culprit, double o
         label, session);
     return std::string();
   }
-  const double undone = *bad_ - w.front();
+  const double undone = bad_.front() - w.front();
   c.evidence += fmt::format("; {}: {}", label, values_text(w));
   if (undone * own > 0 && std::fabs(undone) >= std::fabs(own) / 2) return std::string();
   c.evidence += " (the change stays without it)";

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "analysis/sequential_class.h"
-#include "catalog/metric_kind.h"
-#include "runner/bisect_candidates.h"
-#include "runner/bisect_driver.h"
+#include "bisect/bisect_candidates.h"
+#include "bisect/candidate_evaluator.h"
+#include "model/metric_kind.h"
 
 namespace foliolab {
 
@@ -30,40 +30,30 @@ struct TimingBisectOptions {
 // Why a timing cannot be bisected on this experiment's machine ("" when it can).
 std::string timing_bisect_refusal(const Experiment& exp, const std::string& metric);
 
-class TimingBisectEvaluator : public BisectEvaluator {
+class TimingBisectEvaluator : public CandidateEvaluator {
  public:
   static Result<std::unique_ptr<TimingBisectEvaluator>> make(BisectCandidates candidates,
                                                              std::string metric,
                                                              SessionRun run_session,
                                                              TimingBisectOptions options);
 
-  size_t candidates() const override { return c_.runs.size(); }
-  std::string describe(size_t i) const override { return c_.names[i]; }
   Result<BisectStep> observe(size_t i) override;
-  void restore(const BisectStep& step) override;
   Result<BisectConfirmation> confirm(size_t parent, size_t culprit, int runs) override;
-  const BisectCandidates& candidate_list() const { return c_; }
   // The line printed before the bisection starts: steps and reps it may take.
   std::string predicted_cost(int confirm_runs) const;
 
  private:
   TimingBisectEvaluator(BisectCandidates c, std::string metric, SessionRun run_session,
                         TimingBisectOptions options, MetricInfo info)
-      : c_(std::move(c)),
-        metric_(std::move(metric)),
-        run_session_(std::move(run_session)),
+      : CandidateEvaluator(std::move(c), std::move(metric), std::move(run_session)),
         opt_(options),
         info_(info) {}
   // `reps` more reps of candidate i in one fresh boot.
   Result<std::vector<double>> more(size_t i, size_t reps, std::vector<std::string>& sessions);
   BisectStep endpoint(size_t i, std::vector<double> values, std::vector<std::string> sessions);
 
-  BisectCandidates c_;
-  std::string metric_;
-  SessionRun run_session_;
   TimingBisectOptions opt_;
   MetricInfo info_;
-  std::vector<double> good_, bad_;  // the ends' reps once observed
 };
 
 }  // namespace foliolab

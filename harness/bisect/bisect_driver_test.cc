@@ -1,4 +1,4 @@
-#include "runner/bisect_driver.h"
+#include "bisect/bisect_driver.h"
 
 #include <gtest/gtest.h>
 

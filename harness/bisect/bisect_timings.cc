@@ -1,4 +1,4 @@
-#include "runner/bisect_timings.h"
+#include "bisect/bisect_timings.h"
 
 #include <fmt/format.h>
 
@@ -40,10 +40,7 @@ std::string timing_bisect_refusal(const Experiment& exp, const std::string& metr
 
 Result<std::unique_ptr<TimingBisectEvaluator>> TimingBisectEvaluator::make(
     BisectCandidates c, std::string metric, SessionRun run_session, TimingBisectOptions opt) {
-  if (c.runs.size() < 2) {
-    return make_error(
-        fmt::format("bisect: at least two {} (the good one first, the bad one last)", c.kind));
-  }
+  FL_TRY(check_candidates(c));
   if (std::string why = timing_bisect_refusal(c.exp, metric); !why.empty()) {
     return make_error(why);
   }
@@ -61,7 +58,7 @@ Result<std::vector<double>> TimingBisectEvaluator::more(size_t i, size_t reps,
                                                         std::vector<std::string>& sessions) {
   auto [exp, runs] = with_reps(c_.exp, {c_.runs[i]}, static_cast<int>(reps));
   std::string session;
-  auto v = measure_runs(run_session_, exp, runs, metric_, &session);
+  auto v = measure(exp, runs, &session);
   if (!v.ok()) return v.error();
   sessions.push_back(session);
   return v->front();
@@ -85,12 +82,6 @@ BisectStep TimingBisectEvaluator::endpoint(size_t i, std::vector<double> values,
     }
   }
   return step;
-}
-
-void TimingBisectEvaluator::restore(const BisectStep& step) {
-  if (step.values.empty() || !step.cls) return;
-  if (step.candidate == 0) good_ = step.values;
-  if (step.candidate + 1 == c_.runs.size()) bad_ = step.values;
 }
 
 Result<BisectStep> TimingBisectEvaluator::observe(size_t i) {
@@ -120,17 +111,11 @@ Result<BisectStep> TimingBisectEvaluator::observe(size_t i) {
 
 Result<BisectConfirmation> TimingBisectEvaluator::confirm(size_t parent, size_t culprit, int runs) {
   BisectConfirmation c{.parent = parent, .culprit = culprit};
-  std::vector<double> before, after;
   auto [exp, pair] =
       with_reps(c_.exp, {c_.runs[parent], c_.runs[culprit]}, static_cast<int>(opt_.confirm_reps));
-  for (int k = 0; k < runs; ++k) {
-    std::string session;  // interleaved: parent then culprit in each, fresh boots each time
-    auto v = measure_runs(run_session_, exp, pair, metric_, &session);
-    if (!v.ok()) return v.error();
-    c.sessions.push_back(session);
-    before.insert(before.end(), (*v)[0].begin(), (*v)[0].end());
-    after.insert(after.end(), (*v)[1].begin(), (*v)[1].end());
-  }
+  auto m = measure_interleaved(exp, pair, runs, c.sessions);
+  if (!m.ok()) return m.error();
+  const std::vector<double>&before = m->before, &after = m->after;
   const RunConditions cond{.icount = exp.machine.timing == TimingMode::kIcount};
   const Delta ends = compare_samples(info_, sample_stats(good_), sample_stats(bad_), {}, cond);
   const Delta change = compare_samples(info_, sample_stats(before), sample_stats(after), {}, cond);

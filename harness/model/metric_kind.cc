@@ -1,4 +1,4 @@
-#include "catalog/metric_kind.h"
+#include "model/metric_kind.h"
 
 namespace foliolab {
 namespace {

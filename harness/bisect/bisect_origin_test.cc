@@ -1,6 +1,6 @@
 // What separates two kernels, as bisect's candidates: a series added to one tree, two commits
 // of one git source, or an error naming the difference.
-#include "runner/bisect_origin.h"
+#include "bisect/bisect_origin.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/repeat_rule.h"
+#include "catalog/repeat_rule.h"
 
 #include <algorithm>
 #include <cmath>

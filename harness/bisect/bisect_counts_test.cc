@@ -1,4 +1,4 @@
-#include "runner/bisect_counts.h"
+#include "bisect/bisect_counts.h"
 
 #include <gtest/gtest.h>
 

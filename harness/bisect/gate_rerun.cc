@@ -1,4 +1,4 @@
-#include "runner/gate_rerun.h"
+#include "bisect/gate_rerun.h"
 
 #include <fmt/format.h>
 

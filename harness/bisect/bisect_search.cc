@@ -1,4 +1,4 @@
-#include "analysis/bisect_search.h"
+#include "bisect/bisect_search.h"
 
 #include <bit>
 #include <cassert>

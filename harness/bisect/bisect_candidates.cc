@@ -1,4 +1,4 @@
-#include "runner/bisect_candidates.h"
+#include "bisect/bisect_candidates.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,10 +1,10 @@
-#include "runner/bisect_origin.h"
+#include "bisect/bisect_origin.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "bisect/gate_rerun.h"
 #include "results/store.h"
-#include "runner/gate_rerun.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;
