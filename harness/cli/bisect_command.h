@@ -1,6 +1,6 @@
 // `foliolab bisect EXP --variants a,b,… | --series S | --range A..B | --from-change-point SESSION
 // --metric M --where …` and `foliolab bisect resume DIR`
-// (runner/bisect_driver.h; each step a results session). Exit 0: a culprit, confirmed; 1: none
+// (bisect/bisect_driver.h; each step a results session). Exit 0: a culprit, confirmed; 1: none
 // found, unconfirmed or does not reproduce; 2: bad input.
 #pragma once
 
@@ -22,7 +22,7 @@ struct BisectFlags {
   std::string series, range;  // --series S, --range GOOD..BAD
   size_t good_patches = 0;    // --good-patches K: the series' first K patches are known good
   // --from-change-point SESSION: the series or range between the kernels of a change point's
-  // two sessions (runner/bisect_origin.h), and its series' --where.
+  // two sessions (bisect/bisect_origin.h), and its series' --where.
   std::string from_change_point;
   std::string metric, where;
   int confirm = 3;

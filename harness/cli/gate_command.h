@@ -1,9 +1,9 @@
 // `foliolab gate CAND --baseline B`: the candidate session judged against the baseline with the
-// experiment's gate: rules; `--confirm N` reruns failing cases (runner/gate_rerun.h) and
+// experiment's gate: rules; `--confirm N` reruns failing cases (bisect/gate_rerun.h) and
 // `--known-issues FILE` expects the failures a reviewed file names (analysis/known_issues.h).
 // The outcome goes to stdout, --junit, --markdown and the candidate session's gate.json;
 // `--bisect` then bisects the first confirmed failure whose kernels differ by a series or a git
-// range (runner/bisect_origin.h), in CAND/bisect/.
+// range (bisect/bisect_origin.h), in CAND/bisect/.
 #pragma once
 
 #include <functional>
