@@ -109,7 +109,7 @@ int numa_nodes_seen(const fs::path& console) {
 // The experiment's kernel (its first) of `arch`, from the kernel cache (built if missing).
 Result<KernelArtifact> experiment_kernel(const Experiment& exp, const fs::path& yaml, Arch arch,
                                          ProcessRunner& proc) {
-  KernelBuilder builder(proc, {.project_root = foliolab::source_dir(),
+  KernelBuilder builder(proc, {.data_root = foliolab::source_dir(),
                                .spec_dir = fs::absolute(yaml).parent_path(),
                                .cache = cache_root(),
                                .log = [](const std::string& line) { fmt::print("{}\n", line); }});

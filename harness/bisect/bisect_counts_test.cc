@@ -116,7 +116,7 @@ class CountBisect : public ::testing::Test {
   SessionRun session_run() {
     return [this](const Experiment& exp, const std::vector<foliolab::Run>& runs) {
       ++sessions_;
-      RunnerOptions opt{.project_root = root_, .results_root = root_ / "results"};
+      RunnerOptions opt{.data_root = root_, .results_root = root_ / "results"};
       return ExperimentRunner(artifacts_, backend_, opt).run(exp, runs);
     };
   }

@@ -79,7 +79,7 @@ class TimingBisect : public ::testing::Test {
     auto c = variant_candidates(exp_, {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"}, where);
     if (!c.ok()) return c.error();
     SessionRun run = [this](const Experiment& e, const std::vector<foliolab::Run>& runs) {
-      RunnerOptions opt{.project_root = root_, .results_root = root_ / "results"};
+      RunnerOptions opt{.data_root = root_, .results_root = root_ / "results"};
       return ExperimentRunner(artifacts_, backend_, opt).run(e, runs);
     };
     return TimingBisectEvaluator::make(std::move(*c), "cpu_s", run, {});

@@ -49,7 +49,7 @@ DataRoot data_root() {
   return find_data_root(std::getenv("FOLIOLAB_ROOT"), self_exe_path(), foliolab::source_dir());
 }
 
-std::filesystem::path project_root() { return data_root().path; }
+std::filesystem::path data_dir() { return data_root().path; }
 
 std::filesystem::path default_results_root() {
   std::error_code ec;

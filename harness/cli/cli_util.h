@@ -41,7 +41,7 @@ DataRoot find_data_root(const char* env, const std::filesystem::path& exe,
                         const std::filesystem::path& source);
 // find_data_root of this process: FOLIOLAB_ROOT, /proc/self/exe and the compiled-in source tree.
 DataRoot data_root();
-std::filesystem::path project_root();
+std::filesystem::path data_dir();
 // results/ of the project (foliolab.yaml) the working directory is in; else <data root>/results,
 // or for an installed foliolab (whose data folder is not the user's) results/ in the working
 // directory.

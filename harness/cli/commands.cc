@@ -63,7 +63,7 @@ void log_line(const std::string& s) { fmt::print(stderr, "{}\n", s); }
 int print_plan_cost(const Experiment& exp, const std::vector<Run>& runs, const Common& common,
                     const std::string& results_root) {
   RealProcessRunner proc;
-  KernelBuilder kernels(proc, {.project_root = common.root,
+  KernelBuilder kernels(proc, {.data_root = common.root,
                                .project = exp.project,
                                .spec_dir = exp.dir,
                                .cache = common.cache});
@@ -353,7 +353,7 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
         fmt::print(stderr, "  {}: still running after {}\n", what, build_time_text(s));
       }
     };
-    KernelBuilder builder(proc, {.project_root = common->root,
+    KernelBuilder builder(proc, {.data_root = common->root,
                                  .project = exp->project,
                                  .spec_dir = exp->dir,
                                  .cache = common->cache,
@@ -398,7 +398,7 @@ int build_rootfs_images(ProcessRunner& proc, const Common& common, const std::st
   auto recipe = load_image_recipe(file->path.string());
   if (!recipe.ok()) return fail(recipe.error());
   // Through the provider: a second stage boots the quickstart's kernel, built like any other.
-  BuildingArtifactProvider artifacts(proc, {.project_root = root, .cache = common.cache}, foreign);
+  BuildingArtifactProvider artifacts(proc, {.data_root = root, .cache = common.cache}, foreign);
   RootfsBuilder& builder = artifacts.rootfs_builder();
   int rc = kExitOk;
   for (const auto& arch_name : archs) {

@@ -136,7 +136,7 @@ std::vector<MachineCheck> machine_checks() {
 
 std::function<int()> setup_doctor(CLI::App&) {
   return [] {
-    const auto path = package_list_path(project_root());
+    const auto path = package_list_path(data_dir());
     auto text = read_file(path);
     if (!text.ok()) {
       return fail(make_error("the package list " + path.string() + ": " + text.error().message),

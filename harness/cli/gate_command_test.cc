@@ -78,7 +78,7 @@ class GateCommand : public ::testing::Test {
     faults_ = cand ? cand_faults_(cand_sessions_++) : kGood;
     hang_ = cand && cand_sessions_ > 1 && hang_reruns_;
     ++sessions_;
-    RunnerOptions opt{.project_root = root_, .results_root = root_ / "results"};
+    RunnerOptions opt{.data_root = root_, .results_root = root_ / "results"};
     return ExperimentRunner(artifacts_, backend_, opt).run(exp, runs);
   }
   fs::path first_session(const std::string& kernel) {

@@ -60,7 +60,7 @@ Result<std::vector<fs::path>> init_project(const fs::path& dir, const fs::path& 
 
 std::function<int()> setup_init(CLI::App& app) {
   auto dir = std::make_shared<std::string>();
-  auto root = std::make_shared<std::string>(project_root().string());
+  auto root = std::make_shared<std::string>(data_dir().string());
   app.add_option("dir", *dir, "the project folder to make (created)")->required();
   app.add_option("--root", *root, "foliolab's data, whose quickstart the project starts from");
   return [=] {

@@ -137,7 +137,7 @@ int guests_at_once(const RunFlags& f, const MadeBackend& made, const Experiment&
 
 KernelBuildOptions kernel_build_options(const RunFlags& f, const Experiment& exp,
                                         RunStatus* shown) {
-  return {.project_root = f.common.root,
+  return {.data_root = f.common.root,
           .project = exp.project,
           .spec_dir = exp.dir,
           .cache = f.common.cache,
@@ -183,7 +183,7 @@ Result<std::unique_ptr<RunContext>> RunContext::open(const RunFlags& f, const Ba
 
 Result<SessionSummary> RunContext::run(const Experiment& exp, const std::vector<Run>& runs,
                                        RunnerOptions opt) {
-  opt.project_root = flags_.common.root;
+  opt.data_root = flags_.common.root;
   opt.results_root = flags_.results;
   opt.index = index_ ? &*index_ : nullptr;
   opt.needs = made_.entry->needs;

@@ -23,10 +23,12 @@
 namespace foliolab::cli {
 
 struct Common {
-  std::string root = project_root().string();  // --root, FOLIOLAB_ROOT or the source tree
+  std::string root = data_dir().string();  // --root, FOLIOLAB_ROOT or the source tree
   std::string cache = cache_root().string();
   void add(CLI::App& app) {
-    app.add_option("--root", root, "project root (kernel-config/, patches/, workloads/)");
+    app.add_option(
+        "--root", root,
+        "foliolab data folder (kernel-config/, patches/, images/, workloads/), after a project's");
     app.add_option("--cache", cache, "cache for sources, kernels and images (FOLIOLAB_CACHE)");
   }
 };

@@ -47,11 +47,10 @@ Session run_experiment(const Experiment& exp,
   RealProcessRunner proc;
   QemuBackend backend(proc, probe);
   BuildingArtifactProvider artifacts(
-      proc,
-      {.project_root = kRoot, .spec_dir = exp.dir, .cache = cache_root(), .log = log_to_stderr});
+      proc, {.data_root = kRoot, .spec_dir = exp.dir, .cache = cache_root(), .log = log_to_stderr});
   const fs::path results = fs::temp_directory_path() / fmt::format("foliolab-e2e-{}", ::getpid());
   ExperimentRunner runner(artifacts, backend,
-                          {.project_root = kRoot, .results_root = results, .log = log_to_stderr});
+                          {.data_root = kRoot, .results_root = results, .log = log_to_stderr});
   auto summary = runner.run(exp, expand(exp));
   EXPECT_TRUE(summary.ok()) << summary.error().message;
   Session s;
@@ -78,7 +77,7 @@ TEST(E2EQuickstart, BothArchesShow64KmTHPCounters) {
   // Nothing changed: asking again must not invoke make.
   RealProcessRunner proc;
   KernelBuilder builder(
-      proc, {.project_root = kRoot, .spec_dir = kRoot / "experiments", .cache = cache_root()});
+      proc, {.data_root = kRoot, .spec_dir = kRoot / "experiments", .cache = cache_root()});
   for (Arch a : exp->archs) {
     auto k = builder.build(exp->kernels[0], a);
     ASSERT_TRUE(k.ok()) << k.error().message;
@@ -303,9 +302,9 @@ exec {} "$@"
   RealProcessRunner proc;
   QemuBackend backend(proc, probe);
   BuildingArtifactProvider artifacts(
-      proc, {.project_root = kRoot, .spec_dir = e2e_dir(), .cache = cache_root()});
+      proc, {.data_root = kRoot, .spec_dir = e2e_dir(), .cache = cache_root()});
   const fs::path results = e2e_dir() / "kvm-results";
-  ExperimentRunner runner(artifacts, backend, {.project_root = kRoot, .results_root = results});
+  ExperimentRunner runner(artifacts, backend, {.data_root = kRoot, .results_root = results});
   auto summary = runner.run(exp, expand(exp));
   ASSERT_FALSE(summary.ok());
   EXPECT_NE(summary.error().message.find("accel kvm was requested for x86_64 guests"),

@@ -56,11 +56,10 @@ struct Timings {
 Timings run_once(const Experiment& exp, const fs::path& results) {
   RealProcessRunner proc;
   QemuBackend backend(proc, {.cache_dir = cache_root()});
-  BuildingArtifactProvider artifacts(proc, {.project_root = source_dir(),
+  BuildingArtifactProvider artifacts(proc, {.data_root = source_dir(),
                                             .spec_dir = fs::path(exp.file).parent_path(),
                                             .cache = cache_root()});
-  ExperimentRunner runner(artifacts, backend,
-                          {.project_root = source_dir(), .results_root = results});
+  ExperimentRunner runner(artifacts, backend, {.data_root = source_dir(), .results_root = results});
   auto summary = runner.run(exp, expand(exp));
   Timings t;
   EXPECT_TRUE(summary.ok()) << summary.error().message;

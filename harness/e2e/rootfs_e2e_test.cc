@@ -278,9 +278,9 @@ TEST(E2ERootfs, AMissingRootDiskIsNamedAndTheRunFails) {
   RealProcessRunner proc;
   QemuBackend backend(proc, {.cache_dir = cache_root()});
   DiskLost artifacts(proc,
-                     {.project_root = source_dir(), .spec_dir = dir.path(), .cache = cache_root()});
+                     {.data_root = source_dir(), .spec_dir = dir.path(), .cache = cache_root()});
   ExperimentRunner runner(artifacts, backend,
-                          {.project_root = source_dir(), .results_root = dir / "results"});
+                          {.data_root = source_dir(), .results_root = dir / "results"});
   auto summary = runner.run(*exp, expand(*exp));
   ASSERT_TRUE(summary.ok()) << summary.error().message;
   EXPECT_EQ(summary->failed, 1);

@@ -43,8 +43,8 @@ bool use_cached(ImageArtifact& art, const fs::path& dir) {
 
 }  // namespace
 
-ImageBuilder::ImageBuilder(ProcessRunner& runner, fs::path project_root, fs::path cache)
-    : runner_(runner), root_(std::move(project_root)), cache_(std::move(cache)) {}
+ImageBuilder::ImageBuilder(ProcessRunner& runner, fs::path data_root, fs::path cache)
+    : runner_(runner), root_(std::move(data_root)), cache_(std::move(cache)) {}
 
 Result<std::string> ImageBuilder::compile(Arch arch, const std::vector<fs::path>& sources,
                                           const fs::path& out, const fs::path& log) {

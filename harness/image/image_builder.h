@@ -34,8 +34,7 @@ struct ImageLookup {
 
 class ImageBuilder {
  public:
-  ImageBuilder(ProcessRunner& runner, std::filesystem::path project_root,
-               std::filesystem::path cache);
+  ImageBuilder(ProcessRunner& runner, std::filesystem::path data_root, std::filesystem::path cache);
   Result<ImageArtifact> build(Arch arch);
   // What build() would find, without building or touching the cache.
   Result<ImageLookup> lookup(Arch arch);

@@ -101,7 +101,7 @@ Status KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::
 
 Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch arch) {
   const ArchInfo& ai = arch_info(arch);
-  auto tree = resolve_kernel_tree(runner_, kernel, SearchPath(opt_.project, opt_.project_root),
+  auto tree = resolve_kernel_tree(runner_, kernel, SearchPath(opt_.project, opt_.data_root),
                                   opt_.spec_dir, opt_.cache);
   if (!tree.ok()) return tree.error();
   auto cc_version = compiler_version(runner_, std::string(ai.guest_cc));

@@ -33,9 +33,9 @@
 namespace foliolab {
 
 struct KselftestBuildOptions {
-  std::filesystem::path project_root;  // foliolab's data: patches/
-  std::filesystem::path project;       // the experiment's project: its patches/ come first
-  std::filesystem::path spec_dir;      // relative kernel sources resolve here
+  std::filesystem::path data_root;  // foliolab's data: patches/
+  std::filesystem::path project;    // the experiment's project: its patches/ come first
+  std::filesystem::path spec_dir;   // relative kernel sources resolve here
   std::filesystem::path cache;
 };
 

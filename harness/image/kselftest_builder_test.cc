@@ -71,7 +71,7 @@ class KselftestBuilderTest : public ::testing::Test {
   }
   KselftestBuilder builder() {
     return KselftestBuilder(
-        fake_, {.project_root = root_ / "project", .spec_dir = root_, .cache = root_ / "cache"});
+        fake_, {.data_root = root_ / "project", .spec_dir = root_, .cache = root_ / "cache"});
   }
   KernelSpec kernel(const std::string& patches) {
     return KernelSpec{.name = "k", .source = (root_ / "src").string(), .patches = patches};

@@ -120,7 +120,7 @@ Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSp
   std::vector<std::string> names = {"guest-base", std::string(arch_info(arch).config_fragment)};
   for (const auto& extra : spec.config) names.push_back(extra);
   std::vector<std::vector<ConfigRequest>> fragments;
-  const SearchPath places(opt_.project, opt_.project_root);
+  const SearchPath places(opt_.project, opt_.data_root);
   for (const auto& name : names) {
     const fs::path rel = fs::path("kernel-config") / (name + ".config");
     const auto file = places.find(rel);
@@ -142,7 +142,7 @@ Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSp
 Result<KernelBuilder::Plan> KernelBuilder::plan(const KernelSpec& spec, Arch arch) {
   Plan plan{.spec = &spec, .arch = &arch_info(arch)};
   const ArchInfo& ai = *plan.arch;
-  auto kt = resolve_kernel_tree(runner_, spec, SearchPath(opt_.project, opt_.project_root),
+  auto kt = resolve_kernel_tree(runner_, spec, SearchPath(opt_.project, opt_.data_root),
                                 opt_.spec_dir, opt_.cache);
   if (!kt.ok()) return kt.error();
   plan.tree = std::move(*kt);

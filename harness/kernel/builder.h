@@ -54,7 +54,7 @@ struct KernelArtifact {
 };
 
 struct KernelBuildOptions {
-  std::filesystem::path project_root;  // foliolab's data: holds kernel-config/ and patches/
+  std::filesystem::path data_root;  // foliolab's data: holds kernel-config/ and patches/
   // The experiment's project (model/project.h): its kernel-config/ and patches/ come first.
   std::filesystem::path project;
   std::filesystem::path spec_dir;  // relative source paths resolve here

@@ -39,7 +39,7 @@ class BuilderTest : public ::testing::Test {
     ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok());
   }
   KernelBuilder builder() {
-    return KernelBuilder(make_, {.project_root = root_ / "project",
+    return KernelBuilder(make_, {.data_root = root_ / "project",
                                  .spec_dir = root_,
                                  .cache = root_ / "cache",
                                  .jobs = 2,
@@ -136,7 +136,7 @@ TEST_F(BuilderTest, OlderCacheEntriesLoad) {
 // A kernel.json that cannot be read (damaged, a newer schema) is a cache miss with its reason.
 TEST_F(BuilderTest, UnreadableKernelJsonIsACacheMissWithAReason) {
   std::vector<std::string> lines;
-  KernelBuilder b(make_, {.project_root = root_ / "project",
+  KernelBuilder b(make_, {.data_root = root_ / "project",
                           .spec_dir = root_,
                           .cache = root_ / "cache",
                           .jobs = 2,

@@ -69,7 +69,7 @@ class GitSourceTest : public ::testing::Test {
     return k;
   }
   KernelBuilder builder() {
-    return KernelBuilder(make_, {.project_root = root_ / "project",
+    return KernelBuilder(make_, {.data_root = root_ / "project",
                                  .spec_dir = root_,
                                  .cache = root_ / "cache",
                                  .jobs = 2,

@@ -24,14 +24,14 @@ BuildingArtifactProvider::BuildingArtifactProvider(ProcessRunner& runner,
     : runner_(runner),
       kopt_(kernel_options),
       kernels_(runner, kernel_options),
-      images_(runner, kernel_options.project_root, kernel_options.cache),
+      images_(runner, kernel_options.data_root, kernel_options.cache),
       stage_backend_(runner, {.cache_dir = kernel_options.cache}),
-      second_stage_(*this, stage_backend_, {.project_root = kernel_options.project_root}),
+      second_stage_(*this, stage_backend_, {.data_root = kernel_options.data_root}),
       rootfs_(runner, {.cache = kernel_options.cache,
                        .self_exe = self_exe(),
                        .foreign = foreign,
                        .second_stage = &second_stage_}),
-      kselftests_(runner, {.project_root = kernel_options.project_root,
+      kselftests_(runner, {.data_root = kernel_options.data_root,
                            .project = kernel_options.project,
                            .spec_dir = kernel_options.spec_dir,
                            .cache = kernel_options.cache}) {}
@@ -50,7 +50,7 @@ Result<KernelArtifact> BuildingArtifactProvider::kernel(const KernelSpec& spec, 
 Result<ImageArtifact> BuildingArtifactProvider::image(Arch arch) { return images_.build(arch); }
 
 Result<RootfsArtifact> BuildingArtifactProvider::rootfs(const std::string& recipe, Arch arch) {
-  const SearchPath names(kopt_.project, kopt_.project_root);
+  const SearchPath names(kopt_.project, kopt_.data_root);
   const auto file = find_image_recipe(names, recipe);
   if (!file) {
     return make_error(fmt::format("no image recipe '{}' (no {})", recipe,

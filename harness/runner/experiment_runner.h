@@ -24,7 +24,7 @@
 namespace foliolab {
 
 struct RunnerOptions {
-  std::filesystem::path project_root;
+  std::filesystem::path data_root;
   std::filesystem::path results_root;
   std::optional<std::filesystem::path> resume_dir;  // continue this session
   bool resume_latest = false;                       // continue the newest session

@@ -39,7 +39,7 @@ class RunnerTest : public ::testing::Test {
     runs_ = expand(exp_);
   }
   void TearDown() override { fs::remove_all(root_); }
-  RunnerOptions options() { return {.project_root = root_, .results_root = root_ / "results"}; }
+  RunnerOptions options() { return {.data_root = root_, .results_root = root_ / "results"}; }
   std::string status_of(const ResultStore& store, const std::string& knob_set,
                         const std::string& kernel = "good") {
     for (const auto& r : runs_) {

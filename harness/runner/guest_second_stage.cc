@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // The kernel the second stage boots: the quickstart's first.
-Result<KernelSpec> stage_kernel(const fs::path& project_root) {
-  const fs::path file = project_root / "experiments" / "quickstart.yaml";
+Result<KernelSpec> stage_kernel(const fs::path& data_root) {
+  const fs::path file = data_root / "experiments" / "quickstart.yaml";
   auto exp = load_experiment(file.string());
   if (!exp.ok()) return in_context("the second stage's kernel", exp.error());
   if (exp->kernels.empty()) return make_error(file.string() + ": no kernel");
@@ -28,7 +28,7 @@ Result<KernelSpec> stage_kernel(const fs::path& project_root) {
 Status GuestSecondStage::run(Arch arch, const fs::path& disk,
                              const std::vector<std::vector<std::string>>& commands,
                              const fs::path& dir) {
-  auto spec = stage_kernel(opt_.project_root);
+  auto spec = stage_kernel(opt_.data_root);
   FL_TRY(spec);
   auto kernel = artifacts_.kernel(*spec, arch);
   FL_TRY(kernel);

@@ -15,7 +15,7 @@
 namespace foliolab {
 
 struct GuestSecondStageOptions {
-  std::filesystem::path project_root;  // holds experiments/quickstart.yaml
+  std::filesystem::path data_root;  // holds experiments/quickstart.yaml
   int cpus = 2;
   uint64_t memory_mb = 1024;
   std::chrono::seconds timeout{3600};

@@ -5,7 +5,7 @@
 
 namespace foliolab {
 
-// The source tree foliolab was built from (the default project root).
+// The source tree foliolab was built from (the default data folder).
 const char* source_dir();
 // `git describe --always --dirty` of that tree when it was configured, or "unknown".
 const char* git_revision();
