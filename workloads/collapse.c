@@ -71,6 +71,107 @@ static long collapsed_blocks(size_t pmd) {
   return kb < 0 ? -1 : kb / (long)(pmd >> 10);
 }
 
+// What MADV_COLLAPSE said, block by block.
+struct madvise_outcome {
+  long ok, failed, eagain, enomem, other;
+};
+
+static struct madvise_outcome collapse_by_madvise(size_t blocks, size_t pmd) {
+  struct madvise_outcome o = {0, 0, 0, 0, 0};
+  for (size_t b = 0; b < blocks; b++) {
+    if (!madvise(g_mem + b * pmd, pmd, MADV_COLLAPSE)) {
+      o.ok++;
+      continue;
+    }
+    o.failed++;
+    if (errno == EAGAIN)
+      o.eagain++;
+    else if (errno == ENOMEM)
+      o.enomem++;
+    else if (errno == EINVAL)
+      wl_fail("MADV_COLLAPSE: %s (a kernel before 6.1, or without THP)", strerror(errno));
+    else
+      o.other++;
+  }
+  return o;
+}
+
+// Waits up to wait_s for khugepaged to collapse every block; the blocks collapsed, *t1 when the
+// last of them was seen (or the deadline).
+static long wait_for_khugepaged(size_t blocks, size_t pmd, long wait_s, int64_t t0, int64_t *t1) {
+  const int64_t deadline = t0 + (int64_t)wait_s * 1000000000;
+  long done = 0;
+  for (;;) {
+    const long now = collapsed_blocks(pmd);
+    if (now > done) done = now, *t1 = wl_now_ns();
+    if ((size_t)done >= blocks || wl_now_ns() >= deadline) break;
+    usleep(100000);
+  }
+  if ((size_t)done < blocks) *t1 = wl_now_ns();
+  return done;
+}
+
+static void check_pattern(size_t pages, size_t ps) {
+  for (size_t p = 0; p < pages; p++) {
+    const unsigned char want = pattern(p);
+    const unsigned char *page = g_mem + p * ps;
+    for (size_t i = 0; i < ps; i++)
+      if (page[i] != want)
+        wl_fail("page %zu byte %zu reads 0x%02x after the collapse, wrote 0x%02x", p, i, page[i],
+                want);
+  }
+}
+
+// A PMD-aligned region of `size` bytes in g_mem, filled page by page without THPs; the mapping.
+static unsigned char *map_filled(uint64_t size, size_t pmd, size_t ps) {
+  unsigned char *raw =
+      mmap(NULL, (size_t)size + pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) wl_fail("mmap %" PRIu64 " bytes: %s", size + pmd, strerror(errno));
+  g_mem = (unsigned char *)(((uintptr_t)raw + pmd - 1) & ~(uintptr_t)(pmd - 1));
+  g_size = (size_t)size;
+  if (madvise(g_mem, g_size, MADV_NOHUGEPAGE))
+    wl_fail("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+  for (size_t p = 0; p < g_size / ps; p++) memset(g_mem + p * ps, pattern(p), ps);
+  const long before = collapsed_blocks(pmd);
+  if (before != 0) wl_fail("%ld blocks are THPs before the collapse (MADV_NOHUGEPAGE)", before);
+  if (madvise(g_mem, g_size, MADV_HUGEPAGE)) wl_fail("madvise(MADV_HUGEPAGE): %s", strerror(errno));
+  return raw;
+}
+
+// The collapse counters of /proc/vmstat and khugepaged, at one moment.
+struct counters {
+  long long alloc, alloc_failed, pages_collapsed, full_scans;
+};
+
+static struct counters read_counters(void) {
+  struct counters c = {wl_vmstat("thp_collapse_alloc"), wl_vmstat("thp_collapse_alloc_failed"),
+                       khugepaged_stat("pages_collapsed"), khugepaged_stat("full_scans")};
+  return c;
+}
+
+static void print_result(size_t blocks, long done, double collapse_s,
+                         const struct madvise_outcome *o, const struct counters *c0,
+                         const struct counters *c1) {
+  struct wl_json j = {.len = 0};
+  wl_json_int(&j, "blocks", (int64_t)blocks);
+  wl_json_int(&j, "collapsed", done);
+  wl_json_num(&j, "collapsed_fraction", (double)done / (double)blocks);
+  wl_json_num(&j, "collapse_s", collapse_s);
+  wl_json_num(&j, "s_per_block", done ? collapse_s / (double)done : NAN);
+  wl_json_int(&j, "madvise_ok", o->ok);
+  wl_json_int(&j, "madvise_failed", o->failed);
+  wl_json_int(&j, "madvise_eagain", o->eagain);
+  wl_json_int(&j, "madvise_enomem", o->enomem);
+  wl_json_int(&j, "madvise_other", o->other);
+  wl_json_opt(&j, "thp_collapse_alloc", wl_delta(c0->alloc, c1->alloc));
+  wl_json_opt(&j, "thp_collapse_alloc_failed", wl_delta(c0->alloc_failed, c1->alloc_failed));
+  wl_json_opt(&j, "pages_collapsed", wl_delta(c0->pages_collapsed, c1->pages_collapsed));
+  wl_json_opt(&j, "full_scans", wl_delta(c0->full_scans, c1->full_scans));
+  wl_json_kb(&j, "anon_huge_kb", region_huge_kb((uintptr_t)g_mem, (uintptr_t)g_mem + g_size));
+  wl_json_kb(&j, "rss_kb", wl_smaps_rollup_kb("Rss"));
+  wl_json_print(&j);
+}
+
 int main(int argc, char **argv) {
   static const char *const modes[] = {"madvise", "khugepaged", NULL};
   struct wl_arg spec[] = {
@@ -85,89 +186,25 @@ int main(int argc, char **argv) {
   if (!pmd) wl_fail("no hpage_pmd_size: the kernel has no THP (CONFIG_TRANSPARENT_HUGEPAGE)");
   if (size == 0 || size % pmd || size > SIZE_MAX / 4)
     wl_usage("size=%" PRIu64 ": must be a non-zero multiple of the PMD size %zu", size, pmd);
-  const size_t blocks = (size_t)size / pmd, pages = (size_t)size / ps;
+  const size_t blocks = (size_t)size / pmd;
+  unsigned char *raw = map_filled(size, pmd, ps);
 
-  unsigned char *raw =
-      mmap(NULL, (size_t)size + pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) wl_fail("mmap %" PRIu64 " bytes: %s", size + pmd, strerror(errno));
-  unsigned char *mem = (unsigned char *)(((uintptr_t)raw + pmd - 1) & ~(uintptr_t)(pmd - 1));
-  g_mem = mem;
-  g_size = (size_t)size;
-  if (madvise(mem, (size_t)size, MADV_NOHUGEPAGE))
-    wl_fail("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
-  for (size_t p = 0; p < pages; p++) memset(mem + p * ps, pattern(p), ps);
-  const long before = collapsed_blocks(pmd);
-  if (before != 0) wl_fail("%ld blocks are THPs before the collapse (MADV_NOHUGEPAGE)", before);
-  if (madvise(mem, (size_t)size, MADV_HUGEPAGE))
-    wl_fail("madvise(MADV_HUGEPAGE): %s", strerror(errno));
-
-  long ok = 0, failed = 0, eagain = 0, enomem = 0, other = 0, done = 0;
-  const long long alloc0 = wl_vmstat("thp_collapse_alloc");
-  const long long alloc_failed0 = wl_vmstat("thp_collapse_alloc_failed");
-  const long long pages0 = khugepaged_stat("pages_collapsed");
-  const long long scans0 = khugepaged_stat("full_scans");
+  struct madvise_outcome o = {0, 0, 0, 0, 0};
+  long done = 0;
+  const struct counters c0 = read_counters();
   const int64_t t0 = wl_now_ns();
   int64_t t1 = t0;
   if (!khugepaged) {
-    for (size_t b = 0; b < blocks; b++) {
-      if (!madvise(mem + b * pmd, pmd, MADV_COLLAPSE)) {
-        ok++;
-        continue;
-      }
-      failed++;
-      if (errno == EAGAIN)
-        eagain++;
-      else if (errno == ENOMEM)
-        enomem++;
-      else if (errno == EINVAL)
-        wl_fail("MADV_COLLAPSE: %s (a kernel before 6.1, or without THP)", strerror(errno));
-      else
-        other++;
-    }
+    o = collapse_by_madvise(blocks, pmd);
     t1 = wl_now_ns();
     done = collapsed_blocks(pmd);
   } else {
-    const int64_t deadline = t0 + (int64_t)wait_s * 1000000000;
-    for (;;) {
-      const long now = collapsed_blocks(pmd);
-      if (now > done) done = now, t1 = wl_now_ns();
-      if ((size_t)done >= blocks || wl_now_ns() >= deadline) break;
-      usleep(100000);
-    }
-    if ((size_t)done < blocks) t1 = wl_now_ns();
+    done = wait_for_khugepaged(blocks, pmd, wait_s, t0, &t1);
   }
   const double collapse_s = (double)(t1 - t0) / 1e9;
-  const long long alloc = wl_delta(alloc0, wl_vmstat("thp_collapse_alloc"));
-  const long long alloc_failed = wl_delta(alloc_failed0, wl_vmstat("thp_collapse_alloc_failed"));
-  const long long pages_collapsed = wl_delta(pages0, khugepaged_stat("pages_collapsed"));
-  const long long full_scans = wl_delta(scans0, khugepaged_stat("full_scans"));
-  for (size_t p = 0; p < pages; p++) {
-    const unsigned char want = pattern(p);
-    const unsigned char *page = mem + p * ps;
-    for (size_t i = 0; i < ps; i++)
-      if (page[i] != want)
-        wl_fail("page %zu byte %zu reads 0x%02x after the collapse, wrote 0x%02x", p, i, page[i],
-                want);
-  }
-
-  struct wl_json j = {.len = 0};
-  wl_json_int(&j, "blocks", (int64_t)blocks);
-  wl_json_int(&j, "collapsed", done);
-  wl_json_num(&j, "collapsed_fraction", (double)done / (double)blocks);
-  wl_json_num(&j, "collapse_s", collapse_s);
-  wl_json_num(&j, "s_per_block", done ? collapse_s / (double)done : NAN);
-  wl_json_int(&j, "madvise_ok", ok);
-  wl_json_int(&j, "madvise_failed", failed);
-  wl_json_int(&j, "madvise_eagain", eagain);
-  wl_json_int(&j, "madvise_enomem", enomem);
-  wl_json_int(&j, "madvise_other", other);
-  wl_json_opt(&j, "thp_collapse_alloc", alloc);
-  wl_json_opt(&j, "thp_collapse_alloc_failed", alloc_failed);
-  wl_json_opt(&j, "pages_collapsed", pages_collapsed);
-  wl_json_opt(&j, "full_scans", full_scans);
-  wl_json_kb(&j, "anon_huge_kb", region_huge_kb((uintptr_t)mem, (uintptr_t)mem + size));
-  wl_json_kb(&j, "rss_kb", wl_smaps_rollup_kb("Rss"));
-  wl_json_print(&j);
+  const struct counters c1 = read_counters();
+  check_pattern((size_t)size / ps, ps);
+  print_result(blocks, done, collapse_s, &o, &c0, &c1);
   munmap(raw, (size_t)size + pmd);
   wl_ok();
   return 0;
