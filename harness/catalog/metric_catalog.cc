@@ -47,6 +47,10 @@ CountThreshold count_threshold(std::string_view metric) {
   // guest; under a prepared state by up to 0.02 between identical runs (README "Machine
   // state"): 0.02 absolute.
   if (metric.starts_with("success.")) return {0.02, 0};
+  // The fallbacks behind them (fallback.thp, fallback.<anon|shmem>.<size>): none on a fresh
+  // guest, and under a prepared state as many as the layout leaves; at most one fault apart
+  // between identical runs or 2 %, whichever is larger (README "Machine state").
+  if (metric.starts_with("fallback.")) return {1, 0.02};
   return {};
 }
 
@@ -75,6 +79,9 @@ MetricInfo catalog_info(std::string_view metric, const MetricDecls& declared) {
   if (metric == "tap.skip") return {"tests", Better::kNone, MetricKind::kCount, true};
   if (metric.starts_with("meminfo.")) return {"kB", Better::kNone, MetricKind::kCount, true};
   if (metric.starts_with("success.")) return {"", Better::kHigher, MetricKind::kCount, true};
+  if (metric.starts_with("fallback.")) {
+    return {"faults", Better::kLower, MetricKind::kCount, true};
+  }
   if (metric.starts_with("state.")) return {"", Better::kNone, MetricKind::kCount, true};
   if (metric.starts_with("vmstat.") || metric.starts_with("mthp.")) {
     return {"", Better::kNone, MetricKind::kCount, true};

@@ -134,6 +134,21 @@ TEST(WorkloadCatalog, MetricCatalogReadsWorkloadMetrics) {
   EXPECT_FALSE(metric_info("no_such_metric").known);
 }
 
+// The fault outcomes protocol/run_report.cc derives: rates higher-is-better within 0.02, the
+// fallbacks lower-is-better within one fault or 2 %.
+TEST(WorkloadCatalog, FaultOutcomesAreCountsWithThresholds) {
+  const MetricInfo fb = metric_info("fallback.anon.64kB");
+  EXPECT_TRUE(fb.known);
+  EXPECT_EQ(fb.kind, MetricKind::kCount);
+  EXPECT_EQ(fb.better, Better::kLower);
+  EXPECT_DOUBLE_EQ(fb.threshold.abs, 1);
+  EXPECT_DOUBLE_EQ(fb.threshold.rel, 0.02);
+  const MetricInfo rate = metric_info("success.thp");
+  EXPECT_EQ(rate.better, Better::kHigher);
+  EXPECT_DOUBLE_EQ(rate.threshold.abs, 0.02);
+  EXPECT_EQ(metric_info("fallback_pct").better, Better::kLower);  // thp-swap-allocator's own
+}
+
 TEST(WorkloadCatalog, ReadmeTableIsGenerated) {
   const std::string readme = read("README.md");
   const std::string begin = "<!-- workloads:begin (generated: workload_table_markdown) -->\n";

@@ -99,7 +99,7 @@ const std::vector<std::string> kMeminfo = {
 // The state values of images/agent/state.c (state.before.<key>, state.after.<key>).
 const std::vector<std::string> kStatePrefixes = {"buddy",      "unusable", "extfrag", "pagetype",
                                                  "pageblocks", "swap",     "zram",    "memcg"};
-// The success rates protocol/run_report.cc derives from the fault counters.
+// The success rates and fallbacks protocol/run_report.cc derives from the fault counters.
 const std::vector<std::string> kSuccess = {"thp", "anon", "shmem"};
 const std::vector<std::string> kTap = {"pass", "fail", "skip"};
 
@@ -156,12 +156,13 @@ Status check_state(const std::string& rest) {
   return {};
 }
 
-// success.thp, success.anon.<size>kB, success.shmem.<size>kB.
-Status check_success(const std::string& rest) {
+// success.thp, success.anon.<size>kB, success.shmem.<size>kB, and fallback. the same way.
+Status check_fault_outcome(const std::string& prefix, const std::string& rest) {
   const std::string kind = rest.substr(0, rest.find('.'));
   if (std::find(kSuccess.begin(), kSuccess.end(), kind) == kSuccess.end() ||
       (kind != "thp" && rest.find('.') == std::string::npos)) {
-    return make_error("expected success.thp, success.anon.<size>kB or success.shmem.<size>kB");
+    return make_error(
+        fmt::format("expected {0}.thp, {0}.anon.<size>kB or {0}.shmem.<size>kB", prefix));
   }
   return {};
 }
@@ -186,11 +187,12 @@ Status check_counter(const Experiment& exp, const std::string& metric, bool tap_
     return {};
   }
   if (prefix == "state") return check_state(rest);
-  if (prefix == "success") return check_success(rest);
-  const std::vector<std::string> prefixes = {"vmstat", "mthp",  "meminfo",
-                                             "tap",    "state", "success"};
+  if (prefix == "success" || prefix == "fallback") return check_fault_outcome(prefix, rest);
+  const std::vector<std::string> prefixes = {"vmstat", "mthp",    "meminfo", "tap",
+                                             "state",  "success", "fallback"};
   return make_error("unknown counter prefix '" + prefix + ".'" + did_you_mean(prefix, prefixes) +
-                    " (valid: vmstat., mthp.<size>kB., meminfo., tap., state., success.)");
+                    " (valid: vmstat., mthp.<size>kB., meminfo., tap., state., success., "
+                    "fallback.)");
 }
 
 // Metric names the selected workloads print; `open` when one of them may print anything.

@@ -167,6 +167,44 @@ TEST(MachineStateReport, ReadsStatePrepareAndMonitorRecordsAndDerivesSuccessRate
   EXPECT_THAT(r.problems, ::testing::Contains(HasSubstr("sample s2 has 1 values for 2 counters")));
 }
 
+// The fallbacks a fault workload met, per size, from the mthp stats the agent reads before and
+// after the rep (the PMD size is one of them) and from /proc/vmstat's PMD THP counters: count
+// metrics beside the success rates, for the sizes that faulted only.
+TEST(MachineStateReport, DerivesPerSizeFallbacksTheWorkloadMet) {
+  StreamBuilder b;
+  b.prologue();
+  auto counters = [&](const char* phase, const char* thp_alloc, const char* thp_fb,
+                      const char* k64_alloc, const char* k64_fb, const char* k2m_fb) {
+    b.kv("counters", {{"rep", "0"},
+                      {"phase", phase},
+                      {"vmstat.thp_fault_alloc", thp_alloc},
+                      {"vmstat.thp_fault_fallback", thp_fb},
+                      {"mthp.64kB.anon_fault_alloc", k64_alloc},
+                      {"mthp.64kB.anon_fault_fallback", k64_fb},
+                      {"mthp.64kB.shmem_alloc", "0"},
+                      {"mthp.64kB.shmem_fallback", "0"},
+                      {"mthp.2048kB.anon_fault_alloc", thp_alloc},
+                      {"mthp.2048kB.anon_fault_fallback", k2m_fb},
+                      {"mthp.16kB.anon_fault_alloc", "5"},
+                      {"mthp.16kB.anon_fault_fallback", "0"}});
+  };
+  counters("before", "100", "7", "1000", "3", "7");
+  b.workload(0).out("FOLIOLAB-WORKLOAD-OK\n");
+  counters("after", "116", "23", "1900", "103", "23");
+  b.done();
+  RunReport r = parse_run_report(b.bytes(), 1);
+  ASSERT_EQ(r.reps.size(), 1u);
+  const auto& m = r.reps[0].metrics;
+  EXPECT_DOUBLE_EQ(m.at("fallback.thp"), 16);
+  EXPECT_DOUBLE_EQ(m.at("success.thp"), 0.5);
+  EXPECT_DOUBLE_EQ(m.at("fallback.anon.64kB"), 100);
+  EXPECT_DOUBLE_EQ(m.at("success.anon.64kB"), 0.9);  // 900 / (900 + 100)
+  EXPECT_DOUBLE_EQ(m.at("fallback.anon.2048kB"), 16);
+  EXPECT_FALSE(m.contains("fallback.anon.16kB"));   // did not fault in this rep
+  EXPECT_FALSE(m.contains("fallback.shmem.64kB"));  // no shmem faults
+  EXPECT_TRUE(r.problems.empty()) << r.problems.front();
+}
+
 TEST(MachineStateRecord, StatePreparedAndMonitorRoundTripAndOlderRecordsLoad) {
   FakeRun f;
   f.metrics = {{"faults", {100, 100}}};

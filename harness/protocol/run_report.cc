@@ -53,7 +53,7 @@ class Interpreter {
     for (const Record& rec : stream.records) handle(rec);
     for (auto& [n, rep] : reps_) {
       compute_deltas(rep);
-      add_success_rates(rep);
+      add_fault_outcomes(rep);
       r_.reps.push_back(std::move(rep));
     }
     decide(stream);
@@ -329,19 +329,23 @@ class Interpreter {
     }
   }
 
-  // Per-size success rates of the rep's faults, alloc / (alloc + fallback), as workload metrics
-  // (catalog: count metrics with a threshold) where the rep faulted that size at all:
-  // success.anon.<size>, success.shmem.<size> (mthp.<size>.{anon,shmem}_fault_alloc and
-  // _fallback) and success.thp (vmstat thp_fault_alloc and thp_fault_fallback).
-  static void add_success_rates(RepResult& rep) {
-    auto rate = [&](const std::string& name, const std::string& alloc, const std::string& fb) {
+  // Per-size outcomes of the rep's faults, as workload metrics (catalog: count metrics with a
+  // threshold) where the rep faulted that size at all (alloc + fallback > 0): the success rate
+  // alloc / (alloc + fallback) and the fallbacks met, of anonymous faults (success.anon.<size>,
+  // fallback.anon.<size>: mthp.<size>.anon_fault_alloc and _fallback; the PMD size is one of
+  // the sizes), of shmem (success.shmem.<size>, fallback.shmem.<size>) and of PMD THP faults
+  // as /proc/vmstat counts them (success.thp, fallback.thp). The agent's counters bracket the
+  // workload process, so these are the fallbacks the workload met.
+  static void add_fault_outcomes(RepResult& rep) {
+    auto add = [&](const std::string& kind, const std::string& alloc, const std::string& fb) {
       auto a = rep.deltas.find(alloc), f = rep.deltas.find(fb);
       if (a == rep.deltas.end() || f == rep.deltas.end() || a->second + f->second <= 0) return;
-      if (rep.metrics.size() >= kMaxMetricsPerRep || rep.metrics.contains(name)) return;
-      rep.metrics[name] =
-          static_cast<double>(a->second) / static_cast<double>(a->second + f->second);
+      if (rep.metrics.size() + 2 > kMaxMetricsPerRep) return;
+      rep.metrics.try_emplace("success." + kind, static_cast<double>(a->second) /
+                                                     static_cast<double>(a->second + f->second));
+      rep.metrics.try_emplace("fallback." + kind, static_cast<double>(f->second));
     };
-    rate("success.thp", "vmstat.thp_fault_alloc", "vmstat.thp_fault_fallback");
+    add("thp", "vmstat.thp_fault_alloc", "vmstat.thp_fault_fallback");
     std::vector<std::string> sizes;
     for (const auto& [name, _] : rep.deltas) {
       if (name.starts_with("mthp.") && name.ends_with(".anon_fault_alloc")) {
@@ -349,9 +353,8 @@ class Interpreter {
       }
     }
     for (const std::string& s : sizes) {
-      rate("success.anon." + s, "mthp." + s + ".anon_fault_alloc",
-           "mthp." + s + ".anon_fault_fallback");
-      rate("success.shmem." + s, "mthp." + s + ".shmem_alloc", "mthp." + s + ".shmem_fallback");
+      add("anon." + s, "mthp." + s + ".anon_fault_alloc", "mthp." + s + ".anon_fault_fallback");
+      add("shmem." + s, "mthp." + s + ".shmem_alloc", "mthp." + s + ".shmem_fallback");
     }
   }
 
