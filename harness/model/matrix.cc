@@ -68,7 +68,51 @@ void add_state(Canon& c, const Experiment& exp, const Run& run) {
   if (!steps.empty()) add_prepare(c, steps);
 }
 
+// 1024 -> "1K", 33554432 -> "32M", 1000 -> "1000": a size as the YAML would write it.
+std::string size_text(uint64_t bytes) {
+  static constexpr std::pair<uint64_t, const char*> kUnits[] = {
+      {1ULL << 30, "G"}, {1ULL << 20, "M"}, {1ULL << 10, "K"}};
+  for (const auto& [unit, suffix] : kUnits) {
+    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
+  }
+  return std::to_string(bytes);
+}
+
+std::string prepare_text(const PrepareStep& p) {
+  if (p.kind == PrepareStep::Kind::kReclaim) return "reclaim " + size_text(p.reclaim_bytes);
+  std::string out = p.method == "thpscale"
+                        ? std::string("fragment thpscale")
+                        : fmt::format("fragment order {} unusable {}", p.order, p.unusable);
+  if (p.seed != 1) out += fmt::format(" seed {}", p.seed);
+  if (p.reserve_mb) out += fmt::format(" reserve {}M", p.reserve_mb);
+  if (p.pin) out += " pinned";
+  return out;
+}
+
 }  // namespace
+
+std::string machine_state_text(const Experiment& exp, const Run& run) {
+  std::vector<std::string> parts;
+  const MachineSpec& m = exp.machine;
+  if (m.swap.enabled()) {
+    parts.push_back(fmt::format("swap {} {}M{}", swap_type_name(m.swap.type), m.swap.size_mb,
+                                m.swap.compressor.empty() ? "" : " " + m.swap.compressor));
+  }
+  if (m.zswap.enabled) {
+    parts.push_back("zswap" + (m.zswap.compressor.empty() ? "" : " " + m.zswap.compressor));
+  }
+  if (exp.state.cgroup.enabled()) {
+    std::vector<std::string> limits;
+    for (const auto& [file, value] : exp.state.cgroup.limits) {
+      const bool bytes =
+          !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+      limits.push_back(file + "=" + (bytes ? size_text(std::stoull(value)) : value));
+    }
+    parts.push_back("cgroup " + join(limits, " "));
+  }
+  for (const PrepareStep& p : run_prepare_steps(exp, run)) parts.push_back(prepare_text(p));
+  return parts.empty() ? "fresh" : join(parts, ", ");
+}
 
 std::string run_identity(const Experiment& exp, const Run& run) {
   const KernelSpec& k = exp.kernels[run.kernel];
@@ -159,13 +203,19 @@ std::string format_plan(const Experiment& exp, const std::vector<Run>& runs) {
   } else {
     out << ", " << plural(static_cast<size_t>(exp.repeat), "repetition") << " each\n";
   }
-  const std::vector<std::string> header = {"RUN ID",   "KERNEL",   "ARCH",
-                                           "KNOB SET", "WORKLOAD", "PARAMS"};
+  // The machine state column only where some run is not a fresh boot, so plans of fresh
+  // experiments read as before.
+  const bool stateful = std::any_of(runs.begin(), runs.end(), [&](const Run& run) {
+    return machine_state_text(exp, run) != "fresh";
+  });
+  std::vector<std::string> header = {"RUN ID", "KERNEL", "ARCH", "KNOB SET", "WORKLOAD", "PARAMS"};
+  if (stateful) header.insert(header.begin() + 1, "MACHINE STATE");
   std::vector<std::vector<std::string>> rows = {header};
   for (const Run& run : runs) {
     const WorkloadSpec& w = exp.workloads[run.workload];
     rows.push_back({run.id, exp.kernels[run.kernel].name, std::string(arch_info(run.arch).name),
                     exp.knob_sets[run.knob_set].name, w.label, params_text(w.params)});
+    if (stateful) rows.back().insert(rows.back().begin() + 1, machine_state_text(exp, run));
   }
   std::vector<size_t> width(header.size(), 0);
   for (const auto& row : rows) {

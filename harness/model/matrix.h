@@ -34,10 +34,16 @@ size_t full_product(const Experiment& exp);
 // The canonical serialization that Run ids hash (exposed for tests and provenance).
 std::string run_identity(const Experiment& exp, const Run& run);
 
+// A run's machine state in one line, in the order the guest makes it: swap, zswap, cgroup, then
+// the prepare steps (the experiment's, then its knob set's): "swap zram 256M lz4, zswap lz4,
+// cgroup memory.max=32M, fragment thpscale seed 3 pinned, reclaim 64M"; "fresh" for none.
+std::string machine_state_text(const Experiment& exp, const Run& run);
+
 // A readable plan: one header line with the counts
 // ("quickstart: 1 kernel × 2 archs × 2 knob sets × 1 workload = 4 runs, 3 repetitions each";
 // "= 3 runs (1 excluded), ..." when filters drop runs of the full product)
-// and a table of run id, kernel, arch, knob set, workload and params.
+// and a table of run id, kernel, arch, knob set, workload and params; beside the id, the run's
+// machine state (machine_state_text) when some run of the plan has one.
 std::string format_plan(const Experiment& exp, const std::vector<Run>& runs);
 
 }  // namespace foliolab

@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "model/loader.h"
 
@@ -15,6 +16,7 @@ namespace foliolab {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kTwoByTwo = R"(name: quickstart
 kernels:
@@ -185,6 +187,48 @@ TEST(MatrixTest, FormatPlanListsEveryRun) {
   EXPECT_THAT(plan, HasSubstr("64K mTHP"));
   EXPECT_THAT(plan, HasSubstr("size=64M threads=1 mapping=anon"));
   EXPECT_EQ(std::count(plan.begin(), plan.end(), '\n'), 2 + 4);  // header, table head, rows
+}
+
+// Each run's machine state stands beside its id: swap, zswap, cgroup, then the prepare steps
+// (the experiment's, then its knob set's); a run without any is "fresh".
+TEST(MatrixTest, FormatPlanShowsEachRunsMachineState) {
+  const Experiment exp = load(R"(name: s
+kernels: [{name: k}]
+archs: [x86_64]
+machine: {memory: 512M, swap: {type: zram, size: 256M, compressor: lz4}, zswap: {enabled: true}}
+cgroup: {memory.max: 32M, memory.swap.max: max}
+prepare: [{reclaim: 16M}]
+knobs:
+  plain: {enabled: always}
+  frag:
+    enabled: always
+    prepare: [{fragment: {method: thpscale, seed: 3, pin: true}}, {fragment: {order: 4, unusable: 0.9}}]
+workloads: [{name: fault}]
+)");
+  const std::vector<foliolab::Run> runs = expand(exp);
+  ASSERT_EQ(runs.size(), 2u);
+  const std::string common = "swap zram 256M lz4, zswap, cgroup memory.max=32M memory.swap.max=max";
+  EXPECT_EQ(machine_state_text(exp, runs[0]), common + ", reclaim 16M");
+  EXPECT_EQ(
+      machine_state_text(exp, runs[1]),
+      common + ", reclaim 16M, fragment thpscale seed 3 pinned, fragment order 4 unusable 0.9");
+  const std::string plan = format_plan(exp, runs);
+  std::istringstream lines(plan);
+  std::string line;
+  std::getline(lines, line);  // the counts
+  std::getline(lines, line);
+  EXPECT_TRUE(line.starts_with("RUN ID")) << line;
+  EXPECT_THAT(line, HasSubstr("MACHINE STATE"));
+  for (const foliolab::Run& run : runs) {
+    std::getline(lines, line);
+    EXPECT_TRUE(line.starts_with(run.id + "  ")) << line;
+    EXPECT_THAT(line, HasSubstr(machine_state_text(exp, run)));
+  }
+  // A fresh experiment's plan has no such column.
+  EXPECT_THAT(format_plan(load(kTwoByTwo), expand(load(kTwoByTwo))),
+              Not(HasSubstr("MACHINE STATE")));
+  Experiment fresh = load(kTwoByTwo);
+  EXPECT_EQ(machine_state_text(fresh, expand(fresh)[0]), "fresh");
 }
 
 TEST(MatrixTest, QuickstartExampleExpandsToFourRuns) {
