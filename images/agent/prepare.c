@@ -186,6 +186,7 @@ int cgroup_join(const struct job *job) {
 /* What a holder reached, sent to the agent through a pipe before it pauses. */
 struct frag_result {
   unsigned long long region, thp_kb, freed, file, free_kb, blocks;
+  unsigned long long region2, thp2_kb, blocks2; /* the unusable method's reserve_pass */
   int order, index_before, index_after, reached, pinned;
   char why[200];
 };
@@ -288,15 +289,16 @@ static unsigned long long frag_seed(const struct prep *p, int index) {
   return p->seed * 0x9E3779B97F4A7C15ULL + (unsigned long long)index;
 }
 
-/* Frees one block of each stride, on the side the seed picks; without `to_end`, stops once the
- * unusable index reaches `target` (checked every 8 MiB freed). */
-static void punch_holes(char *at, const struct prep *p, int index, unsigned long long block,
-                        int to_end, int target, struct frag_result *r) {
-  unsigned long long seed = frag_seed(p, index);
+/* Frees one block of each stride of the len bytes at `at`, on the side the seed picks (counted
+ * in *blocks and r->freed); without `to_end`, stops once the unusable index reaches `target`
+ * (checked every 8 MiB freed). */
+static void punch_holes(char *at, unsigned long long len, unsigned long long seed,
+                        unsigned long long block, int to_end, int target,
+                        unsigned long long *blocks, struct frag_result *r) {
   r->index_after = aggregate_unusable(r->order);
-  for (unsigned long long off = 0; off < r->region; off += 2 * block) {
+  for (unsigned long long off = 0; off < len; off += 2 * block) {
     char *hole = at + off + ((xorshift(&seed) & 1) ? block : 0);
-    if (madvise(hole, block, MADV_DONTNEED) == 0) r->freed += block, r->blocks++;
+    if (madvise(hole, block, MADV_DONTNEED) == 0) r->freed += block, (*blocks)++;
     if (!to_end && (r->freed % (8ULL << 20)) < block) {
       r->index_after = aggregate_unusable(r->order);
       if (r->index_after >= target) break;
@@ -316,17 +318,52 @@ static void refill_holes(int index, struct frag_result *r) {
   if (fd >= 0) close(fd);
 }
 
-/* Pins the block kept beside each hole punched (the same seed picks the same sides), with
- * compaction of unevictable pages off, so that compaction cannot undo the layout. */
-static void pin_kept(char *at, const struct prep *p, int index, unsigned long long block,
-                     struct frag_result *r) {
+/* Pins the block kept beside each of the first `blocks` holes punched in the len bytes at `at`
+ * (the same seed picks the same sides), with compaction of unevictable pages off, so that
+ * compaction cannot undo the layout. */
+static void pin_kept(char *at, unsigned long long len, unsigned long long seed,
+                     unsigned long long block, unsigned long long blocks, struct frag_result *r) {
   put(SYSCTL_DIR "/vm/compact_unevictable_allowed", "0");
-  unsigned long long seed = frag_seed(p, index);
   const unsigned long long stride = 2 * block;
-  for (unsigned long long off = 0; off < r->region; off += stride) {
+  for (unsigned long long off = 0; off < len; off += stride) {
     char *kept = at + off + ((xorshift(&seed) & 1) ? 0 : block);
-    if (off < r->blocks * stride && mlock(kept, block) == 0) r->pinned++;
+    if (off < blocks * stride && mlock(kept, block) == 0) r->pinned++;
   }
+}
+
+/* Free memory in blocks of at least 2^order pages, in bytes (all zones). */
+static unsigned long long free_at_order(int order) {
+  struct buddy b;
+  if (buddy_read(&b)) return 0;
+  const long page = sysconf(_SC_PAGESIZE);
+  unsigned long long pages = 0;
+  for (int o = order; o < b.norders; o++) pages += b.count[b.nzones][o] << o;
+  return pages * (unsigned long long)page;
+}
+
+/* The unusable method's second pass, when the first left the target unreached: the reserve the
+ * first fill left whole is what keeps the index low (1/16 of the guest in large free blocks
+ * caps it near 0.85 at order 4), so the PMD-order free memory left, all but kReserveKeep, is
+ * filled with THPs, split and holed the same way. Nothing the workload needs is lost: every
+ * hole is free memory for base-page (and up to order-(N-1)) allocations, and the holes of the
+ * first pass alone are about half the guest. */
+#define RESERVE_KEEP (4ULL << 20)
+static void reserve_pass(const struct prep *p, int index, unsigned long long pmd,
+                         unsigned long long block, int target, struct frag_result *r) {
+  const unsigned long long chunk = 2 * block > pmd ? 2 * block : pmd;
+  const int pmd_order = __builtin_ctzll(pmd / (unsigned long long)sysconf(_SC_PAGESIZE));
+  const unsigned long long usable = free_at_order(pmd_order);
+  if (usable < RESERVE_KEEP + chunk) return;
+  const unsigned long long len = (usable - RESERVE_KEEP) / chunk * chunk;
+  char *raw = mmap(NULL, len + pmd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return;
+  char *at = (char *)(((uintptr_t)raw + pmd - 1) & ~(uintptr_t)(pmd - 1));
+  r->thp2_kb = fill_with_thps(at, len, pmd); /* this region's alone: the first one is split */
+  if (!r->thp2_kb || split_region(at, len)) return;
+  r->region2 = len;
+  const unsigned long long seed = frag_seed(p, index) ^ 0x5eedULL;
+  punch_holes(at, len, seed, block, 0, target, &r->blocks2, r);
+  if (p->pin) pin_kept(at, len, seed, block, r->blocks2, r);
 }
 
 static void fragment(const struct prep *p, int index, struct frag_result *r) {
@@ -342,9 +379,11 @@ static void fragment(const struct prep *p, int index, struct frag_result *r) {
   char *at = lay_out(p, pmd, block, r);
   if (!at) return;
   const int target = (int)(p->target * 1000 + 0.5);
-  punch_holes(at, p, index, block, thpscale, target, r);
+  punch_holes(at, r->region, frag_seed(p, index), block, thpscale, target, &r->blocks, r);
   if (thpscale) refill_holes(index, r);
-  if (p->pin) pin_kept(at, p, index, block, r);
+  if (p->pin) pin_kept(at, r->region, frag_seed(p, index), block, r->blocks, r);
+  if (!thpscale && aggregate_unusable(r->order) < target)
+    reserve_pass(p, index, pmd, block, target, r);
   r->index_after = aggregate_unusable(r->order);
   r->free_kb = meminfo("MemFree");
   r->reached = thpscale || r->index_after >= target;
@@ -363,6 +402,10 @@ static void emit_fragment(const struct prep *p, int index, const struct frag_res
   kv_addf(&rec, "region_kb", "%llu", r->region >> 10);
   kv_addf(&rec, "thp_kb", "%llu", r->thp_kb);
   kv_addf(&rec, "freed_kb", "%llu", r->freed >> 10);
+  if (r->region2) {
+    kv_addf(&rec, "reserve_pass_kb", "%llu", r->region2 >> 10);
+    kv_addf(&rec, "reserve_pass_thp_kb", "%llu", r->thp2_kb);
+  }
   kv_addf(&rec, "file_kb", "%llu", r->file >> 10);
   kv_addf(&rec, "pinned_blocks", "%d", r->pinned);
   kv_addf(&rec, "free_kb", "%llu", r->free_kb);
