@@ -106,11 +106,9 @@ static long long peak_of(const char *dir) {
 
 static double mib(double kb) { return kb / 1024.0; }
 
-static void work(uint64_t size, int fill, int advice) {
-  const size_t ps = (size_t)sysconf(_SC_PAGESIZE), wpp = ps / sizeof(uint64_t);
-  const size_t pages = (size_t)size / ps;
-  char dir[512];
-  own_cgroup(dir, sizeof dir);
+/* The lower of memory.max and memory.high of cgroup `dir`; fails the run when it is not below
+ * size or when the guest has no swap (nothing would swap). */
+static uint64_t swap_limit(const char *dir, uint64_t size) {
   const uint64_t max = limit_file(dir, "memory.max"), high = limit_file(dir, "memory.high");
   const uint64_t limit = max < high ? max : high;
   if (limit >= size)
@@ -120,52 +118,62 @@ static void work(uint64_t size, int fill, int advice) {
             size, dir, max == UINT64_MAX ? "max" : "set", high == UINT64_MAX ? "max" : "set");
   const long swap_kb = wl_proc_kb("/proc/meminfo", "SwapTotal");
   if (swap_kb <= 0) wl_fail("the guest has no swap (SwapTotal %ld kB): set machine.swap", swap_kb);
+  return limit;
+}
 
-  uint64_t *mem =
-      mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) wl_fail("mmap %" PRIu64 " bytes: %s", size, strerror(errno));
-  wl_apply_madvise(mem, (size_t)size, advice);
+static uint64_t rotate_in(uint64_t sum, uint64_t v) { return (sum << 7 | sum >> 57) ^ v; }
 
-  uint64_t sum_written = 0, sum_read = 0;
-  const struct counters c0 = read_counters();
-  const int64_t t0 = wl_now_ns();
+/* The write phase: every word of every page; returns the checksum of what was written. */
+static uint64_t write_pass(uint64_t *mem, size_t pages, size_t wpp, int fill) {
+  uint64_t sum = 0;
   for (size_t p = 0; p < pages; p++) {
     uint64_t *page = mem + p * wpp;
     for (size_t w = 0; w < wpp; w++) {
       const uint64_t v = word(fill, p, w, wpp);
       page[w] = v;
-      sum_written = (sum_written << 7 | sum_written >> 57) ^ v;
+      sum = rotate_in(sum, v);
     }
   }
-  const int64_t t1 = wl_now_ns();
-  const struct counters c1 = read_counters();
-  const struct wl_usage u1 = wl_usage_self();
+  return sum;
+}
+
+/* The read phase: every word compared with what was written; returns the checksum of what was
+ * read and fails the run (after the pass) when a page differs. */
+static uint64_t read_pass(const uint64_t *mem, size_t pages, size_t wpp, int fill) {
+  uint64_t sum = 0;
   size_t bad_pages = 0, first_bad = 0;
   for (size_t p = 0; p < pages; p++) {
     const uint64_t *page = mem + p * wpp;
     int bad = 0;
     for (size_t w = 0; w < wpp; w++) {
       const uint64_t v = page[w];
-      sum_read = (sum_read << 7 | sum_read >> 57) ^ v;
+      sum = rotate_in(sum, v);
       bad |= v != word(fill, p, w, wpp);
     }
     if (bad && !bad_pages++) first_bad = p;
   }
-  const int64_t t2 = wl_now_ns();
-  const struct counters c2 = read_counters();
-  const struct wl_usage u2 = wl_usage_self();
   if (bad_pages)
     wl_fail("%zu of %zu pages read back differ from what was written (first: page %zu)", bad_pages,
             pages, first_bad);
-  if (sum_read != sum_written)
-    wl_fail("checksum read %016" PRIx64 " != written %016" PRIx64, sum_read, sum_written);
+  return sum;
+}
 
-  const double kb_per_page = (double)ps / 1024.0;
+/* What the two phases measured: the counters and clocks read around them. */
+struct phases {
+  struct counters c0, c1, c2;
+  int64_t t0, t1, t2;
+  struct wl_usage u1, u2;
+  uint64_t checksum;
+};
+
+static void print_metrics(uint64_t size, uint64_t limit, const char *dir, const struct phases *m) {
+  const double kb_per_page = (double)sysconf(_SC_PAGESIZE) / 1024.0;
   const double out_kb =
-      (double)((c1.pswpout - c0.pswpout) + (c1.zswpout - c0.zswpout)) * kb_per_page;
-  const double in_kb = (double)((c2.pswpin - c1.pswpin) + (c2.zswpin - c1.zswpin)) * kb_per_page;
+      (double)((m->c1.pswpout - m->c0.pswpout) + (m->c1.zswpout - m->c0.zswpout)) * kb_per_page;
+  const double in_kb =
+      (double)((m->c2.pswpin - m->c1.pswpin) + (m->c2.zswpin - m->c1.zswpin)) * kb_per_page;
   const double size_kb = (double)size / 1024.0;
-  const double write_s = (double)(t1 - t0) / 1e9, read_s = (double)(t2 - t1) / 1e9;
+  const double write_s = (double)(m->t1 - m->t0) / 1e9, read_s = (double)(m->t2 - m->t1) / 1e9;
   const long long peak = peak_of(dir);
   struct wl_json j = {.len = 0};
   wl_json_int(&j, "size_kb", (int64_t)(size >> 10));
@@ -179,14 +187,43 @@ static void work(uint64_t size, int fill, int advice) {
   wl_json_num(&j, "swapout_mib_s", write_s > 0 ? mib(out_kb) / write_s : NAN);
   wl_json_num(&j, "swapin_mib_s", read_s > 0 ? mib(in_kb) / read_s : NAN);
   wl_json_num(&j, "swapped_fraction", out_kb / size_kb);
-  wl_json_int(&j, "majflt", u2.majflt - u1.majflt);
+  wl_json_int(&j, "majflt", m->u2.majflt - m->u1.majflt);
   wl_json_opt(&j, "peak_kb", peak < 0 ? -1 : peak >> 10);
-  wl_json_int(&j, "checksum", (int64_t)(sum_read & 0xffffffffu));
+  wl_json_int(&j, "checksum", (int64_t)(m->checksum & 0xffffffffu));
   wl_json_int(&j, "checksum_ok", 1);
   wl_json_print(&j);
   if (out_kb <= 0)
     wl_fail("nothing was swapped out writing %" PRIu64 " bytes under a %" PRIu64 "-byte limit",
             size, limit);
+}
+
+static void work(uint64_t size, int fill, int advice) {
+  const size_t ps = (size_t)sysconf(_SC_PAGESIZE), wpp = ps / sizeof(uint64_t);
+  const size_t pages = (size_t)size / ps;
+  char dir[512];
+  own_cgroup(dir, sizeof dir);
+  const uint64_t limit = swap_limit(dir, size);
+
+  uint64_t *mem =
+      mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) wl_fail("mmap %" PRIu64 " bytes: %s", size, strerror(errno));
+  wl_apply_madvise(mem, (size_t)size, advice);
+
+  struct phases m;
+  m.c0 = read_counters();
+  m.t0 = wl_now_ns();
+  const uint64_t sum_written = write_pass(mem, pages, wpp, fill);
+  m.t1 = wl_now_ns();
+  m.c1 = read_counters();
+  m.u1 = wl_usage_self();
+  const uint64_t sum_read = read_pass(mem, pages, wpp, fill);
+  m.t2 = wl_now_ns();
+  m.c2 = read_counters();
+  m.u2 = wl_usage_self();
+  if (sum_read != sum_written)
+    wl_fail("checksum read %016" PRIx64 " != written %016" PRIx64, sum_read, sum_written);
+  m.checksum = sum_read;
+  print_metrics(size, limit, dir, &m);
   munmap(mem, (size_t)size);
 }
 

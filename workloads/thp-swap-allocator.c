@@ -91,17 +91,9 @@ static void put_pct(struct wl_json *j, const char *key, double pct) {
   wl_json_num(j, key, pct < 0 ? NAN : pct);
 }
 
-int main(int argc, char **argv) {
-  struct wl_arg spec[] = {
-#include "thp-swap-allocator.def"
-      {NULL, NULL, NULL, NULL, NULL},
-  };
-  wl_parse_args(argc, argv, spec);
-  const int small = wl_arg_bool(spec, "small_folio");
-  const int aligned = wl_arg_bool(spec, "aligned_swapin");
-  const long timeout_s = wl_param_long(spec, "timeout");
-  check_preconditions();
-
+/* Runs the program (-s, -a as asked) with its output in LOG; returns its wall time in seconds
+ * and fails the run when it outlives timeout_s or ends other than with exit 0. */
+static double run_program(int small, int aligned, long timeout_s) {
   char *args[4] = {PROGRAM, NULL, NULL, NULL};
   int n = 1;
   if (small) args[n++] = "-s";
@@ -131,10 +123,10 @@ int main(int argc, char **argv) {
     wl_fail("thp_swap_allocator_test ended with %s: %s",
             wl_describe_status(status, what, sizeof what), wl_log_tail(LOG, 2, tail, sizeof tail));
   }
-  wl_swap_parse(g_log, &g_rounds);
-  if (!g_rounds.n) wl_fail("thp_swap_allocator_test printed no round (\"Iteration N: ...\")");
-  if (g_rounds.out_of_order) wl_fail("%zu rounds out of order", g_rounds.out_of_order);
+  return wall;
+}
 
+static void print_rounds(double wall) {
   const struct wl_swap_summary all = wl_swap_summarize(&g_rounds, 0, g_rounds.n);
   struct wl_json j = {.len = 0};
   wl_json_int(&j, "rounds", (int64_t)all.rounds);
@@ -159,6 +151,24 @@ int main(int argc, char **argv) {
   wl_json_num(&j, "wall_s", wall);
   wl_json_kb(&j, "swap_kb", wl_proc_kb("/proc/meminfo", "SwapTotal"));
   wl_json_print(&j);
+}
+
+int main(int argc, char **argv) {
+  struct wl_arg spec[] = {
+#include "thp-swap-allocator.def"
+      {NULL, NULL, NULL, NULL, NULL},
+  };
+  wl_parse_args(argc, argv, spec);
+  const int small = wl_arg_bool(spec, "small_folio");
+  const int aligned = wl_arg_bool(spec, "aligned_swapin");
+  const long timeout_s = wl_param_long(spec, "timeout");
+  check_preconditions();
+
+  const double wall = run_program(small, aligned, timeout_s);
+  wl_swap_parse(g_log, &g_rounds);
+  if (!g_rounds.n) wl_fail("thp_swap_allocator_test printed no round (\"Iteration N: ...\")");
+  if (g_rounds.out_of_order) wl_fail("%zu rounds out of order", g_rounds.out_of_order);
+  print_rounds(wall);
   wl_ok();
   return 0;
 }

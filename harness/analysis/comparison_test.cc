@@ -4,7 +4,7 @@
 
 #include "analysis/pairing.h"
 #include "catalog/metric_catalog.h"
-#include "report/layout.h"
+#include "report/cells.h"
 #include "testing/record_fixture.h"
 
 namespace foliolab {

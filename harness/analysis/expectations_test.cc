@@ -9,8 +9,8 @@
 #include "analysis/session_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
-#include "report/layout.h"
 #include "report/render.h"
+#include "report/session_layout.h"
 
 namespace foliolab {
 namespace {

@@ -1,6 +1,6 @@
 // Per-test results of test-suite workloads (`custom` with output: tap, kselftest-mm) for the
-// session report: computed from the run records; report/layout.h renders them as lines for every
-// format.
+// session report: computed from the run records; report/session_layout.h renders them as lines for
+// every format.
 #pragma once
 
 #include <string>

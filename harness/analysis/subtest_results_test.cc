@@ -1,6 +1,6 @@
 #include "analysis/subtest_results.h"
 
-#include "report/layout.h"
+#include "report/session_layout.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 
 #include "analysis/comparison.h"
 #include "catalog/metric_catalog.h"
-#include "report/layout.h"
+#include "report/cells.h"
 #include "testing/seeded_normal.h"
 
 namespace foliolab {

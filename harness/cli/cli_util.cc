@@ -17,6 +17,8 @@ int exit_code_for(const Error& e) {
   return e.kind == ErrorKind::kInput ? kExitBadInput : kExitEnvironment;
 }
 
+void log_line(const std::string& s) { fmt::print(stderr, "{}\n", s); }
+
 int fail(const Error& e, int code) {
   fmt::print(stderr, "error: {}\n", e.message);
   return e.kind == ErrorKind::kInput ? code : kExitEnvironment;

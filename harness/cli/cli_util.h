@@ -23,6 +23,8 @@ int exit_code_for(const Error& e);
 // Prints "error: <message>" to stderr and returns `code`, or for an error of the environment or
 // of foliolab itself, kExitEnvironment whatever `code` says.
 int fail(const Error& e, int code = kExitBadInput);
+// One progress line to stderr.
+void log_line(const std::string& s);
 
 // Writes through `write` to `path` atomically ("-" or "": stdout).
 Status write_output(const std::string& path, const std::function<void(std::ostream&)>& write);

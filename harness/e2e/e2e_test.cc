@@ -21,7 +21,7 @@
 #include "e2e/quickstart_checks.h"
 #include "model/loader.h"
 #include "model/matrix.h"
-#include "report/layout.h"
+#include "report/session_layout.h"
 #include "runner/building_artifact_provider.h"
 #include "runner/experiment_runner.h"
 #include "testing/cli_binary.h"

@@ -47,76 +47,18 @@ class LibvirtDaemon {
   static Result<std::unique_ptr<LibvirtDaemon>> start(const std::filesystem::path& dir,
                                                       const std::string& extra_conf = "",
                                                       const std::vector<std::string>& args = {}) {
-    namespace fs = std::filesystem;
     virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});  // "not listening yet" is expected below
     std::unique_ptr<LibvirtDaemon> d(new LibvirtDaemon(dir));
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    for (const char* sub : {"etc", "run", "lib", "cache", "log", "sock"})
-      fs::create_directories(dir / sub, ec);
-    for (const char* target : kTargets) fs::create_directories(target, ec);  // mount points
-    auto st = write_file_atomic(
-        dir / "etc/libvirtd.conf",
-        fmt::format("unix_sock_dir = \"{}\"\nauth_unix_rw = \"none\"\nauth_unix_ro = \"none\"\n"
-                    "log_outputs = \"3:file:{}\"\n{}",
-                    (dir / "sock").string(), (dir / "libvirtd.log").string(), extra_conf));
-    if (!st.ok()) return st.error();
-    st = write_file_atomic(
-        dir / "etc/qemu.conf",
-        "user = \"root\"\ngroup = \"root\"\ndynamic_ownership = 0\nsecurity_driver = \"none\"\n"
-        "stdio_handler = \"file\"\ncgroup_controllers = [ ]\nnamespaces = [ ]\n");
-    if (!st.ok()) return st.error();
-    // Everything the child needs, prepared before fork (only syscalls after it).
-    const std::vector<std::string> sources = {(dir / "etc").string(), (dir / "run").string(),
-                                              (dir / "lib").string(), (dir / "cache").string(),
-                                              (dir / "log").string()};
+    if (auto st = write_config(dir, extra_conf); !st.ok()) return st.error();
     std::vector<std::string> argv = {"/usr/sbin/libvirtd", "--config",
                                      (dir / "etc/libvirtd.conf").string(), "--pid-file",
                                      (dir / "libvirtd.pid").string()};
     argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    const std::string out = (dir / "daemon.out").string();
-    const pid_t pid = ::fork();
-    if (pid < 0) return make_error("fork: " + std::string(strerror(errno)));
-    if (pid == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // a test that dies takes its daemon along
-      int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      if (::unshare(CLONE_NEWNS) != 0 ||
-          ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-        ::_exit(120);
-      }
-      for (size_t i = 0; i < sources.size(); ++i) {
-        if (::mount(sources[i].c_str(), kTargets[i], nullptr, MS_BIND, nullptr) != 0) ::_exit(121);
-      }
-      ::execv(cargv[0], cargv.data());
-      ::_exit(127);
-    }
-    d->pid_ = pid;
-    // Ready when a client gets in. The bound only keeps a daemon that never listens from hanging
-    // the test; a slow machine just waits longer.
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-    while (true) {
-      int status = 0;
-      if (::waitpid(pid, &status, WNOHANG) == pid) {
-        d->pid_ = -1;
-        return make_error(fmt::format("libvirtd ended at start (status {}): {} {}", status,
-                                      read_file(out).ok() ? *read_file(out) : "", d->log_tail()));
-      }
-      if (virConnectPtr c = virConnectOpen(d->uri().c_str())) {
-        virConnectClose(c);
-        return d;
-      }
-      if (std::chrono::steady_clock::now() > give_up) {
-        return make_error("libvirtd did not accept connections within 2 minutes: " + d->log_tail());
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    auto pid = spawn(dir, argv);
+    if (!pid.ok()) return pid.error();
+    d->pid_ = *pid;
+    if (auto st = d->wait_ready(); !st.ok()) return st.error();
+    return d;
   }
 
   ~LibvirtDaemon() { stop(); }
@@ -159,6 +101,82 @@ class LibvirtDaemon {
   static constexpr const char* kTargets[] = {"/etc/libvirt", "/run/libvirt", "/var/lib/libvirt",
                                              "/var/cache/libvirt", "/var/log/libvirt"};
   explicit LibvirtDaemon(std::filesystem::path dir) : dir_(std::move(dir)) {}
+
+  // A fresh `dir` with libvirtd.conf and qemu.conf, and the mount points of kTargets.
+  static Status write_config(const std::filesystem::path& dir, const std::string& extra_conf) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    for (const char* sub : {"etc", "run", "lib", "cache", "log", "sock"})
+      fs::create_directories(dir / sub, ec);
+    for (const char* target : kTargets) fs::create_directories(target, ec);  // mount points
+    auto st = write_file_atomic(
+        dir / "etc/libvirtd.conf",
+        fmt::format("unix_sock_dir = \"{}\"\nauth_unix_rw = \"none\"\nauth_unix_ro = \"none\"\n"
+                    "log_outputs = \"3:file:{}\"\n{}",
+                    (dir / "sock").string(), (dir / "libvirtd.log").string(), extra_conf));
+    if (!st.ok()) return st;
+    return write_file_atomic(
+        dir / "etc/qemu.conf",
+        "user = \"root\"\ngroup = \"root\"\ndynamic_ownership = 0\nsecurity_driver = \"none\"\n"
+        "stdio_handler = \"file\"\ncgroup_controllers = [ ]\nnamespaces = [ ]\n");
+  }
+
+  // Forks `argv` into a mount namespace of its own with dir's subdirectories bound over
+  // kTargets, its output in <dir>/daemon.out.
+  static Result<pid_t> spawn(const std::filesystem::path& dir, std::vector<std::string>& argv) {
+    // Everything the child needs, prepared before fork (only syscalls after it).
+    const std::vector<std::string> sources = {(dir / "etc").string(), (dir / "run").string(),
+                                              (dir / "lib").string(), (dir / "cache").string(),
+                                              (dir / "log").string()};
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    const std::string out = (dir / "daemon.out").string();
+    const pid_t pid = ::fork();
+    if (pid < 0) return make_error("fork: " + std::string(strerror(errno)));
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // a test that dies takes its daemon along
+      int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      if (fd >= 0) {
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+      }
+      if (::unshare(CLONE_NEWNS) != 0 ||
+          ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+        ::_exit(120);
+      }
+      for (size_t i = 0; i < sources.size(); ++i) {
+        if (::mount(sources[i].c_str(), kTargets[i], nullptr, MS_BIND, nullptr) != 0) ::_exit(121);
+      }
+      ::execv(cargv[0], cargv.data());
+      ::_exit(127);
+    }
+    return pid;
+  }
+
+  // Ready when a client gets in. The bound only keeps a daemon that never listens from hanging
+  // the test; a slow machine just waits longer.
+  Status wait_ready() {
+    const std::string out = (dir_ / "daemon.out").string();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (true) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return make_error(fmt::format("libvirtd ended at start (status {}): {} {}", status,
+                                      read_file(out).ok() ? *read_file(out) : "", log_tail()));
+      }
+      if (virConnectPtr c = virConnectOpen(uri().c_str())) {
+        virConnectClose(c);
+        return {};
+      }
+      if (std::chrono::steady_clock::now() > give_up) {
+        return make_error("libvirtd did not accept connections within 2 minutes: " + log_tail());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
   std::filesystem::path dir_;
   pid_t pid_ = -1;
 };

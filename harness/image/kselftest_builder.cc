@@ -32,6 +32,46 @@ std::string first_lines(const std::string& text, size_t n) {
   return text.substr(0, at == std::string::npos ? text.size() : at);
 }
 
+// The cache key of one build: the recipe, the tree, the arch, the compiler and every program's
+// sources and flags.
+std::string recipe_key(const std::string& tree_key, std::string_view arch,
+                       const std::string& compiler) {
+  Hasher h;
+  h.add(kRecipe).add(tree_key).add(arch).add(compiler);
+  for (const auto& f : kKselftestCflags) h.add(f);
+  for (const auto& f : kLibs) h.add(f);
+  for (const auto& p : kselftest_programs()) {
+    h.add(p.dir).add(p.name);
+    for (const auto& helper : p.helpers) h.add(helper);
+    for (const auto& flag : p.cflags) h.add(flag);
+  }
+  return h.hex().substr(0, 16);
+}
+
+// A published build in build.dir: its manifest's `missing` into build; false when there is none.
+bool load_cached(KselftestBuild& build) {
+  auto text = read_file(build.dir / "manifest.json");
+  if (!text.ok()) return false;
+  const json j = json::parse(*text, nullptr, false);
+  if (!j.is_object() || !j.contains("missing") || !j["missing"].is_object()) return false;
+  for (const auto& [name, why] : j["missing"].items())
+    build.missing[name] = why.is_string() ? why.get<std::string>() : "";
+  build.cache_hit = true;
+  return true;
+}
+
+std::string manifest_json(const KselftestBuild& build, const std::string& tree_key,
+                          std::string_view arch, const std::string& compiler) {
+  json missing = json::object();
+  for (const auto& [name, why] : build.missing) missing[name] = why;
+  const json j = {{"schema", 1},
+                  {"tree_key", tree_key},
+                  {"arch", arch},
+                  {"compiler", compiler},
+                  {"missing", missing}};
+  return j.dump(2);
+}
+
 }  // namespace
 
 std::vector<std::string> kselftest_compile_argv(const std::string& cc, const fs::path& tree,
@@ -106,32 +146,12 @@ Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch ar
   if (!tree.ok()) return tree.error();
   auto cc_version = compiler_version(runner_, std::string(ai.guest_cc));
   if (!cc_version.ok()) return cc_version.error();
-  Hasher h;
-  h.add(kRecipe).add(tree->tree_key).add(ai.name).add(*cc_version);
-  for (const auto& f : kKselftestCflags) h.add(f);
-  for (const auto& f : kLibs) h.add(f);
-  for (const auto& p : kselftest_programs()) {
-    h.add(p.dir).add(p.name);
-    for (const auto& helper : p.helpers) h.add(helper);
-    for (const auto& flag : p.cflags) h.add(flag);
-  }
   KselftestBuild build;
-  build.dir = opt_.cache / "kselftest" / h.hex().substr(0, 16) / ai.name;
-  const fs::path manifest = build.dir / "manifest.json";
-  auto load_hit = [&]() -> bool {
-    auto text = read_file(manifest);
-    if (!text.ok()) return false;
-    const json j = json::parse(*text, nullptr, false);
-    if (!j.is_object() || !j.contains("missing") || !j["missing"].is_object()) return false;
-    for (const auto& [name, why] : j["missing"].items())
-      build.missing[name] = why.is_string() ? why.get<std::string>() : "";
-    build.cache_hit = true;
-    return true;
-  };
-  if (load_hit()) return build;
+  build.dir = opt_.cache / "kselftest" / recipe_key(tree->tree_key, ai.name, *cc_version) / ai.name;
+  if (load_cached(build)) return build;
   FL_TRY(make_dirs(build.dir.parent_path()));
   FileLock out_lock(build.dir.string() + ".lock");
-  if (load_hit()) return build;
+  if (load_cached(build)) return build;
 
   auto pristine = prepare_pristine(runner_, tree->source, opt_.cache);
   if (!pristine.ok()) return pristine.error();
@@ -145,14 +165,9 @@ Result<KselftestBuild> KselftestBuilder::build(const KernelSpec& kernel, Arch ar
   FL_TRY(remove_tree(staging));
   FL_TRY(make_dirs(staging));
   if (auto st = compile_all(work / "tree", arch, staging, build); !st.ok()) return st.error();
-  json missing = json::object();
-  for (const auto& [name, why] : build.missing) missing[name] = why;
-  const json j = {{"schema", 1},
-                  {"tree_key", tree->tree_key},
-                  {"arch", ai.name},
-                  {"compiler", *cc_version},
-                  {"missing", missing}};
-  if (auto st = write_file_atomic(staging / "manifest.json", j.dump(2)); !st.ok())
+  if (auto st = write_file_atomic(staging / "manifest.json",
+                                  manifest_json(build, tree->tree_key, ai.name, *cc_version));
+      !st.ok())
     return st.error();
   FL_TRY(remove_tree(build.dir));
   if (auto st = rename_path(staging, build.dir); !st.ok()) {

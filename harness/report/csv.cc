@@ -1,6 +1,6 @@
 #include "report/csv.h"
 
-#include "report/layout.h"
+#include "report/gate_layout.h"
 #include "report/number_format.h"
 
 namespace foliolab {

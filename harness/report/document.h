@@ -1,4 +1,4 @@
-// A format-neutral document: titled tables with a folded warning line. report/layout.h turns
+// A format-neutral document: titled tables with a folded warning line. report/*_layout.h turn
 // the comparison, gate and history models into documents; report/text.h and report/markdown.h
 // write them to a stream.
 #pragma once

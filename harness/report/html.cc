@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/cells.h"
+#include "report/history_layout.h"
 #include "report/json.h"
-#include "report/layout.h"
 #include "report/number_format.h"
 
 namespace foliolab {

@@ -2,7 +2,9 @@
 
 #include <cmath>
 
-#include "report/layout.h"
+#include "report/cells.h"
+#include "report/comparison_layout.h"
+#include "report/gate_layout.h"
 
 namespace foliolab {
 using json = nlohmann::json;

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "report/layout.h"
+#include "report/gate_layout.h"
 #include "util/xml.h"
 
 namespace foliolab {

@@ -1,6 +1,8 @@
 #include "report/markdown.h"
 
-#include "report/layout.h"
+#include "report/comparison_layout.h"
+#include "report/gate_layout.h"
+#include "report/history_layout.h"
 
 namespace foliolab {
 

@@ -4,8 +4,8 @@
 
 #include "report/csv.h"
 #include "report/json.h"
-#include "report/layout.h"
 #include "report/markdown.h"
+#include "report/session_layout.h"
 #include "report/text.h"
 
 namespace foliolab {

@@ -2,7 +2,7 @@
 // and dumps the DOM; the test counts the SVG marks it drew and checks for script errors.
 // E2E-prefixed: it starts a browser (seconds, not milliseconds).
 #include "report/html.h"
-#include "report/layout.h"
+#include "report/session_layout.h"
 #include "util/build_info.h"
 
 #include <gtest/gtest.h>

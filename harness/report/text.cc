@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
-#include "report/layout.h"
+#include "report/comparison_layout.h"
+#include "report/gate_layout.h"
+#include "report/history_layout.h"
 #include "util/text.h"
 
 namespace foliolab {

@@ -1,0 +1,101 @@
+#include "cli/report_command.h"
+
+
+#include <unistd.h>
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "analysis/session_report.h"
+#include "backend/backend.h"
+#include "backend/backend_table.h"
+#include "backend/libvirt_backend.h"
+#include "catalog/named_files.h"
+#include "catalog/validate.h"
+#include "cli/bisect_command.h"
+#include "cli/cli_util.h"
+#include "cli/doctor_command.h"
+#include "cli/gate_command.h"
+#include "cli/init_command.h"
+#include "cli/merge_command.h"
+#include "cli/progress.h"
+#include "cli/results_commands.h"
+#include "cli/run_setup.h"
+#include "cli/timing_flag.h"
+#include "cli/workload_commands.h"
+#include "image/image_builder.h"
+#include "image/rootfs_builder.h"
+#include "kernel/builder.h"
+#include "kernel/cache_store.h"
+#include "model/image_recipe.h"
+#include "model/loader.h"
+#include "model/matrix.h"
+#include "model/project.h"
+#include "model/shard.h"
+#include "report/html.h"
+#include "report/plan_cost.h"
+#include "report/render.h"
+#include "report/session_layout.h"
+#include "results/index.h"
+#include "results/store.h"
+#include "runner/building_artifact_provider.h"
+#include "runner/experiment_runner.h"
+#include "runner/plan_cost.h"
+#include "runner/scheduler.h"
+#include "util/build_info.h"
+#include "util/fs.h"
+#include "util/fs_ops.h"
+#include "util/text.h"
+
+namespace foliolab::cli {
+namespace fs = std::filesystem;
+
+std::function<int()> setup_report(CLI::App& app) {
+  auto dir = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("text");
+  auto html = std::make_shared<std::string>();
+  app.add_option("session", *dir, "results session directory (results/<experiment>/<stamp>)")
+      ->required();
+  app.add_option("--format", *format, "text | markdown | csv | json")->capture_default_str();
+  app.add_option("--html", *html, "also write a self-contained HTML report here");
+  return [=] {
+    Format fmt_out;
+    if (!parse_format(*format, &fmt_out)) {
+      return fail(make_error(fmt::format("--format {}: use text, markdown, csv or json", *format)));
+    }
+    auto store = ResultStore::open(*dir);
+    if (!store.ok()) return fail(store.error());
+    auto exp = load_experiment((store->dir() / "experiment.yaml").string());
+    if (!exp.ok()) return fail(exp.error());
+    auto records = store->load_all();
+    if (!records.ok()) return fail(records.error());
+    // Report what the session planned (a run with --arch planned only some archs).
+    if (auto planned = store->planned_archs(); !planned.empty()) {
+      std::vector<Arch> archs;
+      for (Arch a : exp->archs) {
+        if (std::find(planned.begin(), planned.end(), arch_info(a).name) != planned.end()) {
+          archs.push_back(a);
+        }
+      }
+      exp->archs = archs;
+    }
+    SessionReport report = build_session_report(*exp, *records);
+    report.model.title = fmt::format("{} {}", exp->name, store->dir().filename().string());
+    if (!html->empty()) {
+      auto st = write_output(*html, [&](std::ostream& o) {
+        write_html(report.model, session_extra_lines(report), o);
+      });
+      if (!st.ok()) return fail(st.error(), kExitFailed);
+    }
+    (void)write_output("-", [&](std::ostream& o) { render_session(report, fmt_out, o); });
+    return report.expectations_failed == 0 && report.runs_failed == 0 ? kExitOk : kExitFailed;
+  };
+}
+
+}  // namespace foliolab::cli

@@ -1,0 +1,139 @@
+#include "cli/run_command.h"
+
+
+#include <unistd.h>
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "analysis/session_report.h"
+#include "backend/backend.h"
+#include "backend/backend_table.h"
+#include "backend/libvirt_backend.h"
+#include "catalog/named_files.h"
+#include "catalog/validate.h"
+#include "cli/bisect_command.h"
+#include "cli/cli_util.h"
+#include "cli/doctor_command.h"
+#include "cli/gate_command.h"
+#include "cli/init_command.h"
+#include "cli/merge_command.h"
+#include "cli/progress.h"
+#include "cli/results_commands.h"
+#include "cli/run_setup.h"
+#include "cli/timing_flag.h"
+#include "cli/workload_commands.h"
+#include "image/image_builder.h"
+#include "image/rootfs_builder.h"
+#include "kernel/builder.h"
+#include "kernel/cache_store.h"
+#include "model/image_recipe.h"
+#include "model/loader.h"
+#include "model/matrix.h"
+#include "model/project.h"
+#include "model/shard.h"
+#include "report/html.h"
+#include "report/plan_cost.h"
+#include "report/render.h"
+#include "report/session_layout.h"
+#include "results/index.h"
+#include "results/store.h"
+#include "runner/building_artifact_provider.h"
+#include "runner/experiment_runner.h"
+#include "runner/plan_cost.h"
+#include "runner/scheduler.h"
+#include "util/build_info.h"
+#include "util/fs.h"
+#include "util/fs_ops.h"
+#include "util/text.h"
+
+namespace foliolab::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+// After a session: keep the cache under the configured max-size, if any.
+void collect_after_run(const std::string& cache) {
+  auto max = configured_cache_max_size();
+  if (!max.ok()) {
+    fmt::print(stderr, "warning: no cache collection: {}\n", max.error().message);
+    return;
+  }
+  if (!*max) return;
+  GcResult r = collect_garbage(cache, {.max_bytes = **max});
+  if (!r.evicted.empty() || !r.note.empty()) {
+    fmt::print(stderr, "cache gc (max-size {}): removed {} item(s), {} -> {}\n", human_bytes(**max),
+               r.evicted.size(), human_bytes(r.before), human_bytes(r.after));
+    if (!r.note.empty()) fmt::print(stderr, "note: {}\n", r.note);
+  }
+}
+
+// --shard K/N: keeps the slice's runs and says so; nullopt without --shard.
+Result<std::optional<RunnerOptions::ShardOf>> select_shard(const std::string& text,
+                                                           std::vector<Run>& runs) {
+  if (text.empty()) return std::optional<RunnerOptions::ShardOf>();
+  auto parsed = parse_shard(text);
+  if (!parsed.ok()) return parsed.error();
+  RunnerOptions::ShardOf shard{*parsed, plan_hash(runs), static_cast<int>(runs.size())};
+  runs = shard_runs(runs, *parsed);
+  fmt::print(stderr, "shard {}: {} of the plan's {} runs (plan {})\n", parsed->text(), runs.size(),
+             shard.plan_runs, shard.plan_hash);
+  return std::optional(shard);
+}
+
+// The session's report, where it is and how many runs ended how; the exit status.
+int report_session(const Experiment& exp, const Result<SessionSummary>& summary,
+                   const std::string& cache) {
+  if (!summary.ok()) {
+    return fail(summary.error(), kExitFailed);
+  }
+  auto store = ResultStore::open(summary->dir);
+  auto records = store->load_all();
+  if (!records.ok()) {
+    return fail(records.error(), kExitFailed);
+  }
+  SessionReport report = build_session_report(exp, *records);
+  const std::string text = session_text(report);
+  fmt::print("{}", text);
+  (void)store->save_text("report.txt", text);
+  fmt::print("results: {}\n", summary->dir.string());
+  fmt::print("runs: {} ok, {} failed{}\n", summary->ok, summary->failed,
+             summary->skipped ? fmt::format(" ({} kept from before)", summary->skipped) : "");
+  collect_after_run(cache);
+  return (summary->failed == 0 && report.expectations_failed == 0) ? kExitOk : kExitFailed;
+}
+
+int run_experiment(const RunFlags& f) {
+  auto exp = load(f.file, f.common, f.archs);
+  if (!exp) return kExitBadInput;
+  if (auto st = apply_repeat_until_ci(*exp, f.repeat_ci); !st.ok()) return fail(st.error());
+  auto choice = choose_backend(f, *exp);
+  if (!choice.ok()) return fail(choice.error());
+  auto runs = expand(*exp);
+  auto shard = select_shard(f.shard, runs);
+  if (!shard.ok()) return fail(shard.error());
+  if (f.verbosity() != Verbosity::kQuiet) fmt::print(stderr, "{}", format_plan(*exp, runs));
+  auto context = RunContext::open(f, *choice, *exp);
+  if (!context.ok()) return fail(context.error());
+  RunnerOptions opt{.resume_latest = f.resume_latest, .retry_failed = f.retry, .shard = *shard};
+  if (!f.resume.empty()) opt.resume_dir = fs::path(f.resume);
+  auto summary = (*context)->run(*exp, runs, opt);
+  (*context)->finish();  // the status block goes before the report is printed
+  return report_session(*exp, summary, f.common.cache);
+}
+
+}  // namespace
+
+std::function<int()> setup_run(CLI::App& app) {
+  auto flags = std::make_shared<RunFlags>();
+  add_run_flags(app, *flags);
+  return [flags] { return run_experiment(*flags); };
+}
+
+}  // namespace foliolab::cli
