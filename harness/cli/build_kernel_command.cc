@@ -1,6 +1,5 @@
 #include "cli/build_kernel_command.h"
 
-
 #include <unistd.h>
 #include <algorithm>
 

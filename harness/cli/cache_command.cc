@@ -1,6 +1,5 @@
 #include "cli/cache_command.h"
 
-
 #include <unistd.h>
 #include <algorithm>
 

@@ -1,6 +1,5 @@
 #include "cli/image_command.h"
 
-
 #include <unistd.h>
 #include <algorithm>
 

@@ -1,4 +1,5 @@
-// `foliolab image`: build (or find in the cache) the guest initramfs, or a root filesystem, per arch.
+// `foliolab image`: build (or find in the cache) the guest initramfs, or a root filesystem, per
+// arch.
 #pragma once
 
 #include <functional>

@@ -1,6 +1,5 @@
 #include "cli/plan_command.h"
 
-
 #include <unistd.h>
 #include <algorithm>
 

@@ -1,6 +1,5 @@
 #include "cli/report_command.h"
 
-
 #include <unistd.h>
 #include <algorithm>
 

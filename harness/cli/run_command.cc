@@ -1,6 +1,5 @@
 #include "cli/run_command.h"
 
-
 #include <unistd.h>
 #include <algorithm>
 
