@@ -58,8 +58,11 @@ expect:
     for (const Repetition& rep : r.reps) {
       EXPECT_TRUE(rep.state_before.contains("unusable.all.9")) << r.id.arch;
       EXPECT_TRUE(rep.state_after.contains("unusable.all.9")) << r.id.arch;
-      EXPECT_LT(rep.metrics.at("success.thp"), 1.0) << r.id.arch;
     }
+    // prepare: runs before the first rep of a boot; the second meets what the first left when
+    // its 64M was freed, and has been seen with no fallback at all (x86_64, 2026-12-03 CI).
+    ASSERT_FALSE(r.reps.empty());
+    EXPECT_LT(r.reps.front().metrics.at("success.thp"), 1.0) << r.id.arch;
   }
 }
 
