@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/machine_state.h"
 #include "catalog/metric_catalog.h"
 
 namespace foliolab {
@@ -59,6 +60,16 @@ std::vector<double> pooled(const VariantRuns& v, const std::string& metric) {
   std::vector<double> out;
   for (const RunRecord* r : v.runs) {
     for (double x : r->samples(metric)) out.push_back(x);
+  }
+  return out;
+}
+
+// One sample a run: the mean of its reps (a boot of a fragmented guest; RunConditions).
+std::vector<double> boot_means(const VariantRuns& v, const std::string& metric) {
+  std::vector<double> out;
+  for (const RunRecord* r : v.runs) {
+    const std::vector<double> reps = r->samples(metric);
+    if (!reps.empty()) out.push_back(sample_stats(reps).mean);
   }
   return out;
 }
@@ -192,14 +203,19 @@ std::optional<MetricRow> metric_row(const GroupRuns& in, const std::string& metr
   };
   MetricRow row;
   row.metric = metric;
-  row.info = metric_info(metric, options.declared);
+  row.info = metric_info(metric, options.declared, options.thresholds);
   row.emulated = emulated && row.info.kind == MetricKind::kTiming;
-  for (const VariantRuns& v : in.variants) row.stats.push_back(sample_stats(pooled(v, metric)));
+  const bool per_boot = row.info.kind == MetricKind::kCount &&
+                        std::any_of(in.variants.begin(), in.variants.end(),
+                                    [](const auto& v) { return fragmented_runs(v); });
+  for (const VariantRuns& v : in.variants) {
+    row.stats.push_back(sample_stats(per_boot ? boot_means(v, metric) : pooled(v, metric)));
+  }
   if (says_nothing(metric, row, in, options)) return std::nullopt;
   row.deltas.emplace_back();
   for (size_t i = 1; i < row.stats.size(); ++i) {
     const VariantRuns &a = in.variants[0], &b = in.variants[i];
-    const RunConditions cond{beside(a) || beside(b), icount(a) && icount(b)};
+    const RunConditions cond{beside(a) || beside(b), icount(a) && icount(b), per_boot};
     row.deltas.push_back(compare_samples(row.info, row.stats[0], row.stats[i], options, cond));
   }
   return row;
@@ -293,6 +309,7 @@ ComparisonGroup compare_group(const GroupRuns& in, const CompareOptions& options
   add_compaction_warnings(in, &g);
   add_crowded_warning(in, &g);
   for (std::string& w : state_warnings(in)) g.warnings.push_back(std::move(w));
+  if (std::string note = fragmented_note(in); !note.empty()) g.warnings.push_back(note);
   g.monitors = monitor_plots(in);
   return g;
 }

@@ -31,8 +31,10 @@ inline constexpr size_t kMaxAdaptiveReps = 30;  // reps per side a note may sugg
 
 struct CompareOptions {
   double min_effect_timing = 0.02;  // smallest relative change of a timing that matters
-  // Counts use their catalog threshold (MetricInfo::threshold).
+  // Counts use their catalog threshold (MetricInfo::threshold), or the experiment's
+  // `thresholds:`.
   MetricDecls declared;           // custom workloads' metric declarations
+  ThresholdRules thresholds;      // the experiment's `thresholds:` entries
   std::vector<std::string> keep;  // metrics always compared when present (gate rules)
 };
 
@@ -70,6 +72,7 @@ struct Delta {
   VerdictBasis basis = VerdictBasis::kRankTest;
   double min_effect = 0;  // relative; counts: threshold / |mean(a)| (0 for a zero baseline)
   double threshold = 0;   // counts: the practical threshold in the metric's unit
+  bool per_boot = false;  // counts: the samples are boots of fragmented guests (RunConditions)
   DeltaNote note = DeltaNote::kNone;
   size_t n_base = 0, n_cand = 0;  // sample sizes
   // kUnderpowered: reps per side that would resolve min_effect at cv (the exact test's
@@ -83,6 +86,10 @@ struct Delta {
 struct RunConditions {
   bool guests_beside = false;  // a run on either side had other guests beside it (run -j)
   bool icount = false;         // every run on both sides measured instruction-time
+  // A run on either side had its memory fragmented by a `prepare:` step. Each boot's layout
+  // differs and the reps of one boot meet the same one, so a count's samples are the boots'
+  // means (one a run) and no exact verdict is given: only the rank test's, from 4 boots a side.
+  bool fragmented = false;
 };
 
 struct MetricRow {
@@ -143,7 +150,8 @@ SampleStats sample_stats(std::vector<double> values);
 // smaller; else inconclusive (kUnderpowered), and always inconclusive (kGuestsBeside) when
 // `cond` has guests beside without icount. Counts: a difference of means within the
 // threshold is "no change"; both sides constant within it and apart by more is a change at
-// any n (kExact); else the timing rule with the threshold as the minimum effect.
+// any n (kExact); else the timing rule with the threshold as the minimum effect. With
+// `cond.fragmented` (the samples are boots' means) there is no exact verdict.
 Delta compare_samples(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
                       const CompareOptions& options, const RunConditions& cond = {});
 

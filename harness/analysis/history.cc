@@ -15,7 +15,7 @@ HistoryModel build_history(const std::string& metric, const std::vector<IndexedS
                            const MetricDecls& declared, const CompareOptions& options) {
   HistoryModel m;
   m.metric = metric;
-  m.info = metric_info(metric, declared);
+  m.info = metric_info(metric, declared, options.thresholds);
   std::map<std::string, size_t> series_of;
   // samples arrive oldest session first: points stay in order.
   std::map<std::pair<size_t, std::string>, std::vector<double>> values;

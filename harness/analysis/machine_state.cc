@@ -100,4 +100,24 @@ std::vector<std::string> state_warnings(const GroupRuns& in) {
   return out;
 }
 
+bool fragmented_runs(const VariantRuns& v) {
+  return std::any_of(v.runs.begin(), v.runs.end(), [](const RunRecord* r) {
+    return std::any_of(r->prepared.begin(), r->prepared.end(),
+                       [](const PreparedStep& s) { return s.step == "fragment"; });
+  });
+}
+
+std::string fragmented_note(const GroupRuns& in) {
+  std::vector<std::string> labels;
+  for (const VariantRuns& v : in.variants) {
+    if (fragmented_runs(v)) labels.push_back(v.label);
+  }
+  if (labels.empty()) return "";
+  return fmt::format(
+      "fragmented guests ({}): each boot's layout differs and the reps of one boot meet the same "
+      "one, so counts are compared boot against boot (a run's mean is one sample) by the rank "
+      "test alone, which needs 4 boots a side (4 sessions)",
+      join(labels, ", "));
+}
+
 }  // namespace foliolab

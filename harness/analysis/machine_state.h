@@ -30,4 +30,10 @@ std::vector<MonitorPlot> monitor_plots(const GroupRuns& in);
 inline constexpr int64_t kStateIndexTolerance = 50;  // 0.050 of the index
 std::vector<std::string> state_warnings(const GroupRuns& in);
 
+// Whether a run of the variant had its memory fragmented by a `prepare:` step (its record's
+// `prepared` holds a fragment step): its counts vary from boot to boot (RunConditions).
+bool fragmented_runs(const VariantRuns& v);
+// The note of a group whose counts were judged with the between-boot threshold, or "".
+std::string fragmented_note(const GroupRuns& in);
+
 }  // namespace foliolab

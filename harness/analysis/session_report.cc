@@ -140,6 +140,7 @@ SessionReport build_session_report(const Experiment& exp, const std::vector<RunR
   CompareOptions options = given;
   const MetricDecls declared = declared_metrics(exp);
   options.declared.insert(options.declared.end(), declared.begin(), declared.end());
+  options.thresholds.insert(options.thresholds.end(), exp.thresholds.begin(), exp.thresholds.end());
   out.model.kind = "report";
   const std::vector<RunRecord> records = planned_records(exp, all, &out.ignored);
   add_hosts(records, &out);

@@ -64,10 +64,11 @@ void judge_timing(const MetricInfo& info, const SampleStats& a, const SampleStat
 bool constant_within(const SampleStats& s, double threshold) { return s.max - s.min <= threshold; }
 
 void judge_count(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
-                 const RankTest& rt, Delta* d) {
+                 const RankTest& rt, bool per_boot, Delta* d) {
   // Of the larger mean: the same threshold whichever side is the baseline, and one that a
   // count appearing from zero (0 against 1024 +- 3 64 KiB folios) still has.
   const double t = info.threshold.of(std::max(std::fabs(a.mean), std::fabs(b.mean)));
+  d->per_boot = per_boot;
   const double diff = b.mean - a.mean;
   d->threshold = t;
   const Interval ci = difference_interval(a.values, b.values);
@@ -85,7 +86,9 @@ void judge_count(const MetricInfo& info, const SampleStats& a, const SampleStats
   const bool apart = b.min > a.max || b.max < a.min;
   if (std::fabs(diff) <= t) {
     d->verdict = Verdict::kNoChange;
-  } else if (apart && constant_within(a, t) && constant_within(b, t)) {
+  } else if (!per_boot && apart && constant_within(a, t) && constant_within(b, t)) {
+    // Not for boots of a fragmented guest: a few boots that happen to agree say nothing of
+    // the next one's layout (the rank test below needs 4 a side).
     d->verdict = directional(info.better, diff);
     d->basis = VerdictBasis::kExact;
   } else if (change_resolved(ci, rt, kAlpha)) {
@@ -116,6 +119,7 @@ Delta compare_samples(const MetricInfo& info, const SampleStats& a, const Sample
   d.min_effect = timing ? options.min_effect_timing : 0;
   d.n_base = a.n;
   d.n_cand = b.n;
+  d.per_boot = cond.fragmented && !timing;
   if (a.n < kMinSamples || b.n < kMinSamples) {
     d.note = DeltaNote::kFewSamples;
     return d;
@@ -124,7 +128,7 @@ Delta compare_samples(const MetricInfo& info, const SampleStats& a, const Sample
   d.mann_whitney_p = rt.p;
   d.welch_p = welch_t_test(a.values, b.values);
   if (!timing) {
-    judge_count(info, a, b, rt, &d);
+    judge_count(info, a, b, rt, cond.fragmented, &d);
     return d;
   }
   judge_timing(info, a, b, rt, &d);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -219,6 +220,106 @@ TEST(Verdict, IdenticalQuickstartSessionsGiveNoChangeVerdict) {
   for (const auto& [metric, sides] : rows) {
     const Delta d = count(metric, sides[0], sides[1]);
     EXPECT_FALSE(directional(d.verdict)) << metric << ": " << verdict_name(d.verdict);
+  }
+}
+
+// A thpscale-fragmented guest, as the A/A sessions measured it (README "Machine state"): the
+// layout each boot leaves decides how many of the 32 PMD faults fall back, so boots differ (by
+// up to 13 faults) while the reps of one boot meet the same layout and agree. Modelled as a
+// boot's count Binomial(32, p) with p drawn per boot from p0 ± spread ("layout"), or 14 or 15
+// at random ("pinned": the arm64 variant whose boots moved by one fault), and `jitter` reps
+// that may differ by one fault from their boot's count.
+struct Layout {
+  std::string name;
+  double p0 = 0.5, spread = 0.2;
+  bool pinned = false, jitter = false;
+};
+
+int64_t boot_count(Gen& g, const Layout& l) {
+  if (l.pinned) return g.uniform() < 0.5 ? 14 : 15;
+  const double p = std::clamp(l.p0 + l.spread * (2 * g.uniform() - 1), 0.0, 1.0);
+  int64_t k = 0;
+  for (int i = 0; i < 32; ++i) k += g.uniform() < p;
+  return k;
+}
+
+// `boots` boots of `reps` reps: per rep (pooled) and per boot (the boots' means).
+struct Side {
+  std::vector<double> reps, boots;
+};
+Side fragmented_side(Gen& g, const Layout& l, size_t boots, size_t reps) {
+  Side s;
+  for (size_t b = 0; b < boots; ++b) {
+    const int64_t k = boot_count(g, l);
+    double sum = 0;
+    for (size_t r = 0; r < reps; ++r) {
+      const double x = static_cast<double>(k + (l.jitter && g.uniform() < 0.3 ? 1 : 0));
+      s.reps.push_back(x);
+      sum += x;
+    }
+    s.boots.push_back(sum / static_cast<double>(reps));
+  }
+  return s;
+}
+
+// The rule as compare applies it to fragmented guests (boot against boot, no exact verdict)
+// keeps the false-alarm rate within 5 %; pooling their reps as a fresh guest's does not.
+TEST(Verdict, FragmentedGuestsAAFalseAlarmRateIsAtMostFivePercentBootAgainstBoot) {
+  Gen g(0x667261676d);
+  const Layout layouts[] = {{"layout ±0.2", 0.5, 0.2},
+                            {"layout ±0.05", 0.3, 0.05, false, true},
+                            {"pinned 14/15", 0.5, 0, true, false}};
+  const MetricInfo info = metric_info("vmstat.thp_fault_fallback");
+  std::cout << "A/A false alarms, fragmented guests (" << kPairs
+            << " pairs each, 3 reps a boot): per rep / per boot\n";
+  std::cout << "boots  layout ±0.2    layout ±0.05   pinned 14/15\n";
+  for (size_t boots : {1, 2, 3, 4, 5, 8}) {
+    std::string line = fmt::format("{:5}", boots);
+    for (const Layout& l : layouts) {
+      int rep_alarms = 0, boot_alarms = 0;
+      for (int i = 0; i < kPairs; ++i) {
+        const Side a = fragmented_side(g, l, boots, 3), b = fragmented_side(g, l, boots, 3);
+        rep_alarms += directional(
+            compare_samples(info, sample_stats(a.reps), sample_stats(b.reps), {}).verdict);
+        const Delta d = compare_samples(info, sample_stats(a.boots), sample_stats(b.boots), {},
+                                        RunConditions{false, false, true});
+        EXPECT_NE(d.basis, VerdictBasis::kExact);
+        expect_p_agrees(d);
+        boot_alarms += directional(d.verdict);
+      }
+      const double se = std::sqrt(kAlpha * (1 - kAlpha) / kPairs);
+      const double boot_rate = static_cast<double>(boot_alarms) / kPairs;
+      EXPECT_LE(boot_rate, kAlpha + 3 * se) << l.name << " boots=" << boots;
+      line += fmt::format("  {:5.1f} / {:4.1f} %", 100.0 * rep_alarms / kPairs, 100 * boot_rate);
+    }
+    std::cout << line << "\n";
+  }
+}
+
+// What boot against boot can see: a layout that lets most PMD faults succeed (p0 0.1) against
+// one where half fall back (p0 0.5), with the boot spread above.
+TEST(Verdict, FragmentedGuestsPowerBootAgainstBoot) {
+  Gen g(0x706f7766);
+  const MetricInfo info = metric_info("vmstat.thp_fault_fallback");
+  const Layout few{"few", 0.1, 0.05}, half{"half", 0.5, 0.2};
+  std::cout << "power, fragmented guests (500 pairs): 3 vs 16 of 32 PMD faults falling back\n";
+  for (size_t boots : {3, 4, 5, 8}) {
+    int found = 0;
+    constexpr int kRuns = 500;
+    for (int i = 0; i < kRuns; ++i) {
+      const Side a = fragmented_side(g, few, boots, 3), b = fragmented_side(g, half, boots, 3);
+      found += compare_samples(info, sample_stats(a.boots), sample_stats(b.boots), {},
+                               RunConditions{false, false, true})
+                   .verdict == Verdict::kChanged;
+    }
+    const double power = static_cast<double>(found) / kRuns;
+    if (boots == 3) {
+      EXPECT_EQ(found, 0) << "3 boots a side cannot reach p 0.05";
+    }
+    if (boots == 5) {
+      EXPECT_GE(power, 0.9);
+    }
+    std::cout << fmt::format("  {} boots a side: {:5.1f} %\n", boots, 100 * power);
   }
 }
 

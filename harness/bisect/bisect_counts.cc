@@ -17,7 +17,7 @@ Result<std::unique_ptr<CountBisectEvaluator>> CountBisectEvaluator::make(BisectC
                                                                          RunSelector where,
                                                                          SessionRun run_session) {
   FL_TRY(check_candidates(c));
-  const MetricInfo info = metric_info(metric, declared_metrics(c.exp));
+  const MetricInfo info = metric_info(metric, declared_metrics(c.exp), c.exp.thresholds);
   if (info.kind == MetricKind::kTiming) {
     return make_error(fmt::format(
         "--metric {}: a timing, which the sequential test follows (bisect/bisect_timings.h), "

@@ -54,8 +54,15 @@ CountThreshold count_threshold(std::string_view metric) {
   return {};
 }
 
-MetricInfo with_threshold(MetricInfo info, std::string_view metric) {
-  if (info.kind == MetricKind::kCount) info.threshold = count_threshold(metric);
+MetricInfo with_threshold(MetricInfo info, std::string_view metric, const ThresholdRules& rules) {
+  if (info.kind != MetricKind::kCount) return info;
+  for (const ThresholdRule& rule : rules) {
+    if (!rule.matches(metric)) continue;
+    info.threshold = rule.threshold;
+    info.from_experiment = true;
+    return info;
+  }
+  info.threshold = count_threshold(metric);
   return info;
 }
 
@@ -97,8 +104,9 @@ MetricInfo catalog_info(std::string_view metric, const MetricDecls& declared) {
 
 }  // namespace
 
-MetricInfo metric_info(std::string_view metric, const MetricDecls& declared) {
-  return with_threshold(catalog_info(metric, declared), metric);
+MetricInfo metric_info(std::string_view metric, const MetricDecls& declared,
+                       const ThresholdRules& rules) {
+  return with_threshold(catalog_info(metric, declared), metric, rules);
 }
 
 }  // namespace foliolab

@@ -13,7 +13,9 @@
 namespace foliolab {
 
 // Declarations first, then the built-in table, then counter prefixes; an unknown name is
-// guessed from its suffix (_s, _ns, _us, _ms, per_sec: a timing) and marked !known.
-MetricInfo metric_info(std::string_view metric, const MetricDecls& declared = {});
+// guessed from its suffix (_s, _ns, _us, _ms, per_sec: a timing) and marked !known. A count's
+// thresholds are the catalog's, or those of the first of `rules` that matches it.
+MetricInfo metric_info(std::string_view metric, const MetricDecls& declared = {},
+                       const ThresholdRules& rules = {});
 
 }  // namespace foliolab

@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <regex>
 
 #include "catalog/kselftest_catalog.h"
+#include "catalog/metric_catalog.h"
 #include "catalog/workload_catalog.h"
 #include "model/problems.h"
 #include "util/text.h"
+#include "util/yaml_reader.h"
 
 namespace foliolab {
 namespace {
@@ -349,6 +352,42 @@ Status check_metric(const Experiment& exp, const RunSelector& sel, const std::st
                                   : near));
 }
 
+namespace {
+
+constexpr std::array<std::string_view, 7> kCounterFamilies = {
+    "vmstat.", "mthp.", "meminfo.", "tap.", "state.", "success.", "fallback."};
+
+// A `thresholds:` entry names a count the experiment's runs can have, or a prefix of some.
+Status check_threshold(const Experiment& exp, const ThresholdRule& rule) {
+  const std::string& name = rule.metric;
+  if (name.ends_with('*')) {
+    const std::string prefix = name.substr(0, name.size() - 1);
+    std::vector<std::string> names;
+    bool open = false, tap = false;
+    for (const auto& w : exp.workloads) workload_metrics(w, &names, &open, &tap);
+    const auto family = [&](std::string_view f) {
+      return f.starts_with(prefix) || std::string_view(prefix).starts_with(f);
+    };
+    const auto hit = [&](const std::string& n) { return n.starts_with(prefix); };
+    if (std::any_of(kCounterFamilies.begin(), kCounterFamilies.end(), family)) return {};
+    if (open || std::any_of(names.begin(), names.end(), hit)) return {};
+    return make_error("no metric of these runs starts with '" + prefix + "'");
+  }
+  FL_TRY(check_metric(exp, {}, name));
+  MetricDecls declared;
+  for (const auto& w : exp.workloads) {
+    declared.insert(declared.end(), w.metrics.begin(), w.metrics.end());
+  }
+  if (metric_info(name, declared).kind == MetricKind::kTiming) {
+    return make_error("'" + name +
+                      "' is a timing: thresholds are for counts (timings are judged "
+                      "by their confidence interval and `compare --min-effect`)");
+  }
+  return {};
+}
+
+}  // namespace
+
 Status validate_workloads(const Experiment& exp) {
   Problems out;
   for (size_t i = 0; i < exp.workloads.size(); ++i) {
@@ -367,6 +406,11 @@ Status validate_workloads(const Experiment& exp) {
     if (Status st = check_metric(exp, g.runs, g.metric); !st.ok()) {
       out.add(g.metric_loc.line ? g.metric_loc : g.loc, "gate[" + std::to_string(i) + "].metric",
               st.error().message);
+    }
+  }
+  for (const ThresholdRule& rule : exp.thresholds) {
+    if (Status st = check_threshold(exp, rule); !st.ok()) {
+      out.add(rule.loc, yaml_key_path("thresholds", rule.metric), st.error().message);
     }
   }
   return out.status();

@@ -112,6 +112,23 @@ TEST(WorkloadCheck, GateMetricOfTheSelectedWorkload) {
             "ok");
 }
 
+// `thresholds:` names counts the runs can have, or prefixes of some; never a timing.
+TEST(WorkloadCheck, ThresholdMetrics) {
+  const std::string w = "workloads: [{name: fault}]\n";
+  EXPECT_EQ(check(w, "thresholds: {fallback.thp: 4, faults: 1%, vmstat.thp_fault_*: 2}\n"), "ok");
+  EXPECT_EQ(check(w, "thresholds: {mthp.*: 10%, fallback.anon.*: {abs: 8, rel: 5%}}\n"), "ok");
+  EXPECT_EQ(check(w, "thresholds: {faultz: 1}\n"),
+            "x.yaml:6:14: thresholds.faultz: no workload of these runs prints 'faultz'; did you "
+            "mean 'faults'?");
+  EXPECT_EQ(check(w, "thresholds: {sys_s: 1}\n"),
+            "x.yaml:6:14: thresholds.sys_s: 'sys_s' is a timing: thresholds are for counts "
+            "(timings are judged by their confidence interval and `compare --min-effect`)");
+  EXPECT_EQ(check(w, "thresholds: {frag*: 1}\n"),
+            "x.yaml:6:14: thresholds[\"frag*\"]: no metric of these runs starts with 'frag'");
+  EXPECT_THAT(check(w, "thresholds: {vmstat.thp_fault_falback: 1}\n"),
+              HasSubstr("did you mean 'vmstat.thp_fault_fallback'?"));
+}
+
 TEST(WorkloadCheck, CounterNames) {
   const std::string w = "workloads: [{name: fault}]\n";
   EXPECT_EQ(check(w, "expect: [{metric: vmstat.thp_fault_alloc, '>': 0}]\n"), "ok");

@@ -113,7 +113,9 @@ Status from_change_point(BisectFlags& f, const Experiment& exp) {
   query->experiment = exp.name;
   auto samples = index->samples(f.metric, *query);
   FL_TRY(samples);
-  HistoryModel model = build_history(f.metric, *samples, declared_metrics(exp));
+  CompareOptions options;
+  options.thresholds = exp.thresholds;
+  HistoryModel model = build_history(f.metric, *samples, declared_metrics(exp), options);
   find_change_points(model);
   auto cp = find_change_point_bisect(model, f.from_change_point);
   if (!cp.ok()) return in_context("--from-change-point", cp.error());
@@ -191,7 +193,7 @@ struct Evaluator {
 };
 Result<Evaluator> evaluator(const BisectFlags& f, BisectCandidates c, const RunSelector& where,
                             SessionRun run) {
-  const MetricInfo info = metric_info(f.metric, declared_metrics(c.exp));
+  const MetricInfo info = metric_info(f.metric, declared_metrics(c.exp), c.exp.thresholds);
   Evaluator e;
   if (info.kind != MetricKind::kTiming) {
     auto counts = CountBisectEvaluator::make(std::move(c), f.metric, where, std::move(run));

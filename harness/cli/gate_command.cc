@@ -126,6 +126,7 @@ Result<Judged> judge(const GateFlags& f) {
   auto c = session_side(j.cand_dir, *where);
   FL_TRY(c);
   j.options.declared = declared_metrics(j.exp);
+  j.options.thresholds = j.exp.thresholds;
   for (const GateRule& r : j.exp.gate_rules) j.options.keep.push_back(r.metric);
   j.report = evaluate_gate(j.exp.gate_rules, compare_sides(*b, *c, j.options));
   j.report.comparison.kind = "gate";

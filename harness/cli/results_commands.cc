@@ -109,9 +109,13 @@ Result<Side> resolve_side(const std::string& ref, const RunQuery& where, const f
   return session_side(*dir, where);
 }
 
-MetricDecls session_decls(const fs::path& session) {
+// What the candidate session's experiment says about its metrics: custom workloads'
+// declarations and `thresholds:`.
+void session_metrics(const fs::path& session, CompareOptions* options) {
   auto exp = load_experiment((session / "experiment.yaml").string());
-  return exp.ok() ? declared_metrics(*exp) : MetricDecls{};
+  if (!exp.ok()) return;
+  options->declared = declared_metrics(*exp);
+  options->thresholds = exp->thresholds;
 }
 
 Status write_html(const std::string& path, const std::function<void(std::ostream&)>& write) {
@@ -146,7 +150,7 @@ std::function<int()> setup_compare(CLI::App& app) {
     if (!c.ok()) return fail(c.error());
     CompareOptions options;
     options.min_effect_timing = *min_effect / 100;
-    if (fs::is_directory(*cand)) options.declared = session_decls(*cand);
+    if (fs::is_directory(*cand)) session_metrics(*cand, &options);
     const ComparisonModel model = compare_sides(*b, *c, options);
     if (auto st = write_html(flags->html, [&](std::ostream& o) { write_html(model, {}, o); });
         !st.ok()) {

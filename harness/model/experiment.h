@@ -233,6 +233,9 @@ struct Experiment {
   std::vector<RunSelector> excludes;
   std::vector<Expectation> expectations;
   std::vector<GateRule> gate_rules;
+  // `thresholds:` (model/metric_kind.h): how compare, report, gate and bisect judge these counts.
+  // How results are judged, not what is measured: not part of run ids.
+  ThresholdRules thresholds;
   MachineState state;  // `prepare:`, `cgroup:`, `monitor:` (model/machine_state.h)
 };
 

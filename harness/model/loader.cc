@@ -17,9 +17,9 @@ namespace foliolab {
 namespace loader_internal {
 namespace {
 
-const Keys kTopKeys = {"name",      "description", "kernels", "archs",   "machine", "knobs",
-                       "workloads", "repeat",      "warmup",  "timeout", "exclude", "expect",
-                       "gate",      "exclusive",   "prepare", "cgroup",  "monitor"};
+const Keys kTopKeys = {"name",      "description", "kernels",   "archs",   "machine", "knobs",
+                       "workloads", "repeat",      "warmup",    "timeout", "exclude", "expect",
+                       "gate",      "thresholds",  "exclusive", "prepare", "cgroup",  "monitor"};
 
 }  // namespace
 
@@ -74,6 +74,7 @@ Status Parser::parse_top_field(const std::string& key, const Field& f, Experimen
   if (key == "exclude") return parse_excludes(f, &exp->excludes);
   if (key == "expect") return parse_expectations(f, &exp->expectations);
   if (key == "gate") return parse_gate_rules(f, &exp->gate_rules);
+  if (key == "thresholds") return parse_thresholds(f, &exp->thresholds);
   if (key == "exclusive") {
     auto on = read_bool(f);
     FL_TRY(on);

@@ -1,4 +1,5 @@
-// The experiment loader: run selections (exclude), expectations (expect) and the gate.
+// The experiment loader: run selections (exclude), expectations (expect), the gate and the
+// counts' thresholds.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,6 +20,12 @@ const Keys kCompareKeys = {"<", "<=", ">", ">=", "==", "approx"};
 const Keys kExpectKeys = {"name", "runs", "metric", "stat", "ratio_to", "==",
                           "<",    "<=",   ">",      ">=",   "approx",   "tolerance"};
 const Keys kStatNames = {"mean", "min", "max", "median"};
+const Keys kThresholdKeys = {"abs", "rel"};
+
+bool threshold_name(std::string_view name) {
+  if (name.ends_with('*')) name.remove_suffix(1);
+  return !name.empty() && is_word(name, "._-");
+}
 
 }  // namespace
 
@@ -85,6 +92,54 @@ Status Parser::parse_gate_rule(const Field& f, GateRule* g) const {
   }
   if (g->name.empty()) g->name = g->metric + " " + limit + " (" + selector_text(g->runs) + ")";
   return {};
+}
+
+Status Parser::parse_thresholds(const Field& f, ThresholdRules* out) const {
+  auto fields = read_map(f, nullptr);
+  FL_TRY(fields);
+  for (const auto& [name, field] : fields->entries) {
+    if (!threshold_name(name)) {
+      return key_error(field, "'" + name +
+                                  "' is not a metric name, nor a prefix ending in '*' "
+                                  "(fallback.thp, fallback.anon.*)");
+    }
+    auto threshold = read_threshold(field);
+    FL_TRY(threshold);
+    out->push_back({name, *threshold, loc(field.key)});
+  }
+  return {};
+}
+
+// 16 (in the metric's unit), "30%" (of the larger mean of the two sides), or both as a map:
+// the larger of the two applies.
+Result<CountThreshold> Parser::read_threshold(const Field& f) const {
+  CountThreshold t;
+  if (!f.value.IsMap()) {
+    auto text = read_scalar(f);
+    FL_TRY(text);
+    if (text->ends_with('%')) {
+      auto rel = read_percent(f, "");
+      FL_TRY(rel);
+      t.rel = *rel;
+      return t;
+    }
+    auto abs = read_number(f);
+    FL_TRY(abs);
+    if (*abs < 0) return error(f, "a threshold is at least 0");
+    t.abs = *abs;
+    return t;
+  }
+  auto fields = read_map(f, &kThresholdKeys);
+  FL_TRY(fields);
+  if (fields->entries.empty()) return error(f, "give abs, rel or both");
+  for (const auto& [key, field] : fields->entries) {
+    auto part = read_threshold(field);
+    FL_TRY(part);
+    if (key == "abs" && part->rel > 0) return error(field, "abs is a number in the metric's unit");
+    if (key == "rel" && part->abs > 0) return error(field, "rel is a percentage, such as 30%");
+    (key == "abs" ? t.abs : t.rel) = key == "abs" ? part->abs : part->rel;
+  }
+  return t;
 }
 
 Result<double> Parser::read_percent(const Field& f, std::string_view prefix) const {

@@ -2,7 +2,7 @@
 // loader.cc (top-level keys, references between sections, entry points), loader_kernels.cc,
 // loader_machine.cc (archs, machine, numa), loader_state.cc (swap, zswap, prepare, cgroup,
 // monitor), loader_knobs.cc, loader_workloads.cc,
-// loader_expect.cc (exclude, expect, gate and the run selectors they share) and
+// loader_expect.cc (exclude, expect, gate, thresholds and the run selectors they share) and
 // loader_repeat.cc (repeat, warmup).
 #pragma once
 
@@ -113,6 +113,10 @@ class Parser : public YamlReader {
   Status parse_comparison(const Field& item, const Fields& fields, Expectation* e,
                           std::string* value_text) const;
   static std::string generated_name(const Expectation& e, const std::string& value_text);
+
+  // `thresholds:`: metric (or prefix*) -> 16, "30%" or {abs: 16, rel: 30%}.
+  Status parse_thresholds(const Field& f, ThresholdRules* out) const;
+  Result<CountThreshold> read_threshold(const Field& f) const;
 
   // "5%" (after `prefix`, e.g. "<="), a fraction in [0, inf): max_regression, regressed.
   Result<double> read_percent(const Field& f, std::string_view prefix) const;

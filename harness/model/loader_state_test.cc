@@ -5,6 +5,7 @@
 
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "testing/minimal_experiment.h"
 
 namespace foliolab {
 namespace {
@@ -12,27 +13,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
-constexpr const char* kBase = R"(name: q
-kernels:
-  - name: k
-archs: [x86_64]
-knobs:
-  a: {enabled: always}
-workloads:
-  - name: fault
-)";
-
-Result<Experiment> parse(const std::string& extra) {
-  return parse_experiment(std::string(kBase) + extra, "q.yaml");
-}
-
-std::string error_of(const std::string& extra) {
-  auto exp = parse(extra);
-  return exp.ok() ? std::string("(loaded)") : exp.error().message;
-}
-
 TEST(LoaderState, ReadsEveryKey) {
-  auto exp = parse(R"(machine:
+  auto exp = parse_minimal(R"(machine:
   memory: 1G
   swap: {type: zram, size: 256M, compressor: lz4}
   zswap: {enabled: true, compressor: lz4}
@@ -66,40 +48,41 @@ monitor: {period: 100ms, counters: [vmstat.pswpout, mthp.64kB.swpout]}
 }
 
 TEST(LoaderState, BadInputIsLocated) {
-  EXPECT_EQ(error_of("prepare:\n  - fragment: {method: thpscal}\n"),
+  EXPECT_EQ(minimal_error("prepare:\n  - fragment: {method: thpscal}\n"),
             "q.yaml:10:24: prepare[0].fragment.method: unknown fragmentation method 'thpscal'; "
             "did you mean 'thpscale'? (valid: thpscale, unusable)");
-  EXPECT_THAT(error_of("prepare:\n  - fragment: {order: 14, unusable: 0.9}\n"),
+  EXPECT_THAT(minimal_error("prepare:\n  - fragment: {order: 14, unusable: 0.9}\n"),
               HasSubstr("q.yaml:10:23: prepare[0].fragment.order: integer out of range"));
-  EXPECT_THAT(error_of("prepare:\n  - fragment: {order: 9}\n"),
+  EXPECT_THAT(minimal_error("prepare:\n  - fragment: {order: 9}\n"),
               HasSubstr("method unusable needs order: N and unusable: X"));
-  EXPECT_THAT(error_of("prepare:\n  - fragment: {order: 9, unusable: 1.5}\n"),
+  EXPECT_THAT(minimal_error("prepare:\n  - fragment: {order: 9, unusable: 1.5}\n"),
               HasSubstr("an unusable free space index in (0, 1]"));
-  EXPECT_THAT(error_of("prepare:\n  - defrag: {}\n"), HasSubstr("prepare[0].defrag: unknown key"));
-  EXPECT_THAT(error_of("machine: {memory: 1G, swap: {type: zram, size: 2G}}\n"),
+  EXPECT_THAT(minimal_error("prepare:\n  - defrag: {}\n"),
+              HasSubstr("prepare[0].defrag: unknown key"));
+  EXPECT_THAT(minimal_error("machine: {memory: 1G, swap: {type: zram, size: 2G}}\n"),
               HasSubstr("a 2048 MiB zram swap cannot fit a 1024 MiB guest"));
-  EXPECT_THAT(error_of("machine: {swap: {type: nfs, size: 1G}}\n"),
+  EXPECT_THAT(minimal_error("machine: {swap: {type: nfs, size: 1G}}\n"),
               HasSubstr("machine.swap.type: unknown swap type 'nfs'"));
-  EXPECT_THAT(error_of("machine: {swap: {type: disk, size: 1G, compressor: lz4}}\n"),
+  EXPECT_THAT(minimal_error("machine: {swap: {type: disk, size: 1G, compressor: lz4}}\n"),
               HasSubstr("a zram compressor; a disk swap compresses nothing"));
-  EXPECT_THAT(error_of("machine: {zswap: {enabled: true}}\n"),
+  EXPECT_THAT(minimal_error("machine: {zswap: {enabled: true}}\n"),
               HasSubstr("machine.zswap: zswap caches swap: needs machine.swap"));
-  EXPECT_THAT(error_of("cgroup: {memory.max: lots}\n"),
+  EXPECT_THAT(minimal_error("cgroup: {memory.max: lots}\n"),
               HasSubstr("q.yaml:9:22: cgroup[\"memory.max\"]: 'lots' is not a size"));
-  EXPECT_THAT(error_of("cgroup: {memory.maxx: 1G}\n"), HasSubstr("did you mean 'memory.max'"));
-  EXPECT_THAT(error_of("monitor: {period: 1ms, counters: [vmstat.pswpout]}\n"),
+  EXPECT_THAT(minimal_error("cgroup: {memory.maxx: 1G}\n"), HasSubstr("did you mean 'memory.max'"));
+  EXPECT_THAT(minimal_error("monitor: {period: 1ms, counters: [vmstat.pswpout]}\n"),
               HasSubstr("monitor.period: a period in milliseconds, 10ms..60000ms"));
-  EXPECT_THAT(error_of("monitor: {period: 100ms, counters: [pswpout]}\n"),
+  EXPECT_THAT(minimal_error("monitor: {period: 100ms, counters: [pswpout]}\n"),
               HasSubstr("'pswpout' is not a counter"));
 }
 
 // Fresh-boot runs keep their ids; each state key changes them; the monitor does not.
 TEST(LoaderState, StateIsPartOfRunIdsButTheMonitorIsNot) {
-  auto fresh = parse("");
-  auto swapped = parse("machine: {swap: {type: zram, size: 256M}}\n");
-  auto fragmented = parse("prepare:\n  - fragment: {method: thpscale}\n");
-  auto limited = parse("cgroup: {memory.max: 32M}\n");
-  auto monitored = parse("monitor: {period: 100ms, counters: [vmstat.pswpout]}\n");
+  auto fresh = parse_minimal("");
+  auto swapped = parse_minimal("machine: {swap: {type: zram, size: 256M}}\n");
+  auto fragmented = parse_minimal("prepare:\n  - fragment: {method: thpscale}\n");
+  auto limited = parse_minimal("cgroup: {memory.max: 32M}\n");
+  auto monitored = parse_minimal("monitor: {period: 100ms, counters: [vmstat.pswpout]}\n");
   for (auto* e : {&fresh, &swapped, &fragmented, &limited, &monitored}) {
     ASSERT_TRUE(e->ok()) << e->error().message;
   }

@@ -13,6 +13,13 @@ double CountThreshold::of(double scale) const {
   return r > abs ? r : abs;
 }
 
+bool ThresholdRule::matches(std::string_view name) const {
+  if (!metric.empty() && metric.back() == '*') {
+    return name.starts_with(std::string_view(metric).substr(0, metric.size() - 1));
+  }
+  return name == metric;
+}
+
 std::string_view better_name(Better b) { return kNames[static_cast<size_t>(b)]; }
 std::string_view metric_kind_name(MetricKind k) { return kKinds[static_cast<size_t>(k)]; }
 

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/source_loc.h"
+
 namespace foliolab {
 
 enum class Better { kNone, kHigher, kLower };
@@ -28,9 +30,21 @@ struct MetricInfo {
   std::string unit;  // "pages", "kB", "s", "ns", "faults/s", "" (dimensionless)
   Better better = Better::kNone;
   MetricKind kind = MetricKind::kCount;
-  bool known = false;        // from the catalog or a declaration, not guessed from the name
-  CountThreshold threshold;  // kCount only
+  bool known = false;            // from the catalog or a declaration, not guessed from the name
+  CountThreshold threshold;      // kCount only
+  bool from_experiment = false;  // the threshold is the experiment's `thresholds:` entry
 };
+
+// A `thresholds:` entry of an experiment: the practical threshold of the counts it names, in
+// place of the catalog's. `metric` is a name ("fallback.thp") or a
+// prefix ending in '*' ("fallback.anon.*").
+struct ThresholdRule {
+  std::string metric;
+  CountThreshold threshold;
+  SourceLoc loc;  // of the key
+  bool matches(std::string_view name) const;
+};
+using ThresholdRules = std::vector<ThresholdRule>;
 
 using MetricDecls = std::vector<std::pair<std::string, MetricInfo>>;  // name -> info
 

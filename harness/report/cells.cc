@@ -51,6 +51,12 @@ std::string delta_note(const Delta& d) {
     case DeltaNote::kNone:
       break;
     case DeltaNote::kFewSamples:
+      if (d.per_boot) {
+        return fmt::format(
+            "n={}/{} boots: a fragmented guest's counts are compared boot against "
+            "boot; 4 sessions a side give a verdict",
+            d.n_base, d.n_cand);
+      }
       return fmt::format("n={}/{}: no aggregate from fewer than {} samples", d.n_base, d.n_cand,
                          kMinSamples);
     case DeltaNote::kZeroBaseline:

@@ -32,6 +32,7 @@ json delta_json(const Delta& d) {
           {"basis", basis_name(d.basis)},
           {"min_effect", d.min_effect},
           {"threshold", d.threshold},
+          {"per_boot", d.per_boot},
           {"note", delta_note(d)}};
 }
 
