@@ -75,7 +75,14 @@ std::string prepared_text(const PreparedStep& s) {
   if (s.find("method")) text += " " + field("method");
   if (s.find("type")) text += " " + field("type");
   text += " " + field("status");
-  if (s.step == "fragment") {
+  if (s.step == "fragment" && field("method") == "churn") {
+    text += fmt::format(
+        " (order {}: unusable {} -> {}, {} files, {} kB written, {} kB cached, slab {} -> {} kB, "
+        "{} ms)",
+        field("order"), index("unusable_before"), index("unusable_after"), field("files"),
+        field("written_kb"), field("cached_kb"), field("slab_kb_before"), field("slab_kb"),
+        field("churn_ms"));
+  } else if (s.step == "fragment") {
     text += fmt::format(" (order {}: unusable {} -> {}, {} kB freed of {} kB)", field("order"),
                         index("unusable_before"), index("unusable_after"), field("freed_kb"),
                         field("region_kb"));

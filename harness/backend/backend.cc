@@ -47,7 +47,8 @@ Result<BootOutcome> QemuBackend::boot(const BootRequest& req) {
                     .results_file = out.records_file,
                     .root_disk = req.root_disk,
                     .root_disk_writable = req.root_disk_writable,
-                    .swap_disk = req.swap_disk};
+                    .swap_disk = req.swap_disk,
+                    .scratch_disk = req.scratch_disk};
   auto argv = qemu_argv(launch);
   out.command = format_argv(argv);
   const fs::path log = req.run_dir / "qemu.log";

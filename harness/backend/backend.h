@@ -38,6 +38,8 @@ struct BootRequest {
   bool root_disk_writable = false;  // the image build's second stage only (qemu_args.h)
   // machine.swap type disk: this run's own sparse swap file (in run_dir, removed after the boot).
   std::filesystem::path swap_disk;
+  // fragment method churn: this run's own sparse ext4 scratch disk (in run_dir, removed after).
+  std::filesystem::path scratch_disk;
   std::string cmdline;            // complete
   std::filesystem::path run_dir;  // console.log and records.bin go here
   std::chrono::seconds timeout{600};

@@ -53,14 +53,18 @@ void add_disks(const QemuLaunch& l, bool mmio, std::vector<std::string>& a) {
                                         : ",if=none,id=root,format=raw,snapshot=on,cache=unsafe"),
               "-device", mmio ? "virtio-blk-device,drive=root" : "virtio-blk-pci,drive=root"});
   }
-  if (!l.swap_disk.empty()) {
+  // A run's own disks: writable, cache=unsafe (thrown away after the boot), found by serial.
+  const auto own_disk = [&](const std::filesystem::path& file, const char* id, const char* serial) {
+    if (file.empty()) return;
     a.insert(a.end(), {"-drive",
-                       "file=" + qemu_escape(l.swap_disk.string()) +
-                           ",if=none,id=swap,format=raw,cache=unsafe,discard=unmap",
+                       "file=" + qemu_escape(file.string()) + ",if=none,id=" + id +
+                           ",format=raw,cache=unsafe,discard=unmap",
                        "-device",
-                       std::string(mmio ? "virtio-blk-device" : "virtio-blk-pci") +
-                           ",drive=swap,serial=" + kSwapDiskSerial});
-  }
+                       std::string(mmio ? "virtio-blk-device" : "virtio-blk-pci") + ",drive=" + id +
+                           ",serial=" + serial});
+  };
+  own_disk(l.swap_disk, "swap", kSwapDiskSerial);
+  own_disk(l.scratch_disk, "scratch", kScratchDiskSerial);
 }
 
 }  // namespace

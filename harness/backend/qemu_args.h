@@ -38,6 +38,9 @@ struct QemuLaunch {
   // machine.swap type disk: a raw file of this run's alone, writable, on virtio-blk after the root
   // disk, found by the agent through its serial (protocol/job.h kSwapDiskSerial).
   std::filesystem::path swap_disk;
+  // fragment method churn: this run's ext4 scratch disk, writable, after the swap disk, found by
+  // the agent through its serial (protocol/job.h kScratchDiskSerial).
+  std::filesystem::path scratch_disk;
   bool prealloc = true;  // back guest RAM up front: TCG timings are stable only then
   // Boot-platform overrides (the boot bench compares them): -M value instead of the arch's
   // machine, and a firmware image for -bios. Empty: the arch's defaults.

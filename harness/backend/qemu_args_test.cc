@@ -136,6 +136,23 @@ TEST(QemuArgs, RootDiskIsASnapshotVirtioBlkDriveOnBothArches) {
   }
 }
 
+// A run's own disks (swap, the churn's scratch disk) are writable and found by their serial.
+TEST(QemuArgs, SwapAndScratchDisksAreWritableAndNamedBySerial) {
+  for (Arch arch : {Arch::kX86_64, Arch::kArm64}) {
+    QemuLaunch l = launch(arch);
+    l.swap_disk = "/r/swap.img";
+    l.scratch_disk = "/r/scratch.img";
+    const auto a = qemu_argv(l);
+    EXPECT_TRUE(has_pair(a, "-drive",
+                         "file=/r/swap.img,if=none,id=swap,format=raw,cache=unsafe,discard=unmap"));
+    EXPECT_TRUE(has_pair(a, "-device", "virtio-blk-pci,drive=swap,serial=foliolab-swap"));
+    EXPECT_TRUE(has_pair(a, "-drive",
+                         "file=/r/scratch.img,if=none,id=scratch,format=raw,cache=unsafe,"
+                         "discard=unmap"));
+    EXPECT_TRUE(has_pair(a, "-device", "virtio-blk-pci,drive=scratch,serial=foliolab-scratch"));
+  }
+}
+
 TEST(QemuArgs, NoDriveWithoutARootDisk) {
   for (Arch arch : {Arch::kX86_64, Arch::kArm64}) {
     const auto a = qemu_argv(launch(arch));

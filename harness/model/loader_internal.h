@@ -80,6 +80,7 @@ class Parser : public YamlReader {
   Status parse_zswap(const Field& f, ZswapSpec* z) const;
   Status parse_prepare(const Field& f, std::vector<PrepareStep>* out) const;
   Status parse_fragment(const Field& f, PrepareStep* p) const;
+  Status parse_churn(const YamlFields& fields, PrepareStep* p) const;
   Status parse_cgroup(const Field& f, CgroupSpec* c) const;
   Status parse_monitor(const Field& f, MonitorSpec* m) const;
 

@@ -31,8 +31,10 @@ namespace {
 const Keys kSwapKeys = {"type", "size", "compressor"};
 const Keys kZswapKeys = {"enabled", "compressor"};
 const Keys kPrepareKinds = {"fragment", "reclaim"};
-const Keys kFragmentKeys = {"method", "order", "unusable", "seed", "pin", "reserve"};
-const Keys kFragmentMethods = {"thpscale", "unusable"};
+const Keys kFragmentKeys = {"method",  "order", "unusable",  "seed",   "pin",
+                            "reserve", "size",  "file_size", "passes", "background"};
+const Keys kFragmentMethods = {"thpscale", "unusable", "churn"};
+const Keys kChurnOnly = {"size", "file_size", "passes", "background"};
 const Keys kMonitorKeys = {"period", "counters"};
 // The highest buddy order any guest kernel has (MAX_PAGE_ORDER: 10 at 4K pages, 11 at 16K, 13
 // at 64K); catalog/validate.cc checks each run's own page size.
@@ -117,7 +119,16 @@ Status Parser::parse_fragment(const Field& f, PrepareStep* p) const {
   }
   const Field* order = fields->find("order");
   const Field* unusable = fields->find("unusable");
-  if (p->method == "thpscale") {
+  if (p->method != "churn") {
+    for (const std::string& key : kChurnOnly) {
+      if (const Field* given = fields->find(key)) {
+        return key_error(*given, key + " is for method churn (page-cache churn on a scratch disk)");
+      }
+    }
+  }
+  if (p->method == "churn") {
+    FL_TRY(parse_churn(*fields, p));
+  } else if (p->method == "thpscale") {
     for (const Field* given : {order, unusable}) {
       if (given) return error(*given, "thpscale fragments at the PMD size; no target to give");
     }
@@ -149,6 +160,45 @@ Status Parser::parse_fragment(const Field& f, PrepareStep* p) const {
     auto mib = read_memory(*r);
     FL_TRY(mib);
     p->reserve_mb = *mib;
+  }
+  return {};
+}
+
+// churn: {size: 768M, file_size: 64K, passes: 2, background: true}; no target, nothing to pin.
+Status Parser::parse_churn(const YamlFields& fields, PrepareStep* p) const {
+  for (const char* key : {"order", "unusable", "pin", "reserve"}) {
+    if (const Field* given = fields.find(key)) {
+      return key_error(*given, std::string(key) +
+                                   " is not for churn: it fragments by page cache and slab, "
+                                   "to no target");
+    }
+  }
+  if (const Field* size = fields.find("size")) {
+    auto mib = read_memory(*size);
+    FL_TRY(mib);
+    if (*mib == 0) return error(*size, "must be more than 0");
+    p->churn_mb = *mib;
+  }
+  if (const Field* fs = fields.find("file_size")) {
+    auto text = read_nonempty(*fs);
+    FL_TRY(text);
+    std::string why;
+    const auto kb = parse_memory_kib(*text, &why);
+    if (!kb || *kb < 4 || *kb > kMaxChurnFileKb || *kb % 4) {
+      return error(*fs, fmt::format("a file size such as 64K or 1M: 4K to {}M, a multiple of 4K",
+                                    kMaxChurnFileKb >> 10));
+    }
+    p->file_kb = *kb;
+  }
+  if (const Field* n = fields.find("passes")) {
+    auto passes = read_int(*n, 1, kMaxChurnPasses);
+    FL_TRY(passes);
+    p->passes = static_cast<int>(*passes);
+  }
+  if (const Field* bg = fields.find("background")) {
+    auto on = read_bool(*bg);
+    FL_TRY(on);
+    p->background = *on;
   }
   return {};
 }

@@ -47,10 +47,42 @@ monitor: {period: 100ms, counters: [vmstat.pswpout, mthp.64kB.swpout]}
   EXPECT_EQ(exp->state.monitor.counters.size(), 2u);
 }
 
+TEST(LoaderState, ReadsChurn) {
+  auto exp = parse_minimal(
+      "prepare:\n  - fragment: {method: churn, size: 1G, file_size: 16K, passes: 2, background: "
+      "true}\n  - fragment: {method: churn}\n");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  const PrepareStep& p = exp->state.prepare[0];
+  EXPECT_TRUE(is_churn(p));
+  EXPECT_EQ(p.churn_mb, 1024u);
+  EXPECT_EQ(p.file_kb, 16u);
+  EXPECT_EQ(p.passes, 2);
+  EXPECT_TRUE(p.background);
+  const PrepareStep& d = exp->state.prepare[1];  // thpchallenge's 64 KiB files, 1.5 x memory
+  EXPECT_EQ(d.churn_mb, 0u);
+  EXPECT_EQ(d.file_kb, 64u);
+  EXPECT_EQ(d.passes, 1);
+  EXPECT_FALSE(d.background);
+  EXPECT_EQ(churn_bytes(d, 1024), 1536ull << 20);
+  EXPECT_THAT(minimal_error("prepare:\n  - fragment: {method: churn, file_size: 6K}\n"),
+              HasSubstr("prepare[0].fragment.file_size: a file size such as 64K or 1M"));
+  EXPECT_THAT(minimal_error("prepare:\n  - fragment: {method: churn, pin: true}\n"),
+              HasSubstr("prepare[0].fragment.pin: pin is not for churn"));
+  EXPECT_THAT(minimal_error("prepare:\n  - fragment: {method: thpscale, background: true}\n"),
+              HasSubstr("prepare[0].fragment.background: background is for method churn"));
+  EXPECT_THAT(minimal_error("prepare:\n  - fragment: {method: churn, passes: 0}\n"),
+              HasSubstr("prepare[0].fragment.passes: integer out of range"));
+  // A churn step is part of run ids, each of its fields too.
+  auto other = parse_minimal("prepare:\n  - fragment: {method: churn, passes: 2}\n");
+  auto plain = parse_minimal("prepare:\n  - fragment: {method: churn}\n");
+  ASSERT_TRUE(other.ok() && plain.ok());
+  EXPECT_NE(expand(*other).at(0).id, expand(*plain).at(0).id);
+}
+
 TEST(LoaderState, BadInputIsLocated) {
   EXPECT_EQ(minimal_error("prepare:\n  - fragment: {method: thpscal}\n"),
             "q.yaml:10:24: prepare[0].fragment.method: unknown fragmentation method 'thpscal'; "
-            "did you mean 'thpscale'? (valid: thpscale, unusable)");
+            "did you mean 'thpscale'? (valid: thpscale, unusable, churn)");
   EXPECT_THAT(minimal_error("prepare:\n  - fragment: {order: 14, unusable: 0.9}\n"),
               HasSubstr("q.yaml:10:23: prepare[0].fragment.order: integer out of range"));
   EXPECT_THAT(minimal_error("prepare:\n  - fragment: {order: 9}\n"),

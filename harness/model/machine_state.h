@@ -5,6 +5,7 @@
 // (images/agent/prepare.c). Everything here is part of run ids but the monitor, which observes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -66,17 +67,43 @@ struct PrepareStep {
   // half of each, refill half the holes with a tmpfs file) or unusable (the same fill, freeing
   // every other 2^(order-1)-page block, until the unusable free space index at `order` reaches
   // `unusable`). The filling process stays alive through the reps, so the state does too.
+  // Or churn (mmtests' thpchallenge background: files of `file_kb` KiB, `churn_mb` in all, written
+  // to an ext4 scratch disk made for the run, then read at random `passes` times: page cache
+  // larger than memory, reclaimed and refaulted, with an inode and dentry slab beside it;
+  // `background` keeps the reads going through every rep).
   std::string method;
   int order = 0;            // unusable: the order whose index is the target
   double unusable = 0;      // unusable: the target index, in (0, 1]
   uint64_t seed = 1;        // which half of each block is freed (xorshift), reproducibly
   bool pin = false;         // mlock the kept halves and vm.compact_unevictable_allowed=0
   uint64_t reserve_mb = 0;  // memory left unfilled (0: the agent's default, 1/16 of MemTotal)
+  uint64_t churn_mb = 0;    // churn: the files' total (0: 1.5 x machine.memory, churn_bytes)
+  uint64_t file_kb = 64;    // churn: each file's size
+  int passes = 1;           // churn: random reads over the whole set before rep 0
+  bool background = false;  // churn: the reads go on during the reps
   // reclaim: bytes written to the root cgroup's memory.reclaim (needs swap for anonymous memory).
   uint64_t reclaim_bytes = 0;
   SourceLoc loc;
 };
 const char* prepare_kind_name(PrepareStep::Kind k);  // "fragment", "reclaim"
+inline bool is_churn(const PrepareStep& p) {
+  return p.kind == PrepareStep::Kind::kFragment && p.method == "churn";
+}
+// A churn step's files in all: churn_mb, or 1.5 x the guest's memory.
+inline uint64_t churn_bytes(const PrepareStep& p, uint64_t memory_mb) {
+  return (p.churn_mb ? p.churn_mb : memory_mb * 3 / 2) << 20;
+}
+// The scratch disk a run with churn steps gets (sparse, ext4, this run's alone): room for the
+// largest step's files, their inodes and the journal.
+inline uint64_t scratch_disk_bytes(const std::vector<PrepareStep>& steps, uint64_t memory_mb) {
+  uint64_t most = 0;
+  for (const PrepareStep& p : steps) {
+    if (is_churn(p)) most = std::max(most, churn_bytes(p, memory_mb));
+  }
+  return most ? most + most / 8 + (128ULL << 20) : 0;
+}
+inline constexpr uint64_t kMaxChurnFileKb = 64 * 1024;
+inline constexpr int kMaxChurnPasses = 100;
 
 // Top-level `monitor:` {period: 100ms, counters: [vmstat.pswpout, meminfo.MemFree]}: the agent
 // samples the counters every period during each rep (at most kMaxMonitorSamples samples a rep),

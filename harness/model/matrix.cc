@@ -51,6 +51,10 @@ void add_prepare(Canon& c, const std::vector<PrepareStep>& steps) {
     c.add(prepare_kind_name(p.kind)).add(p.method).add(static_cast<uint64_t>(p.order));
     c.add(fmt::format("{}", p.unusable)).add(p.seed).add(p.pin ? "pin" : "").add(p.reserve_mb);
     c.add(p.reclaim_bytes);
+    if (is_churn(p)) {  // only then, so that the other steps' ids stay what they were
+      c.add(p.churn_mb).add(p.file_kb).add(static_cast<uint64_t>(p.passes));
+      c.add(p.background ? "background" : "");
+    }
   }
 }
 
@@ -80,6 +84,14 @@ std::string size_text(uint64_t bytes) {
 
 std::string prepare_text(const PrepareStep& p) {
   if (p.kind == PrepareStep::Kind::kReclaim) return "reclaim " + size_text(p.reclaim_bytes);
+  if (is_churn(p)) {
+    std::string out =
+        fmt::format("fragment churn {} of {}K files",
+                    p.churn_mb ? size_text(p.churn_mb << 20) : "1.5x memory", p.file_kb);
+    if (p.passes != 1) out += fmt::format(" {} passes", p.passes);
+    if (p.seed != 1) out += fmt::format(" seed {}", p.seed);
+    return p.background ? out + ", background" : out;
+  }
   std::string out = p.method == "thpscale"
                         ? std::string("fragment thpscale")
                         : fmt::format("fragment order {} unusable {}", p.order, p.unusable);

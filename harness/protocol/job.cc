@@ -49,9 +49,13 @@ void state_lines(const Experiment& exp, const Run& run, Line& line) {
       line("prepare", "reclaim", std::to_string(p.reclaim_bytes));
       continue;
     }
-    line("prepare", "fragment",
-         fmt::format("{} {} {} {} {} {}", p.method, p.order, p.unusable, p.seed, p.pin ? 1 : 0,
-                     p.reserve_mb << 20));
+    std::string fields = fmt::format("{} {} {} {} {} {}", p.method, p.order, p.unusable, p.seed,
+                                     p.pin ? 1 : 0, p.reserve_mb << 20);
+    if (is_churn(p)) {
+      fields += fmt::format(" {} {} {} {}", churn_bytes(p, exp.machine.memory_mb), p.file_kb << 10,
+                            p.passes, p.background ? 1 : 0);
+    }
+    line("prepare", "fragment", fields);
   }
   if (!exp.state.monitor.enabled()) return;
   line("monitor", std::to_string(exp.state.monitor.period_ms));

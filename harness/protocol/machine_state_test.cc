@@ -63,6 +63,28 @@ monitor: {period: 50ms, counters: [vmstat.pswpout, memcg.anon]}
   EXPECT_THAT(*job, HasSubstr("swap disk 268435456 foliolab-swap\n"));
 }
 
+// churn's line carries its own fields; its size defaults to 1.5 x the guest's memory.
+TEST(MachineStateJob, ChurnLineCarriesSizeFileSizePassesAndBackground) {
+  Experiment e = parse_experiment(R"(name: q
+kernels: [{name: k}]
+archs: [x86_64]
+machine: {memory: 512M}
+knobs: {a: {enabled: always}}
+workloads: [{name: fault}]
+prepare:
+  - fragment: {method: churn}
+  - fragment: {method: churn, size: 256M, file_size: 16K, passes: 3, seed: 5, background: true}
+)",
+                                  "q.yaml")
+                     .value();
+  auto job = render_job(e, expand(e).at(0));
+  ASSERT_TRUE(job.ok()) << job.error().message;
+  EXPECT_THAT(*job, HasSubstr("prepare fragment churn 0 0 1 0 0 805306368 65536 1 0\n"
+                              "prepare fragment churn 0 0 5 0 0 268435456 16384 3 1\n"));
+  // The scratch disk holds the larger step's files, their inodes and the journal.
+  EXPECT_EQ(scratch_disk_bytes(e.state.prepare, 512), 768ull * 9 / 8 * (1 << 20) + (128 << 20));
+}
+
 TEST(MachineStateCheck, RefusesWhatTheKernelOrBackendCannotDo) {
   auto message = [](const Experiment& e) {
     Status st = check_machine_state(e);

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "catalog/repeat_plan.h"
+#include "image/scratch_disk.h"
 #include "protocol/job.h"
 #include "protocol/output_adapter.h"
 #include "protocol/run_report.h"
@@ -71,6 +72,12 @@ RunExecutor::RunExecutor(const Experiment& exp, Backend& backend, const ResultSt
       opt_(std::move(options)),
       status_(status) {
   if (!opt_.free_bytes) opt_.free_bytes = filesystem_free_bytes;
+  if (!opt_.make_scratch_disk) {
+    opt_.make_scratch_disk = [](const fs::path& file, uint64_t bytes) {
+      RealProcessRunner runner;
+      return make_scratch_disk(runner, file, bytes);
+    };
+  }
 }
 
 RunOutcome RunExecutor::host_failure(std::string why) const {
@@ -98,6 +105,7 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
   // The base image is cached and job.txt is kept: nothing is lost. The swap disk is this run's.
   if (!req->initrd.empty()) fs::remove(req->initrd, ec);
   if (!req->swap_disk.empty()) fs::remove(req->swap_disk, ec);
+  if (!req->scratch_disk.empty()) fs::remove(req->scratch_disk, ec);
   if (!boot.ok()) return host_failure(boot.error().message);  // e.g. the emulator is missing
   if (cancel_requested()) {
     out.end = RunOutcome::End::kCancelled;  // an interrupted run leaves no record: resume reruns it
@@ -112,11 +120,15 @@ RunOutcome RunExecutor::execute(const PreparedRun& p) const {
 
 Result<BootRequest> RunExecutor::stage(const PreparedRun& p, const fs::path& dir) const {
   const Run& run = *p.run;
-  if (uint64_t free = opt_.free_bytes(store_.dir()); free < opt_.min_free_bytes) {
+  // A churn step writes its files into a scratch disk in the run's folder.
+  const uint64_t scratch_bytes =
+      scratch_disk_bytes(run_prepare_steps(exp_, run), exp_.machine.memory_mb);
+  const uint64_t needed = opt_.min_free_bytes + scratch_bytes;
+  if (uint64_t free = opt_.free_bytes(store_.dir()); free < needed) {
     return make_error(
         fmt::format("results disk full: {} free on the filesystem of {}, {} needed "
-                    "per run",
-                    mib(free), store_.dir().string(), mib(opt_.min_free_bytes)));
+                    "for this run",
+                    mib(free), store_.dir().string(), mib(needed)));
   }
   auto job = render_job(exp_, run);
   if (!job.ok()) return make_error("harness: " + job.error().message);
@@ -140,6 +152,11 @@ Result<BootRequest> RunExecutor::stage(const PreparedRun& p, const fs::path& dir
     fs::resize_file(swap_disk, exp_.machine.swap.size_mb << 20, ec);
     if (ec) return make_error(results_write_failure(ec.message(), dir));
   }
+  fs::path scratch_disk;
+  if (scratch_bytes) {
+    scratch_disk = dir / "scratch.img";  // sparse: what the churn writes is all it occupies
+    if (auto st = opt_.make_scratch_disk(scratch_disk, scratch_bytes); !st.ok()) return st.error();
+  }
   std::string extra = exp_.kernels[run.kernel].cmdline;
   const std::string& ks_cmdline = exp_.knob_sets[run.knob_set].cmdline;
   if (!ks_cmdline.empty()) extra += (extra.empty() ? "" : " ") + ks_cmdline;
@@ -154,6 +171,7 @@ Result<BootRequest> RunExecutor::stage(const PreparedRun& p, const fs::path& dir
                      .job_files = p.job_files,
                      .root_disk = p.rootfs ? p.rootfs->disk : fs::path(),
                      .swap_disk = swap_disk,
+                     .scratch_disk = scratch_disk,
                      .cmdline = kernel_cmdline(run.arch, extra),
                      .run_dir = dir,
                      .timeout = std::chrono::seconds(exp_.timeout_s)};

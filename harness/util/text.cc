@@ -146,7 +146,7 @@ std::optional<int64_t> parse_int(std::string_view text) {
   return value;
 }
 
-std::optional<uint64_t> parse_memory_mib(std::string_view text, std::string* why) {
+std::optional<uint64_t> parse_memory_kib(std::string_view text, std::string* why) {
   size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
   if (digits == 0) {
@@ -189,12 +189,17 @@ std::optional<uint64_t> parse_memory_mib(std::string_view text, std::string* why
     *why = "number too large";
     return std::nullopt;
   }
-  const uint64_t kib = number * kib_per_unit;
-  if (kib % 1024 != 0) {
+  return number * kib_per_unit;
+}
+
+std::optional<uint64_t> parse_memory_mib(std::string_view text, std::string* why) {
+  const auto kib = parse_memory_kib(text, why);
+  if (!kib) return std::nullopt;
+  if (*kib % 1024 != 0) {
     *why = "not a whole number of MiB";
     return std::nullopt;
   }
-  return kib / 1024;
+  return *kib / 1024;
 }
 
 std::vector<std::string> split_words(std::string_view text) {

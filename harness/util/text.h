@@ -63,5 +63,7 @@ std::optional<double> parse_double(std::string_view text);
 // K, M, G or T (case-insensitive, optionally followed by "iB" or "B"): "512M", "1G", "1GiB".
 // On failure returns nullopt and sets *why.
 std::optional<uint64_t> parse_memory_mib(std::string_view text, std::string* why);
+// The same in KiB, so "64K" is a size too (a plain integer is still MiB).
+std::optional<uint64_t> parse_memory_kib(std::string_view text, std::string* why);
 
 }  // namespace foliolab

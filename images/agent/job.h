@@ -24,13 +24,16 @@ struct limit {
 };
 struct prep {
   int reclaim;                /* 1: `prepare reclaim <bytes>`; 0: fragment */
-  char *method;               /* fragment: "thpscale" or "unusable" */
+  char *method;               /* fragment: "thpscale", "unusable" or "churn" */
   long order;                 /* unusable: the order whose index is the target */
   double target;              /* unusable: the target unusable free space index, (0, 1] */
   unsigned long long seed;    /* which half of each block is freed */
   int pin;                    /* mlock what is kept, vm.compact_unevictable_allowed=0 */
   unsigned long long reserve; /* bytes left unfilled (0: MemTotal / 16) */
   unsigned long long bytes;   /* reclaim: bytes asked of memory.reclaim */
+  unsigned long long churn_bytes, file_bytes; /* churn: the files in all, each file */
+  long passes;                                /* churn: random reads over all files first */
+  int background;                             /* churn: the reads go on through the reps */
 };
 struct machine_state {
   enum swap_type swap;

@@ -55,8 +55,25 @@ static int parse_cgroup(struct machine_state *m, char *rest, const char **why) {
   return 0;
 }
 
-/* `prepare fragment <method> <order> <target> <seed> <pin> <reserve>` or
- * `prepare reclaim <bytes>`. */
+/* churn's own fields after the common ones: `<bytes> <file_bytes> <passes> <background>`. */
+static int parse_churn(struct prep *p, char *rest, const char **why) {
+  char *bytes = field(&rest), *file = field(&rest), *passes = field(&rest);
+  char *background = field(&rest), *end;
+  if (!background || rest)
+    return *why = "fragment churn: expected '... <bytes> <file_bytes> <passes> <background>'", -1;
+  if (parse_ull(bytes, &p->churn_bytes) || parse_ull(file, &p->file_bytes) || !p->file_bytes ||
+      p->file_bytes % 4096 || p->churn_bytes < p->file_bytes)
+    return *why = "fragment churn: sizes are not bytes (a file a multiple of 4096)", -1;
+  p->passes = strtol(passes, &end, 10);
+  if (*end || p->passes < 0 || p->passes > 100) return *why = "fragment churn: passes 0..100", -1;
+  if (strcmp(background, "0") && strcmp(background, "1"))
+    return *why = "fragment churn: background is not 0 or 1", -1;
+  p->background = background[0] == '1';
+  return 0;
+}
+
+/* `prepare fragment <method> <order> <target> <seed> <pin> <reserve>` (churn: and its own
+ * fields, parse_churn) or `prepare reclaim <bytes>`. */
 static int parse_prepare(struct machine_state *m, char *rest, const char **why) {
   if (m->nprep == MAX_PREPARE) return *why = "too many steps", -1;
   struct prep p = {0};
@@ -72,10 +89,12 @@ static int parse_prepare(struct machine_state *m, char *rest, const char **why) 
   if (!kind || strcmp(kind, "fragment")) return *why = "not fragment or reclaim", -1;
   char *method = field(&rest), *order = field(&rest), *target = field(&rest);
   char *seed = field(&rest), *pin = field(&rest), *reserve = field(&rest);
-  if (!reserve || rest)
+  const int churn = method && !strcmp(method, "churn");
+  if (!reserve || (rest && !churn))
     return *why = "fragment: expected '<method> <order> <target> <seed> <pin> <reserve>'", -1;
-  if (strcmp(method, "thpscale") && strcmp(method, "unusable"))
-    return *why = "fragment: method is not thpscale or unusable", -1;
+  if (strcmp(method, "thpscale") && strcmp(method, "unusable") && !churn)
+    return *why = "fragment: method is not thpscale, unusable or churn", -1;
+  if (churn && parse_churn(&p, rest, why)) return -1;
   p.method = method;
   char *end;
   p.order = strtol(order, &end, 10);

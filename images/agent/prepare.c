@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "prepare.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,6 +17,8 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "churn.h"
+#include "disk.h"
 #include "record.h"
 #include "state.h"
 #include "sysfs.h"
@@ -74,30 +75,6 @@ static void write_swap_header(const char *dev, unsigned long long bytes) {
   free(h);
 }
 
-/* The virtio-blk disk whose serial is `serial`, as /dev/vdX in dev. */
-static int find_disk(const char *serial, char *dev, size_t len) {
-  DIR *d = opendir("/sys/block");
-  struct dirent *e;
-  struct sb s = {0}, path = {0};
-  int found = -1;
-  while (d && found && (e = readdir(d))) {
-    if (strncmp(e->d_name, "vd", 2)) continue;
-    path.len = 0;
-    sb_printf(&path, "/sys/block/%s/serial", e->d_name);
-    get(path.p, &s);
-    if (!strcmp(s.p, serial)) {
-      snprintf(dev, len, "/dev/%.32s", e->d_name);
-      path.len = 0; /* a file on a virtio disk: tell the kernel it is not rotating */
-      sb_printf(&path, "/sys/block/%s/queue/rotational", e->d_name);
-      put(path.p, "0");
-      found = 0;
-    }
-  }
-  if (d) closedir(d);
-  sb_free(&s), sb_free(&path);
-  return found;
-}
-
 static void setup_swap(const struct machine_state *m) {
   char dev[64] = "/dev/zram0", bytes[32];
   struct sb p = {0}, v = {0};
@@ -109,7 +86,7 @@ static void setup_swap(const struct machine_state *m) {
     if (rc) fail_run("prepare", "swap zram: compressor %s: %s", m->swap_arg, strerror(-rc));
     if ((rc = put("/sys/block/zram0/disksize", bytes)))
       fail_run("prepare", "swap zram: disksize %s: %s", bytes, strerror(-rc));
-  } else if (find_disk(m->swap_arg, dev, sizeof dev)) {
+  } else if (disk_by_serial(m->swap_arg, dev, sizeof dev)) {
     fail_run("prepare", "swap disk: no virtio disk with serial %s in /sys/block", m->swap_arg);
   }
   write_swap_header(dev, m->swap_bytes);
@@ -188,6 +165,7 @@ struct frag_result {
   unsigned long long region, thp_kb, freed, file, free_kb, blocks;
   unsigned long long region2, thp2_kb, blocks2; /* the unusable method's reserve_pass */
   int order, index_before, index_after, reached, pinned;
+  struct churn_result churn;
   char why[200];
 };
 
@@ -374,7 +352,14 @@ static void fragment(const struct prep *p, int index, struct frag_result *r) {
   sb_free(&v);
   const int pmd_order = __builtin_ctzll(pmd / (unsigned long long)page);
   const int thpscale = !strcmp(p->method, "thpscale");
-  r->order = thpscale ? pmd_order : (int)p->order;
+  r->order = thpscale || !strcmp(p->method, "churn") ? pmd_order : (int)p->order;
+  if (!strcmp(p->method, "churn")) {
+    r->index_before = aggregate_unusable(r->order);
+    r->reached = !churn_lay_out(p, index, &r->churn, r->why, sizeof r->why);
+    r->index_after = aggregate_unusable(r->order);
+    r->free_kb = meminfo("MemFree");
+    return;
+  }
   const unsigned long long block = (unsigned long long)page << (r->order - 1);
   char *at = lay_out(p, pmd, block, r);
   if (!at) return;
@@ -407,6 +392,16 @@ static void emit_fragment(const struct prep *p, int index, const struct frag_res
     kv_addf(&rec, "reserve_pass_thp_kb", "%llu", r->thp2_kb);
   }
   kv_addf(&rec, "file_kb", "%llu", r->file >> 10);
+  if (!strcmp(p->method, "churn")) {
+    kv_addf(&rec, "files", "%llu", r->churn.files);
+    kv_addf(&rec, "written_kb", "%llu", r->churn.written >> 10);
+    kv_addf(&rec, "reads", "%llu", r->churn.reads);
+    kv_addf(&rec, "churn_ms", "%llu", r->churn.ms);
+    kv_addf(&rec, "cached_kb", "%llu", r->churn.cached_kb);
+    kv_addf(&rec, "slab_kb_before", "%llu", r->churn.slab_before_kb);
+    kv_addf(&rec, "slab_kb", "%llu", r->churn.slab_kb);
+    kv_add(&rec, "background", p->background ? "1" : "0");
+  }
   kv_addf(&rec, "pinned_blocks", "%d", r->pinned);
   kv_addf(&rec, "free_kb", "%llu", r->free_kb);
   kv_addf(&rec, "unusable_before", "%d", r->index_before);
@@ -433,6 +428,7 @@ static void run_fragment(const struct prep *p, int index) {
     fragment(p, index, &r);
     if (write(pfd[1], &r, sizeof r) != (ssize_t)sizeof r) _exit(1);
     close(pfd[1]);
+    if (r.reached && p->background) churn_forever(p, index);
     for (;;) pause();
   }
   close(pfd[1]);
