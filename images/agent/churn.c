@@ -30,9 +30,7 @@ static unsigned long long meminfo_kb(const char *field) {
   return counter_value(name, &v) ? 0 : (unsigned long long)v;
 }
 
-static unsigned long long nfiles(const struct prep *p) {
-  return p->churn_bytes / p->file_bytes;
-}
+static unsigned long long nfiles(const struct prep *p) { return p->churn_bytes / p->file_bytes; }
 
 /* /scratch/<step>/d<dir>/f<file>: 512 files a directory, as fio's layout spreads them. */
 static void file_path(char *out, size_t len, int index, unsigned long long i) {
@@ -90,8 +88,7 @@ static unsigned long long read_seed(const struct prep *p, int index) {
   return p->seed * 0x9E3779B97F4A7C15ULL + (unsigned long long)index + 1;
 }
 
-int churn_lay_out(const struct prep *p, int index, struct churn_result *r, char *why,
-                  size_t len) {
+int churn_lay_out(const struct prep *p, int index, struct churn_result *r, char *why, size_t len) {
   char dir[64];
   if (mount_scratch(why, len)) return -1;
   snprintf(dir, sizeof dir, SCRATCH_DIR "/%d", index);
@@ -115,7 +112,8 @@ int churn_lay_out(const struct prep *p, int index, struct churn_result *r, char 
   }
   free(buf);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  r->ms = (unsigned long long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+  r->ms =
+      (unsigned long long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
   r->cached_kb = meminfo_kb("Cached");
   r->slab_kb = meminfo_kb("Slab");
   return rc;

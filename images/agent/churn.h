@@ -12,7 +12,7 @@
 #define SCRATCH_DIR "/scratch"
 
 struct churn_result {
-  unsigned long long files, written, reads, ms; /* ms: the writes and the passes */
+  unsigned long long files, written, reads, ms;          /* ms: the writes and the passes */
   unsigned long long cached_kb, slab_kb, slab_before_kb; /* meminfo Cached, Slab */
 };
 
