@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "image/foreign_exec.h"
+#include "image/second_stage.h"
 #include "kernel/kbuild.h"
 #include "util/fs_ops.h"
 #include "util/hash.h"

@@ -95,10 +95,6 @@ class RootfsBuilder {
 // How `image.json` and `foliolab image` name a way ("native", ...).
 const char* way_name(RootfsBuilder::Way w);
 
-// The shell script the second stage runs inside the guest (`install`, then the recipe's
-// commands, then `finish`); its bytes are part of the guest way's key.
-const std::string& second_stage_script();
-
 // name -> version of each package dpkg's status file says is installed, sorted by name.
 using Manifest = std::vector<std::pair<std::string, std::string>>;
 Manifest installed_packages(std::string_view status);

@@ -6,7 +6,7 @@
 
 #include "kernel/builder.h"
 #include "kernel/kernel_meta.h"
-#include "kernel/series.h"
+#include "kernel/series_mail.h"
 #include "testing/fake_kernel_tree.h"
 #include "testing/fake_make.h"
 #include "util/fs.h"
