@@ -48,7 +48,6 @@
 #include "runner/plan_cost.h"
 #include "runner/scheduler.h"
 #include "util/build_info.h"
-#include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/text.h"
 

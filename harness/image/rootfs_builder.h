@@ -21,7 +21,7 @@
 #include "image/second_stage.h"
 #include "model/arch.h"
 #include "model/image_recipe.h"
-#include "util/fs.h"
+#include "util/file_lock.h"
 #include "util/process.h"
 #include "util/result.h"
 

@@ -12,6 +12,7 @@
 #include "image/foreign_exec.h"
 #include "image/rootfs_builder.h"
 #include "image/second_stage.h"
+#include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/text.h"
 

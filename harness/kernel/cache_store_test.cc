@@ -7,7 +7,7 @@
 
 #include "kernel/tree_sync.h"
 #include "testing/fake_kernel_tree.h"
-#include "util/fs.h"
+#include "util/file_lock.h"
 
 namespace foliolab {
 namespace {
