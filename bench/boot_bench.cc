@@ -35,6 +35,7 @@
 #include "results/store.h"
 #include "testing/cli_binary.h"
 #include "util/build_info.h"
+#include "util/cache_root.h"
 #include "util/fs.h"
 #include "util/process.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/protocol.h"
+#include "protocol/record_stream.h"
 #include "protocol/run_report.h"
 #include "testing/stream_builder.h"
 

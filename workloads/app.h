@@ -6,6 +6,7 @@
  *   (switching user, joining a cgroup); a failure before the exec fails the run;
  * - waiting for a child: to its end, or with a deadline;
  * - a staged stop: a first signal (SIGTERM, SIGINT, SIGQUIT), then SIGKILL after a grace period;
+ *   SIGKILL to the children of a process;
  * - a server: waiting until its Unix socket accepts a connection, failing the run when it ends;
  * - a log's tail on one line, for a FAIL reason;
  * - /proc/PID files of a child.
@@ -15,6 +16,7 @@
 
 #include "common.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -225,6 +227,30 @@ static inline int wl_run_capture(char *const argv[], struct wl_child c, const ch
 static inline void wl_kill_reap(pid_t pid) {
   kill(pid, SIGKILL);
   wl_reap(pid);
+}
+
+/* SIGKILL to every process whose parent is ppid (a server's workers; as wl_stop's before_kill: the
+ * children of the server being killed). */
+static inline void wl_kill_children(pid_t ppid) {
+  DIR *d = opendir("/proc");
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    char path[300], buf[512];
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) continue;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')'); /* after the command name, which may hold ')' */
+    char state;
+    int parent;
+    if (paren && sscanf(paren + 1, " %c %d", &state, &parent) == 2 && parent == (int)ppid)
+      kill((pid_t)strtol(e->d_name, NULL, 10), SIGKILL);
+  }
+  if (d) closedir(d);
 }
 
 /* Staged stop of the child pid: sig (SIGTERM, SIGINT, SIGQUIT), and if it has not ended within

@@ -125,33 +125,10 @@ static void run_logged(char *const argv[], const char *log, int as_postgres, con
   check_ok(wl_wait_status(pid, what), what, log);
 }
 
-/* SIGKILL to every process whose parent is ppid (the postmaster's backends and helpers). */
-static void kill_children(pid_t ppid) {
-  DIR *d = opendir("/proc");
-  struct dirent *e;
-  while (d && (e = readdir(d))) {
-    char path[300], buf[512];
-    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) continue;
-    buf[n] = '\0';
-    const char *paren = strrchr(buf, ')'); /* after the command name, which may hold ')' */
-    char state;
-    int parent;
-    if (paren && sscanf(paren + 1, " %c %d", &state, &parent) == 2 && parent == (int)ppid)
-      kill((pid_t)strtol(e->d_name, NULL, 10), SIGKILL);
-  }
-  if (d) closedir(d);
-}
-
 /* SIGQUIT (immediate shutdown: the postmaster stops its children and waits for them), then SIGKILL
  * to the postmaster and its children after QUIT_GRACE_MS. */
 static void kill_server(void) {
-  if (!wl_stop(g_server.pid, SIGQUIT, QUIT_GRACE_MS, kill_children))
+  if (!wl_stop(g_server.pid, SIGQUIT, QUIT_GRACE_MS, wl_kill_children))
     fprintf(stderr, "postgres: the server ignored SIGQUIT for %d ms; killed\n", QUIT_GRACE_MS);
   g_server.pid = 0;
 }
@@ -159,7 +136,7 @@ static void kill_server(void) {
 /* Backends a killed or crashed postmaster left behind were reparented to this process (a child
  * subreaper): they are killed and reaped, so no zombie is left to the guest's PID 1. */
 static void reap_orphans(void) {
-  kill_children(getpid());
+  wl_kill_children(getpid());
   const int64_t deadline = wl_now_ns() + (int64_t)QUIT_GRACE_MS * 1000000;
   while (waitpid(-1, NULL, WNOHANG) >= 0 && wl_now_ns() < deadline) usleep(10000);
 }

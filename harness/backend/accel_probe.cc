@@ -10,9 +10,11 @@
 
 #include "backend/kvm_smoke.h"
 #include "protocol/run_report.h"
+#include "util/file_lock.h"
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/text.h"
+#include "util/time_stamp.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;

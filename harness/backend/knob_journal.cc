@@ -11,6 +11,7 @@
 
 #include "util/fs.h"
 #include "util/text.h"
+#include "util/time_stamp.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;

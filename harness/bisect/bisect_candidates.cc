@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "kernel/git.h"
+#include "kernel/series_mail.h"
 #include "model/matrix.h"
 #include "results/store.h"
 #include "util/text.h"

@@ -15,6 +15,7 @@
 #include "catalog/workload_catalog.h"
 #include "catalog/workload_check.h"
 #include "kernel/series.h"
+#include "kernel/series_mail.h"
 #include "model/image_recipe.h"
 #include "model/project.h"
 #include "util/text.h"

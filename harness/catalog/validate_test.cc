@@ -3,12 +3,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 
 #include "model/loader.h"
+#include "testing/fake_kernel_tree.h"
 
 namespace foliolab {
 namespace {
@@ -21,38 +20,28 @@ using ::testing::HasSubstr;
 class ValidateTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) /
-            ("validate_test_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    touch(root_ / "kernel-config/numa.config");
-    touch(root_ / "kernel-config/debug.config");
-    touch(root_ / "patches/mthp-vmstat/series");
-    fs::create_directories(root_ / "patches/empty");
-    fs::create_directories(root_ / "experiments/src/linux");
-    touch(root_ / "experiments/src/linux.tar.xz");
-    touch(root_ / "experiments/src/notes.txt");
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
-  static void touch(const fs::path& file) {
-    fs::create_directories(file.parent_path());
-    std::ofstream(file) << "";
+    tree_.put("kernel-config/numa.config", "");
+    tree_.put("kernel-config/debug.config", "");
+    tree_.put("patches/mthp-vmstat/series", "");
+    fs::create_directories(tree_ / "patches/empty");
+    fs::create_directories(tree_ / "experiments/src/linux");
+    tree_.put("experiments/src/linux.tar.xz", "");
+    tree_.put("experiments/src/notes.txt", "");
   }
 
   // Parses `kernels_block` (the lines after "kernels:") as if from experiments/x.yaml.
   Status validate(const std::string& kernels_block) {
     const std::string text = "name: v\nkernels:\n" + kernels_block +
                              "archs: [x86_64]\nknobs: {a: {}}\nworkloads: [{name: fault}]\n";
-    auto exp = parse_experiment(text, (root_ / "experiments/x.yaml").string());
+    auto exp = parse_experiment(text, (tree_ / "experiments/x.yaml").string());
     EXPECT_TRUE(exp.ok()) << exp.error().message;
     if (!exp.ok()) return exp.error();
-    return validate_project(*exp, root_);
+    return validate_project(*exp, tree_.path());
   }
 
-  std::string file() const { return (root_ / "experiments/x.yaml").string(); }
+  std::string file() const { return (tree_ / "experiments/x.yaml").string(); }
 
-  fs::path root_;
+  FakeKernelTree tree_{"validate_test"};
 };
 
 TEST_F(ValidateTest, AcceptsExistingFiles) {
@@ -112,7 +101,7 @@ TEST_F(ValidateTest, SourceFileMustBeATarball) {
 
 TEST_F(ValidateTest, AbsoluteSourcePath) {
   const Status s =
-      validate("  - name: a\n    source: " + (root_ / "experiments/src/linux").string() + "\n");
+      validate("  - name: a\n    source: " + (tree_ / "experiments/src/linux").string() + "\n");
   EXPECT_TRUE(s.ok()) << s.error().message;
 }
 
@@ -150,7 +139,7 @@ workloads: [{name: fault}]
 )",
                               file());
   ASSERT_TRUE(exp.ok()) << exp.error().message;
-  const Status s = validate_project(*exp, root_);
+  const Status s = validate_project(*exp, tree_.path());
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message,
             file() +
@@ -165,14 +154,10 @@ class ValidateImageTest : public ValidateTest {
  protected:
   void SetUp() override {
     ValidateTest::SetUp();
-    write(root_ / "images/debian-redis.yaml",
-          "packages: [redis-server, redis-tools, stress, stress-ng]\n");
-    write(root_ / "images/debian-base.yaml", "packages: [stress, stress-ng]\n");
-    write(root_ / "images/bad.yaml", "pakages: [stress]\n");
-  }
-  static void write(const fs::path& file, const std::string& text) {
-    fs::create_directories(file.parent_path());
-    std::ofstream(file) << text;
+    tree_.put("images/debian-redis.yaml",
+              "packages: [redis-server, redis-tools, stress, stress-ng]\n");
+    tree_.put("images/debian-base.yaml", "packages: [stress, stress-ng]\n");
+    tree_.put("images/bad.yaml", "pakages: [stress]\n");
   }
   // An experiment whose `machine:` line is line 5 and `workloads:` line 7.
   Status validate_image(const std::string& machine, const std::string& workloads) {
@@ -182,7 +167,7 @@ class ValidateImageTest : public ValidateTest {
     auto exp = parse_experiment(text, file());
     EXPECT_TRUE(exp.ok()) << exp.error().message;
     if (!exp.ok()) return exp.error();
-    return validate_project(*exp, root_);
+    return validate_project(*exp, tree_.path());
   }
 };
 
@@ -200,8 +185,8 @@ TEST_F(ValidateImageTest, UnknownRecipeSuggestsTheClosestAndListsThem) {
   const Status s = validate_image("{image: debian-rdis}", "[{name: fault}]");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, file() + ":5:18: machine.image: no image recipe 'debian-rdis' (no " +
-                                   (root_ / "experiments/images/debian-rdis.yaml").string() +
-                                   " or " + (root_ / "images/debian-rdis.yaml").string() +
+                                   (tree_ / "experiments/images/debian-rdis.yaml").string() +
+                                   " or " + (tree_ / "images/debian-rdis.yaml").string() +
                                    "); did you mean 'debian-redis'? (recipes: bad, debian-base, "
                                    "debian-redis)");
 }
@@ -209,7 +194,7 @@ TEST_F(ValidateImageTest, UnknownRecipeSuggestsTheClosestAndListsThem) {
 TEST_F(ValidateImageTest, ARecipesOwnErrorNamesItsFile) {
   const Status s = validate_image("{image: bad}", "[{name: fault}]");
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, (root_ / "images/bad.yaml").string() +
+  EXPECT_EQ(s.error().message, (tree_ / "images/bad.yaml").string() +
                                    ":1:1: pakages: unknown key; did you mean 'packages'?");
 }
 
@@ -247,7 +232,7 @@ TEST_F(ValidateImageTest, AnImageThatLacksAWorkloadsPackagesNamesThem) {
             file() +
                 ":7:20: workloads[0]: redis needs Debian package(s) redis-server, redis-tools "
                 "that image debian-base does not install (add them to " +
-                (root_ / "images/debian-base.yaml").string() + "'s packages)");
+                (tree_ / "images/debian-base.yaml").string() + "'s packages)");
 }
 
 // Each shipped recipe installs what the shipped workloads that boot it need.

@@ -24,6 +24,7 @@
 #include "results/store.h"
 #include "util/fs_ops.h"
 #include "util/text.h"
+#include "util/time_stamp.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;

@@ -11,6 +11,7 @@
 #include "backend/kvm_smoke.h"
 #include "cli/cli_util.h"
 #include "image/foreign_exec.h"
+#include "util/cache_root.h"
 #include "util/fs.h"
 #include "util/process.h"
 

@@ -1,56 +1,30 @@
 #include "cli/plan_command.h"
 
-#include <unistd.h>
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <set>
 
-#include "analysis/session_report.h"
-#include "backend/backend.h"
 #include "backend/backend_table.h"
-#include "backend/libvirt_backend.h"
 #include "catalog/named_files.h"
-#include "catalog/validate.h"
-#include "cli/bisect_command.h"
+#include "catalog/plan_limits.h"
 #include "cli/cli_util.h"
-#include "cli/doctor_command.h"
-#include "cli/gate_command.h"
-#include "cli/init_command.h"
-#include "cli/merge_command.h"
-#include "cli/progress.h"
-#include "cli/results_commands.h"
 #include "cli/run_setup.h"
 #include "cli/timing_flag.h"
-#include "cli/workload_commands.h"
 #include "image/image_builder.h"
 #include "image/rootfs_builder.h"
 #include "kernel/builder.h"
-#include "kernel/cache_store.h"
 #include "model/image_recipe.h"
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "model/project.h"
 #include "model/shard.h"
-#include "report/html.h"
 #include "report/plan_cost.h"
-#include "report/render.h"
-#include "report/session_layout.h"
 #include "results/index.h"
 #include "results/store.h"
 #include "runner/building_artifact_provider.h"
-#include "runner/experiment_runner.h"
 #include "runner/plan_cost.h"
-#include "runner/scheduler.h"
-#include "util/build_info.h"
-#include "util/fs.h"
 #include "util/fs_ops.h"
-#include "util/text.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;

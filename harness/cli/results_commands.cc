@@ -17,6 +17,7 @@
 #include "report/render.h"
 #include "results/finding_index.h"
 #include "results/index.h"
+#include "results/index_rebuild.h"
 #include "results/session_ref.h"
 #include "results/store.h"
 
@@ -260,7 +261,7 @@ std::function<int()> setup_index(CLI::App& app) {
     if (auto old = ResultIndex::open(*root); old.ok()) {
       if (auto m = change_point_metrics(*old); m.ok()) metrics = std::move(*m);
     }
-    auto n = ResultIndex::rebuild(*root, warn);
+    auto n = rebuild_index(*root, warn);
     if (!n.ok()) return fail(n.error(), kExitFailed);
     if (auto st = recompute_change_points(*root, metrics); !st.ok()) warn(st.error().message);
     fmt::print("indexed {} runs into {}\n", *n, (fs::path(*root) / kIndexFile).string());

@@ -17,7 +17,7 @@
 #include "results/index.h"
 #include "runner/building_artifact_provider.h"
 #include "runner/experiment_runner.h"
-#include "util/fs.h"
+#include "util/cache_root.h"
 #include "util/process.h"
 
 namespace foliolab::cli {

@@ -27,6 +27,7 @@
 #include "testing/cli_binary.h"
 #include "testing/temp_dir.h"
 #include "util/build_info.h"
+#include "util/cache_root.h"
 #include "util/fs.h"
 
 namespace foliolab {

@@ -20,6 +20,7 @@
 #include "runner/experiment_runner.h"
 #include "testing/temp_dir.h"
 #include "util/build_info.h"
+#include "util/cache_root.h"
 #include "util/fs.h"
 
 namespace foliolab {

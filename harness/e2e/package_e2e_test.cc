@@ -13,6 +13,7 @@
 
 #include "testing/cli_binary.h"
 #include "testing/temp_dir.h"
+#include "util/cache_root.h"
 #include "util/fs.h"
 #include "util/process.h"
 

@@ -22,6 +22,7 @@
 #include "testing/cli_binary.h"
 #include "testing/temp_dir.h"
 #include "util/build_info.h"
+#include "util/cache_root.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/process.h"

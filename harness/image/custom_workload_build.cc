@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "kernel/kbuild.h"
+#include "util/file_lock.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/hash.h"

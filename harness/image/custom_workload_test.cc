@@ -6,12 +6,12 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "image/custom_workload_build.h"
 #include "model/loader.h"
+#include "testing/fake_process_runner.h"
 #include "testing/temp_dir.h"
 #include "util/fs.h"
 
@@ -82,20 +82,6 @@ TEST(CustomWorkload, NeedsExactlyOneOfSourceAndProgram) {
   EXPECT_TRUE(none->empty());
 }
 
-// Runs the real programs and counts them (argv[0] of each).
-class CountingRunner : public ProcessRunner {
- public:
-  ProcessResult run(const ProcessSpec& spec) override {
-    programs.push_back(spec.argv.at(0));
-    return real.run(spec);
-  }
-  size_t count(const std::string& name) const {
-    return std::count(programs.begin(), programs.end(), name);
-  }
-  RealProcessRunner real;
-  std::vector<std::string> programs;
-};
-
 void write(const std::filesystem::path& p, const std::string& text) {
   std::filesystem::create_directories(p.parent_path());
   std::ofstream(p) << text;
@@ -133,7 +119,7 @@ TEST(CustomWorkload, AnEditedHeaderRebuildsTheProgram) {
   const auto dir = fresh_test_dir("custom-header");
   write(dir / "spec/prog/main.c", kMain);
   write(dir / "spec/prog/value.h", "#define VALUE 1\n");
-  CountingRunner runner;
+  FakeProcessRunner runner;  // no scripts: runs the real programs and counts them
   const WorkloadSpec w = custom({"prog/main.c"});
   EXPECT_EQ(ship_and_run(runner, w, dir), "1\n");
   EXPECT_EQ(runner.count("gcc"), 3u);  // --version, compile, link
@@ -201,7 +187,7 @@ TEST(CustomWorkload, ABuildCommandRunsInACopyAndIsCachedByTheTree) {
   write(dir / "spec/prog/main.c", kMain);
   write(dir / "spec/prog/value.h", "#define VALUE 7\n");
   write(dir / "spec/prog/Makefile", kMakefile);
-  CountingRunner runner;
+  FakeProcessRunner runner;  // no scripts: runs the real programs and counts them
   WorkloadSpec w = custom({});
   w.build = {{"make", "--no-print-directory"}, "prog", "prog", {}};
   EXPECT_EQ(ship_and_run(runner, w, dir), "7\n");

@@ -7,9 +7,11 @@
 
 #include "image/cpio.h"
 #include "kernel/kbuild.h"
+#include "util/file_lock.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/hash.h"
+#include "util/time_stamp.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 
 #include "image/cpio.h"
 #include "model/arch.h"
-#include "util/fs.h"
+#include "util/file_lock.h"
 #include "util/process.h"
 #include "util/result.h"
 

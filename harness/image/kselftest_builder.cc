@@ -8,6 +8,7 @@
 #include "image/custom_workload.h"
 #include "kernel/kbuild.h"
 #include "kernel/tree.h"
+#include "util/file_lock.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/hash.h"

@@ -6,8 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/fake_kernel_tree.h"
 #include "testing/fake_process_runner.h"
-#include "testing/temp_dir.h"
 #include "util/fs.h"
 
 namespace foliolab {
@@ -53,28 +53,23 @@ class FakeToolchain : public FakeProcessRunner {
 class KselftestBuilderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fresh_test_dir("foliolab-kselftest");
-    put("src/Makefile", "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 117\nEXTRAVERSION =\n");
-    put("src/mm/memory.c", "");  // what makes a directory a Linux tree
+    tree_.linux_source("src", 117, "");  // mm/memory.c is what makes a directory a Linux tree
     for (const char* p : {"split_huge_page_test", "khugepaged", "cow", "transhuge-stress"}) {
-      put(std::string(kMm) + p + ".c", std::string(p) + " one\ntwo\n");
+      tree_.put(std::string(kMm) + p + ".c", std::string(p) + " one\ntwo\n");
     }
-    put("src/tools/mm/thp_swap_allocator_test.c", "swap allocator\n");
-    put("project/patches/a/series", "0001-a.patch\n");
-    put("project/patches/a/0001-a.patch",
-        "--- a/tools/testing/selftests/mm/cow.c\n+++ b/tools/testing/selftests/mm/cow.c\n"
-        "@@ -1,2 +1,2 @@\n cow one\n-two\n+PATCHED\n");
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  void put(const std::string& rel, const std::string& text) {
-    ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok());
+    tree_.put("src/tools/mm/thp_swap_allocator_test.c", "swap allocator\n");
+    tree_.put("project/patches/a/series", "0001-a.patch\n");
+    tree_.put("project/patches/a/0001-a.patch",
+              "--- a/tools/testing/selftests/mm/cow.c\n+++ b/tools/testing/selftests/mm/cow.c\n"
+              "@@ -1,2 +1,2 @@\n cow one\n-two\n+PATCHED\n");
   }
   KselftestBuilder builder() {
     return KselftestBuilder(
-        fake_, {.data_root = root_ / "project", .spec_dir = root_, .cache = root_ / "cache"});
+        fake_,
+        {.data_root = tree_ / "project", .spec_dir = tree_.path(), .cache = tree_ / "cache"});
   }
   KernelSpec kernel(const std::string& patches) {
-    return KernelSpec{.name = "k", .source = (root_ / "src").string(), .patches = patches};
+    return KernelSpec{.name = "k", .source = (tree_ / "src").string(), .patches = patches};
   }
   // A file's data; for a program, without the fake ELF header.
   static std::string content(const std::vector<CpioEntry>& files, const std::string& path) {
@@ -88,7 +83,7 @@ class KselftestBuilderTest : public ::testing::Test {
     }
     return "(absent)";
   }
-  fs::path root_;
+  FakeKernelTree tree_{"foliolab-kselftest"};
   FakeToolchain fake_;
 };
 

@@ -12,10 +12,13 @@
 #include <system_error>
 
 #include "image/foreign_exec.h"
+#include "image/second_stage.h"
 #include "kernel/kbuild.h"
+#include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/hash.h"
 #include "util/text.h"
+#include "util/time_stamp.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;

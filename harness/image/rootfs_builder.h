@@ -21,7 +21,7 @@
 #include "image/second_stage.h"
 #include "model/arch.h"
 #include "model/image_recipe.h"
-#include "util/fs.h"
+#include "util/file_lock.h"
 #include "util/process.h"
 #include "util/result.h"
 
@@ -94,10 +94,6 @@ class RootfsBuilder {
 
 // How `image.json` and `foliolab image` name a way ("native", ...).
 const char* way_name(RootfsBuilder::Way w);
-
-// The shell script the second stage runs inside the guest (`install`, then the recipe's
-// commands, then `finish`); its bytes are part of the guest way's key.
-const std::string& second_stage_script();
 
 // name -> version of each package dpkg's status file says is installed, sorted by name.
 using Manifest = std::vector<std::pair<std::string, std::string>>;

@@ -11,6 +11,8 @@
 
 #include "image/foreign_exec.h"
 #include "image/rootfs_builder.h"
+#include "image/second_stage.h"
+#include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/text.h"
 
@@ -19,7 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kStageDir = "foliolab-stage2";  // in the image, removed by `finish`
 constexpr size_t kTail = 25;
 // Room to install the packages on the disk: their unpacked size is about 3x the .debs'.
 constexpr uint64_t kUnpackFactor = 3;
@@ -55,80 +56,7 @@ Result<uint64_t> move_debs(const fs::path& from, const fs::path& to,
   return bytes;
 }
 
-// The recipe's commands for the guest, with the environment a package build has.
-std::vector<std::vector<std::string>> guest_commands(const ImageRecipe& r) {
-  const std::string script = std::string("/") + kStageDir + "/run";
-  std::vector<std::vector<std::string>> out = {{"/bin/sh", script, "install"}};
-  for (const auto& cmd : r.commands) {
-    std::vector<std::string> argv = {"/usr/bin/env",   "DEBIAN_FRONTEND=noninteractive",
-                                     "LC_ALL=C.UTF-8", "HOME=/root",
-                                     "PWD=/",          "PATH=/usr/sbin:/usr/bin:/sbin:/bin"};
-    argv.insert(argv.end(), cmd.begin(), cmd.end());
-    out.push_back(std::move(argv));
-  }
-  out.push_back({"/bin/sh", script, "finish"});
-  return out;
-}
-
 }  // namespace
-
-const std::string& second_stage_script() {
-  static const std::string s = R"(#!/bin/sh
-# foliolab: the second stage of a Debian image unpacked on the host without running anything of
-# its arch there (harness/image/second_stage.h). `install`: dpkg learns the essential set (its
-# files are unpacked already), then unpacks and configures everything else, as debootstrap's
-# second stage and mmdebstrap do; `finish`: removes this folder and the policy-rc.d that kept
-# services from starting while packages were configured.
-set -eu
-export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true LC_ALL=C.UTF-8 \
-  HOME=/root PWD=/ PATH=/usr/sbin:/usr/bin:/sbin:/bin
-stage=/foliolab-stage2
-case "${1:-}" in
-install)
-  dpkg --force-depends --install "$stage"/essential/*.deb
-  set -- "$stage"/rest/*.deb
-  if [ -e "$1" ]; then
-    dpkg --force-depends --unpack "$@"
-    dpkg --configure --pending --force-configure-any --force-depends
-  fi
-  dpkg --configure -a
-  broken=$(dpkg --audit)
-  if [ -n "$broken" ]; then
-    echo "dpkg --audit: $broken"
-    exit 1
-  fi
-  ;;
-finish)
-  rm -f /usr/sbin/policy-rc.d
-  rm -rf "$stage"
-  ;;
-*)
-  echo "usage: $0 install|finish" >&2
-  exit 2
-  ;;
-esac
-)";
-  return s;
-}
-
-const char* foreign_path_name(ForeignPath p) {
-  switch (p) {
-    case ForeignPath::kAuto:
-      return "auto";
-    case ForeignPath::kBinfmt:
-      return "binfmt";
-    case ForeignPath::kGuest:
-      return "guest";
-  }
-  return "?";
-}
-
-std::optional<ForeignPath> parse_foreign_path(std::string_view name) {
-  for (ForeignPath p : {ForeignPath::kAuto, ForeignPath::kBinfmt, ForeignPath::kGuest}) {
-    if (name == foreign_path_name(p)) return p;
-  }
-  return std::nullopt;
-}
 
 // tmp/root: the essential set unpacked, every .deb under foliolab-stage2/{essential,rest}, the
 // recipe's files, the script, a policy-rc.d. Returns the bytes of the .debs still to unpack.
@@ -136,7 +64,7 @@ Result<uint64_t> RootfsBuilder::unpack_for_guest(const ImageRecipe& r, Arch arch
                                                  const fs::path& tmp) {
   const std::vector<std::string> patterns = variant_patterns(r.variant);
   const fs::path root = tmp / "root", log = tmp / "build.log", download = tmp / "download";
-  const fs::path stage = root / kStageDir;
+  const fs::path stage = root / kSecondStageDir;
   const std::string arch_opt = "--architectures=" + std::string(arch_info(arch).debian_arch);
   const std::vector<std::string> extract = {"mmdebstrap", "--mode=root", "--variant=extract",
                                             arch_opt, "--skip=cleanup/apt/cache"};
@@ -203,7 +131,8 @@ Result<std::string> RootfsBuilder::make_in_guest(const ImageRecipe& r, Arch arch
   auto packed = pack(r, arch, key, tmp, kUnpackFactor * *rest);
   FL_TRY(packed);
   mib = *packed;
-  Status st = opt_.second_stage->run(arch, tmp / "disk.ext4", guest_commands(r), tmp / "stage2");
+  Status st =
+      opt_.second_stage->run(arch, tmp / "disk.ext4", second_stage_commands(r), tmp / "stage2");
   if (!st.ok()) {
     return in_context(fmt::format("{}: second stage in a {} guest", where, arch_info(arch).name),
                       st.error());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/arch.h"
+#include "model/image_recipe.h"
 #include "util/result.h"
 
 namespace foliolab {
@@ -25,6 +26,17 @@ namespace foliolab {
 enum class ForeignPath { kAuto, kBinfmt, kGuest };
 const char* foreign_path_name(ForeignPath p);
 std::optional<ForeignPath> parse_foreign_path(std::string_view name);
+
+// The folder in the image that holds the second stage's packages and script (`finish` removes it).
+inline constexpr const char* kSecondStageDir = "foliolab-stage2";
+
+// The shell script the second stage runs inside the guest (`install`, then the recipe's
+// commands, then `finish`); its bytes are part of the guest way's key.
+const std::string& second_stage_script();
+
+// What the guest runs, in order: the script's `install`, the recipe's commands with the
+// environment a package build has, the script's `finish`.
+std::vector<std::vector<std::string>> second_stage_commands(const ImageRecipe& recipe);
 
 class SecondStage {
  public:

@@ -10,9 +10,11 @@
 #include "kernel/kernel_meta.h"
 #include "kernel/tree.h"
 #include "kernel/tree_sync.h"
+#include "util/file_lock.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/hash.h"
+#include "util/time_stamp.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;

@@ -22,7 +22,7 @@
 #include "kernel/kconfig.h"
 #include "model/arch.h"
 #include "model/experiment.h"
-#include "util/fs.h"
+#include "util/file_lock.h"
 #include "util/process.h"
 #include "util/result.h"
 

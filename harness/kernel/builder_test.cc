@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "testing/fake_kernel_tree.h"
 #include "testing/fake_make.h"
-#include "testing/temp_dir.h"
 #include "util/fs.h"
 
 namespace foliolab {
@@ -18,48 +18,42 @@ namespace fs = std::filesystem;
 class BuilderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fresh_test_dir("foliolab-builder");
-    put("src/Makefile", "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 117\nEXTRAVERSION =\n");
-    put("src/mm/memory.c", "one\ntwo\nthree\n");
-    put("project/kernel-config/guest-base.config", "CONFIG_64BIT=y\n");
-    put("project/kernel-config/x86_64.config", "CONFIG_NUMA=y\n");
-    put("project/kernel-config/numa-emu.config", "CONFIG_NUMA_EMU=y\n");
-    put("project/patches/a/series", "0001-a.patch\n");
-    put("project/patches/a/0001-a.patch",
-        "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n");
-    put("project/patches/b/series", "0001-b.patch\n");
-    put("project/patches/b/0001-b.patch",
+    tree_.linux_source("src", 117, "one\ntwo\nthree\n");
+    tree_.base_config();
+    tree_.put("project/kernel-config/numa-emu.config", "CONFIG_NUMA_EMU=y\n");
+    tree_.put("project/patches/a/series", "0001-a.patch\n");
+    tree_.put("project/patches/a/0001-a.patch",
+              "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n");
+    tree_.put("project/patches/b/series", "0001-b.patch\n");
+    tree_.put(
+        "project/patches/b/0001-b.patch",
         "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n one\n two\n-three\n+THREE\n");
-    put("project/patches/bad/series", "0001-bad.patch\n");
-    put("project/patches/bad/0001-bad.patch",
-        "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n uno\n-dos\n+DOS\n tres\n");
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  void put(const std::string& rel, const std::string& text) {
-    ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok());
+    tree_.put("project/patches/bad/series", "0001-bad.patch\n");
+    tree_.put("project/patches/bad/0001-bad.patch",
+              "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n uno\n-dos\n+DOS\n tres\n");
   }
   KernelBuilder builder() {
-    return KernelBuilder(make_, {.data_root = root_ / "project",
-                                 .spec_dir = root_,
-                                 .cache = root_ / "cache",
+    return KernelBuilder(make_, {.data_root = tree_ / "project",
+                                 .spec_dir = tree_.path(),
+                                 .cache = tree_ / "cache",
                                  .jobs = 2,
                                  .use_ccache = false});
   }
   KernelSpec spec(const std::string& patches, std::vector<std::string> config = {}) {
     KernelSpec k;
     k.name = "k";
-    k.source = (root_ / "src").string();
+    k.source = (tree_ / "src").string();
     k.patches = patches;
     k.config = std::move(config);
     return k;
   }
   fs::path tree() {
-    for (const auto& e : fs::directory_iterator(root_ / "cache/work")) {
+    for (const auto& e : fs::directory_iterator(tree_ / "cache/work")) {
       if (e.is_directory()) return e.path() / "tree";
     }
     return {};
   }
-  fs::path root_;
+  FakeKernelTree tree_{"foliolab-builder"};
   FakeMake make_;
 };
 
@@ -78,8 +72,8 @@ TEST_F(BuilderTest, SecondBuildWithNothingChangedDoesNotRunMake) {
   EXPECT_TRUE(make_.calls.empty());
   EXPECT_EQ(second->build_id, first->build_id);
   // A changed patch is a different kernel.
-  put("project/patches/a/0001-a.patch",
-      "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n one\n-two\n+Two\n three\n");
+  tree_.put("project/patches/a/0001-a.patch",
+            "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n one\n-two\n+Two\n three\n");
   auto third = b.build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(third.ok()) << third.error().message;
   EXPECT_NE(third->build_id, first->build_id);
@@ -92,7 +86,7 @@ TEST_F(BuilderTest, PvhKernelBuildsOnlyVmlinuxAndBootsIt) {
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(plain->boot_image, plain->image);
   EXPECT_FALSE(fs::exists(plain->dir / "vmlinux"));
-  put("project/kernel-config/x86_64.config", "CONFIG_NUMA=y\nCONFIG_PVH=y\n");
+  tree_.put("project/kernel-config/x86_64.config", "CONFIG_NUMA=y\nCONFIG_PVH=y\n");
   make_.calls.clear();
   auto pvh = builder().build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(pvh.ok()) << pvh.error().message;
@@ -115,19 +109,19 @@ TEST_F(BuilderTest, OlderCacheEntriesLoad) {
   const std::string meta =
       R"({"schema": 1, "kernel": "old", "arch": "x86_64", "version": "6.12.117",
                                "build_seconds": 12.5, "series": "", "source": {"describe": "d"}})";
-  put("cache/kernels/1111111111111111/kernel.json", meta);
-  put("cache/kernels/1111111111111111/bzImage", "kernel");
-  put("cache/kernels/1111111111111111/vmlinux", "elf");
-  auto both = load_kernel_artifact(root_ / "cache/kernels/1111111111111111", Arch::kX86_64);
+  tree_.put("cache/kernels/1111111111111111/kernel.json", meta);
+  tree_.put("cache/kernels/1111111111111111/bzImage", "kernel");
+  tree_.put("cache/kernels/1111111111111111/vmlinux", "elf");
+  auto both = load_kernel_artifact(tree_ / "cache/kernels/1111111111111111", Arch::kX86_64);
   ASSERT_TRUE(both);
   EXPECT_EQ(both->image.filename(), "bzImage");
   EXPECT_EQ(both->boot_image.filename(), "vmlinux");
   EXPECT_EQ(both->build_id, "1111111111111111");
   EXPECT_EQ(both->build_seconds, 12.5);
   EXPECT_EQ(both->source, "d");
-  put("cache/kernels/2222222222222222/kernel.json", meta);
-  put("cache/kernels/2222222222222222/bzImage", "kernel");
-  auto plain = load_kernel_artifact(root_ / "cache/kernels/2222222222222222", Arch::kX86_64);
+  tree_.put("cache/kernels/2222222222222222/kernel.json", meta);
+  tree_.put("cache/kernels/2222222222222222/bzImage", "kernel");
+  auto plain = load_kernel_artifact(tree_ / "cache/kernels/2222222222222222", Arch::kX86_64);
   ASSERT_TRUE(plain);
   EXPECT_EQ(plain->boot_image, plain->image);
   EXPECT_EQ(plain->image.filename(), "bzImage");
@@ -136,15 +130,15 @@ TEST_F(BuilderTest, OlderCacheEntriesLoad) {
 // A kernel.json that cannot be read (damaged, a newer schema) is a cache miss with its reason.
 TEST_F(BuilderTest, UnreadableKernelJsonIsACacheMissWithAReason) {
   std::vector<std::string> lines;
-  KernelBuilder b(make_, {.data_root = root_ / "project",
-                          .spec_dir = root_,
-                          .cache = root_ / "cache",
+  KernelBuilder b(make_, {.data_root = tree_ / "project",
+                          .spec_dir = tree_.path(),
+                          .cache = tree_ / "cache",
                           .jobs = 2,
                           .use_ccache = false,
                           .log = [&](const std::string& line) { lines.push_back(line); }});
   auto first = b.build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(first.ok()) << first.error().message;
-  put("cache/kernels/" + first->build_id + "/kernel.json", R"({"schema": 2, "kernel": "k"})");
+  tree_.put("cache/kernels/" + first->build_id + "/kernel.json", R"({"schema": 2, "kernel": "k"})");
   lines.clear();
   make_.calls.clear();
   auto again = b.build(spec("a"), Arch::kX86_64);
@@ -155,7 +149,7 @@ TEST_F(BuilderTest, UnreadableKernelJsonIsACacheMissWithAReason) {
   EXPECT_NE(lines[0].find("the cached copy is not usable"), std::string::npos) << lines[0];
   EXPECT_NE(lines[0].find("schema 2 is newer than this foliolab reads (1)"), std::string::npos)
       << lines[0];
-  put("cache/kernels/" + first->build_id + "/kernel.json", "{\"schema\": 1, \"kern");
+  tree_.put("cache/kernels/" + first->build_id + "/kernel.json", "{\"schema\": 1, \"kern");
   auto damaged = b.build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(damaged.ok()) << damaged.error().message;
   EXPECT_FALSE(damaged->cache_hit);
@@ -177,7 +171,7 @@ TEST_F(BuilderTest, PatchThatDoesNotApplyNamesPatchAndHunkAndLeavesTheUsersTreeA
       << r.error().message;
   EXPECT_NE(r.error().message.find("mm/memory.c: hunk #1 FAILED"), std::string::npos)
       << r.error().message;
-  EXPECT_EQ(*read_file(root_ / "src/mm/memory.c"), "one\ntwo\nthree\n");
+  EXPECT_EQ(*read_file(tree_ / "src/mm/memory.c"), "one\ntwo\nthree\n");
 }
 
 TEST_F(BuilderTest, SwitchingSeriesRestoresWhatThePreviousSeriesChanged) {
@@ -188,7 +182,7 @@ TEST_F(BuilderTest, SwitchingSeriesRestoresWhatThePreviousSeriesChanged) {
   EXPECT_EQ(*read_file(tree() / "mm/memory.c"), "one\ntwo\nTHREE\n");  // a's change is gone
   ASSERT_TRUE(b.build(spec(""), Arch::kX86_64).ok());
   EXPECT_EQ(*read_file(tree() / "mm/memory.c"), "one\ntwo\nthree\n");
-  EXPECT_EQ(*read_file(root_ / "src/mm/memory.c"), "one\ntwo\nthree\n");  // the source is untouched
+  EXPECT_EQ(*read_file(tree_ / "src/mm/memory.c"), "one\ntwo\nthree\n");  // the source is untouched
 }
 
 TEST_F(BuilderTest, EditedDirectorySourceReusesItsWorkingTreeAndObjDirAndCopiesOnlyTheEdit) {
@@ -198,7 +192,7 @@ TEST_F(BuilderTest, EditedDirectorySourceReusesItsWorkingTreeAndObjDirAndCopiesO
   const fs::path objdir = make_.objdirs.back();
   EXPECT_EQ(objdir.parent_path(), tree());  // a direct subfolder: kbuild uses srctree=..
   const auto makefile_mtime = fs::last_write_time(tree() / "Makefile");
-  put("src/mm/memory.c", "one\ntwo\nfour\n");
+  tree_.put("src/mm/memory.c", "one\ntwo\nfour\n");
   auto second = b.build(spec(""), Arch::kX86_64);
   ASSERT_TRUE(second.ok()) << second.error().message;
   EXPECT_FALSE(second->cache_hit);
@@ -207,21 +201,21 @@ TEST_F(BuilderTest, EditedDirectorySourceReusesItsWorkingTreeAndObjDirAndCopiesO
   EXPECT_EQ(*read_file(tree() / "mm/memory.c"), "one\ntwo\nfour\n");
   EXPECT_EQ(fs::last_write_time(tree() / "Makefile"), makefile_mtime);  // not copied again
   size_t trees = 0;
-  for (const auto& e : fs::directory_iterator(root_ / "cache/work")) trees += e.is_directory();
+  for (const auto& e : fs::directory_iterator(tree_ / "cache/work")) trees += e.is_directory();
   EXPECT_EQ(trees, 1u);
   // The key is content-based: the original content is the original kernel.
-  put("src/mm/memory.c", "one\ntwo\nthree\n");
+  tree_.put("src/mm/memory.c", "one\ntwo\nthree\n");
   auto third = b.build(spec(""), Arch::kX86_64);
   ASSERT_TRUE(third.ok());
   EXPECT_TRUE(third->cache_hit);
   EXPECT_EQ(third->build_id, first->build_id);
-  EXPECT_NE(third->source.find("directory " + (root_ / "src").string()), std::string::npos)
+  EXPECT_NE(third->source.find("directory " + (tree_ / "src").string()), std::string::npos)
       << third->source;
 }
 
 TEST_F(BuilderTest, DirectorySourceHoldingBuildOutputsIsRefusedWithHowToCleanIt) {
-  put("src/.config", "CONFIG_64BIT=y\n");
-  put("src/mm/memory.o", "obj");
+  tree_.put("src/.config", "CONFIG_64BIT=y\n");
+  tree_.put("src/mm/memory.o", "obj");
   auto r = builder().build(spec(""), Arch::kX86_64);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("holds in-tree build outputs (.config, mm/memory.o)"),

@@ -15,7 +15,7 @@
 #include "kernel/builder.h"
 #include "kernel/kernel_meta.h"
 #include "kernel/tree_sync.h"
-#include "util/fs.h"
+#include "util/file_lock.h"
 #include "util/fs_ops.h"
 #include "util/yaml_reader.h"
 

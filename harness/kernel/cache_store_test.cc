@@ -6,8 +6,8 @@
 #include <chrono>
 
 #include "kernel/tree_sync.h"
-#include "testing/temp_dir.h"
-#include "util/fs.h"
+#include "testing/fake_kernel_tree.h"
+#include "util/file_lock.h"
 
 namespace foliolab {
 namespace {
@@ -16,37 +16,33 @@ namespace fs = std::filesystem;
 class CacheStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cache_ = fresh_test_dir("foliolab-cachestore");
     kernel("1111111111111111", "old", 3 * kDay);
     kernel("2222222222222222", "new", 1 * kDay);
-    put("images/x86_64-abcd/initramfs.cpio", std::string(100000, 'i'));
+    tree_.put("images/x86_64-abcd/initramfs.cpio", std::string(100000, 'i'));
     age("images/x86_64-abcd", 2 * kDay);
-    put("work/dir-mylinux-123/tree/Makefile", std::string(50000, 'm'));
-    put(std::string("work/dir-mylinux-123/tree/") + kBuildDirPrefix + "x86_64-cfg/vmlinux",
-        std::string(300000, 'o'));
-    put("work/dir-mylinux-123/last-used", "");
+    tree_.put("work/dir-mylinux-123/tree/Makefile", std::string(50000, 'm'));
+    tree_.put(std::string("work/dir-mylinux-123/tree/") + kBuildDirPrefix + "x86_64-cfg/vmlinux",
+              std::string(300000, 'o'));
+    tree_.put("work/dir-mylinux-123/last-used", "");
     age("work/dir-mylinux-123/last-used", 4 * kDay);
-    put("build/linux-source-6.12-585a4a074597-x86_64-232990a77536/vmlinux",
-        std::string(200000, 'b'));
+    tree_.put("build/linux-source-6.12-585a4a074597-x86_64-232990a77536/vmlinux",
+              std::string(200000, 'b'));
     age("build/linux-source-6.12-585a4a074597-x86_64-232990a77536", 5 * kDay);
-    put("ccache/0/stats", std::string(10000, 'c'));
-    put("kernels/3333333333333333.tmp/build.log", "in progress");
+    tree_.put("ccache/0/stats", std::string(10000, 'c'));
+    tree_.put("kernels/3333333333333333.tmp/build.log", "in progress");
   }
-  void TearDown() override { fs::remove_all(cache_); }
   static constexpr int64_t kDay = 86400;
-  void put(const std::string& rel, const std::string& text) {
-    ASSERT_TRUE(write_file_atomic(cache_ / rel, text).ok());
-  }
   void age(const std::string& rel, int64_t secs) {
-    fs::last_write_time(cache_ / rel,
+    fs::last_write_time(tree_.path() / rel,
                         fs::file_time_type::clock::now() - std::chrono::seconds(secs));
   }
   void kernel(const std::string& id, const std::string& name, int64_t age_secs) {
-    put("kernels/" + id + "/bzImage", std::string(400000, 'k'));
-    put("kernels/" + id + "/kernel.json",
+    tree_.put("kernels/" + id + "/bzImage", std::string(400000, 'k'));
+    tree_.put(
+        "kernels/" + id + "/kernel.json",
         R"J({"kernel": ")J" + name + R"J(", "arch": "x86_64", "version": "6.12.117", "series": "",
             "source": {"describe": "git /src/linux @ 0123456789ab (ref v6.12)"}})J");
-    put("kernels/" + id + "/last-used", "");
+    tree_.put("kernels/" + id + "/last-used", "");
     age("kernels/" + id + "/last-used", age_secs);
   }
   std::vector<std::string> ids(const std::vector<CacheItem>& items) {
@@ -54,11 +50,11 @@ class CacheStoreTest : public ::testing::Test {
     for (const auto& it : items) out.push_back(it.id);
     return out;
   }
-  fs::path cache_;
+  FakeKernelTree tree_{"foliolab-cachestore"};
 };
 
 TEST_F(CacheStoreTest, ListShowsKernelsImagesTreesBuildDirsAndCcacheWithSizesAndLastUse) {
-  auto items = list_cache(cache_);
+  auto items = list_cache(tree_.path());
   EXPECT_EQ(ids(items),
             (std::vector<std::string>{
                 "1111111111111111", "2222222222222222", "x86_64-abcd", "dir-mylinux-123",
@@ -79,7 +75,7 @@ TEST_F(CacheStoreTest, ListShowsKernelsImagesTreesBuildDirsAndCcacheWithSizesAnd
 }
 
 TEST_F(CacheStoreTest, GcMaxSizeEvictsLeastRecentlyUsedFirstAndDryRunRemovesNothing) {
-  auto items = list_cache(cache_);
+  auto items = list_cache(tree_.path());
   uint64_t total = 0, build_dir = 0, tree = 0;
   for (const auto& it : items) {
     total += it.bytes;
@@ -88,62 +84,62 @@ TEST_F(CacheStoreTest, GcMaxSizeEvictsLeastRecentlyUsedFirstAndDryRunRemovesNoth
   }
   // Room for everything but the two least recently used items (build dir: 5 days, tree: 4).
   const uint64_t max = total - build_dir - tree;
-  GcResult dry = collect_garbage(cache_, {.max_bytes = max, .dry_run = true});
+  GcResult dry = collect_garbage(tree_.path(), {.max_bytes = max, .dry_run = true});
   EXPECT_EQ(ids(dry.evicted),
             (std::vector<std::string>{"linux-source-6.12-585a4a074597-x86_64-232990a77536",
                                       "dir-mylinux-123"}));
-  EXPECT_TRUE(fs::exists(cache_ / "work/dir-mylinux-123/tree/Makefile"));
-  GcResult real = collect_garbage(cache_, {.max_bytes = max});
+  EXPECT_TRUE(fs::exists(tree_ / "work/dir-mylinux-123/tree/Makefile"));
+  GcResult real = collect_garbage(tree_.path(), {.max_bytes = max});
   EXPECT_EQ(ids(real.evicted), ids(dry.evicted));
   EXPECT_LE(real.after, max);
-  EXPECT_FALSE(fs::exists(cache_ / "work/dir-mylinux-123"));
-  EXPECT_FALSE(fs::exists(cache_ / "build/linux-source-6.12-585a4a074597-x86_64-232990a77536"));
-  EXPECT_TRUE(fs::exists(cache_ / "kernels/1111111111111111/bzImage"));
-  EXPECT_TRUE(fs::exists(cache_ / "kernels/3333333333333333.tmp"));  // someone's build in progress
+  EXPECT_FALSE(fs::exists(tree_ / "work/dir-mylinux-123"));
+  EXPECT_FALSE(fs::exists(tree_ / "build/linux-source-6.12-585a4a074597-x86_64-232990a77536"));
+  EXPECT_TRUE(fs::exists(tree_ / "kernels/1111111111111111/bzImage"));
+  EXPECT_TRUE(fs::exists(tree_ / "kernels/3333333333333333.tmp"));  // someone's build in progress
   EXPECT_TRUE(real.note.empty()) << real.note;
 }
 
 TEST_F(CacheStoreTest, GcSkipsWhatARunningFoliolabHoldsAndSaysSo) {
-  FileLock session(cache_ / "kernels/1111111111111111.lock", LockMode::kShared);
-  FileLock build(cache_ / "work/dir-mylinux-123.lock");
+  FileLock session(tree_ / "kernels/1111111111111111.lock", LockMode::kShared);
+  FileLock build(tree_ / "work/dir-mylinux-123.lock");
   ASSERT_TRUE(session.locked());
-  GcResult r = collect_garbage(cache_, {.max_bytes = 0});
+  GcResult r = collect_garbage(tree_.path(), {.max_bytes = 0});
   EXPECT_EQ(ids(r.held), (std::vector<std::string>{"dir-mylinux-123", "1111111111111111"}));
-  EXPECT_TRUE(fs::exists(cache_ / "kernels/1111111111111111/bzImage"));
-  EXPECT_TRUE(fs::exists(cache_ / "work/dir-mylinux-123/tree/Makefile"));
-  EXPECT_FALSE(fs::exists(cache_ / "kernels/2222222222222222"));
+  EXPECT_TRUE(fs::exists(tree_ / "kernels/1111111111111111/bzImage"));
+  EXPECT_TRUE(fs::exists(tree_ / "work/dir-mylinux-123/tree/Makefile"));
+  EXPECT_FALSE(fs::exists(tree_ / "kernels/2222222222222222"));
   EXPECT_NE(r.note.find("2 item(s) are in use"), std::string::npos) << r.note;
   EXPECT_NE(r.note.find("ccache holds"), std::string::npos) << r.note;
-  EXPECT_TRUE(fs::exists(cache_ / "ccache/0/stats"));
+  EXPECT_TRUE(fs::exists(tree_ / "ccache/0/stats"));
 }
 
 // What a killed image build left in <cache>/tmp/: listed, collected, never while a build runs.
 TEST_F(CacheStoreTest, AnUnfinishedImageBuildIsListedAndCollectedUnlessItIsRunning) {
-  put("tmp/rootfs-arm64-r-0123/root/etc/debian_version", std::string(20000, 'd'));
+  tree_.put("tmp/rootfs-arm64-r-0123/root/etc/debian_version", std::string(20000, 'd'));
   age("tmp/rootfs-arm64-r-0123", 6 * kDay);
-  auto items = list_cache(cache_);
+  auto items = list_cache(tree_.path());
   auto it = std::find_if(items.begin(), items.end(),
                          [](const CacheItem& i) { return i.id == "rootfs-arm64-r-0123"; });
   ASSERT_NE(it, items.end());
   EXPECT_EQ(it->kind, CacheKind::kUnfinished);
   EXPECT_EQ(cache_kind_name(it->kind), "unfinished build");
   {
-    FileLock building(cache_ / "images/rootfs-arm64-r-0123.lock");
-    GcResult r = collect_garbage(cache_, {.older_than_secs = 5 * kDay});
+    FileLock building(tree_ / "images/rootfs-arm64-r-0123.lock");
+    GcResult r = collect_garbage(tree_.path(), {.older_than_secs = 5 * kDay});
     EXPECT_EQ(ids(r.held), (std::vector<std::string>{"rootfs-arm64-r-0123"}));
-    EXPECT_TRUE(fs::exists(cache_ / "tmp/rootfs-arm64-r-0123/root"));
+    EXPECT_TRUE(fs::exists(tree_ / "tmp/rootfs-arm64-r-0123/root"));
   }
-  GcResult r = collect_garbage(cache_, {.older_than_secs = 5 * kDay});
+  GcResult r = collect_garbage(tree_.path(), {.older_than_secs = 5 * kDay});
   EXPECT_EQ(ids(r.evicted), (std::vector<std::string>{"rootfs-arm64-r-0123"}));
-  EXPECT_FALSE(fs::exists(cache_ / "tmp/rootfs-arm64-r-0123"));
+  EXPECT_FALSE(fs::exists(tree_ / "tmp/rootfs-arm64-r-0123"));
 }
 
 TEST_F(CacheStoreTest, GcOlderThanRemovesOnlyWhatWasNotUsedForThatLong) {
-  GcResult r = collect_garbage(cache_, {.older_than_secs = 3 * kDay + 3600});
+  GcResult r = collect_garbage(tree_.path(), {.older_than_secs = 3 * kDay + 3600});
   EXPECT_EQ(ids(r.evicted),
             (std::vector<std::string>{"linux-source-6.12-585a4a074597-x86_64-232990a77536",
                                       "dir-mylinux-123"}));
-  EXPECT_TRUE(fs::exists(cache_ / "kernels/1111111111111111"));
+  EXPECT_TRUE(fs::exists(tree_ / "kernels/1111111111111111"));
 }
 
 TEST(CacheSizeTest, SizesAndAgesParseWithUnitsAndRejectGarbage) {

@@ -9,8 +9,8 @@
 
 #include "kernel/builder.h"
 #include "kernel/source.h"
+#include "testing/fake_kernel_tree.h"
 #include "testing/fake_make.h"
-#include "testing/temp_dir.h"
 #include "util/fs.h"
 
 namespace foliolab {
@@ -20,29 +20,22 @@ namespace fs = std::filesystem;
 class GitSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fresh_test_dir("foliolab-git");
     git({"init", "-q", "-b", "main"});
-    put("repo/Makefile", "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\n");
-    put("repo/mm/memory.c", "one\ntwo\nthree\n");
-    put("repo/mm/huge_memory.c", "huge\n");
+    tree_.linux_source("repo", 0, "one\ntwo\nthree\n");
+    tree_.put("repo/mm/huge_memory.c", "huge\n");
     commit("base");
     git({"tag", "v1"});
-    put("repo/mm/huge_memory.c", "huge, tuned\n");
+    tree_.put("repo/mm/huge_memory.c", "huge, tuned\n");
     commit("tune huge_memory");
-    put("repo/mm/new.c", "new\n");
+    tree_.put("repo/mm/new.c", "new\n");
     commit("add new.c");
     git({"branch", "topic"});
-    put("project/kernel-config/guest-base.config", "CONFIG_64BIT=y\n");
-    put("project/kernel-config/x86_64.config", "CONFIG_NUMA=y\n");
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  void put(const std::string& rel, const std::string& text) {
-    ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok());
+    tree_.base_config();
   }
   std::string git(std::vector<std::string> args) {
     std::vector<std::string> argv = {"git",
                                      "-C",
-                                     (root_ / "repo").string(),
+                                     (tree_ / "repo").string(),
                                      "-c",
                                      "user.name=t",
                                      "-c",
@@ -50,7 +43,7 @@ class GitSourceTest : public ::testing::Test {
                                      "-c",
                                      "commit.gpgsign=false"};
     argv.insert(argv.end(), args.begin(), args.end());
-    fs::create_directories(root_ / "repo");
+    fs::create_directories(tree_ / "repo");
     ProcessResult r = real_.run({.argv = argv, .capture = true});
     EXPECT_TRUE(r.ok()) << format_argv(argv) << ": " << r.output;
     while (!r.output.empty() && r.output.back() == '\n') r.output.pop_back();
@@ -63,20 +56,20 @@ class GitSourceTest : public ::testing::Test {
   KernelSpec spec(const std::string& ref) {
     KernelSpec k;
     k.name = "k";
-    k.source = (root_ / "repo").string();
+    k.source = (tree_ / "repo").string();
     k.source_git = true;
     k.source_ref = ref;
     return k;
   }
   KernelBuilder builder() {
-    return KernelBuilder(make_, {.data_root = root_ / "project",
-                                 .spec_dir = root_,
-                                 .cache = root_ / "cache",
+    return KernelBuilder(make_, {.data_root = tree_ / "project",
+                                 .spec_dir = tree_.path(),
+                                 .cache = tree_ / "cache",
                                  .jobs = 2,
                                  .use_ccache = false});
   }
   fs::path tree() {
-    for (const auto& e : fs::directory_iterator(root_ / "cache/work")) {
+    for (const auto& e : fs::directory_iterator(tree_ / "cache/work")) {
       if (e.is_directory()) return e.path() / "tree";
     }
     return {};
@@ -87,13 +80,13 @@ class GitSourceTest : public ::testing::Test {
     return st.st_ino;
   }
 
-  fs::path root_;
+  FakeKernelTree tree_{"foliolab-git"};
   RealProcessRunner real_;
   FakeMake make_;
 };
 
 TEST_F(GitSourceTest, UnknownRefIsAnErrorNamingTheRefAndTheRepository) {
-  GitRepo repo(real_, root_ / "repo");
+  GitRepo repo(real_, tree_ / "repo");
   auto c = repo.commit_of("v1");
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(*c, git({"rev-parse", "v1"}));
@@ -101,7 +94,7 @@ TEST_F(GitSourceTest, UnknownRefIsAnErrorNamingTheRefAndTheRepository) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("unknown ref 'no-such-branch'"), std::string::npos)
       << bad.error().message;
-  EXPECT_NE(bad.error().message.find((root_ / "repo").string()), std::string::npos);
+  EXPECT_NE(bad.error().message.find((tree_ / "repo").string()), std::string::npos);
   auto built = builder().build(spec("no-such-branch"), Arch::kX86_64);
   ASSERT_FALSE(built.ok());
   EXPECT_NE(built.error().message.find("unknown ref 'no-such-branch'"), std::string::npos)
@@ -133,13 +126,13 @@ TEST_F(GitSourceTest, TwoRefsShareOneWorkingTreeAndASwitchRewritesOnlyWhatDiffer
   EXPECT_EQ(again->build_id, first->build_id);
   // Only one working tree for the repository.
   size_t trees = 0;
-  for (const auto& e : fs::directory_iterator(root_ / "cache/work")) trees += e.is_directory();
+  for (const auto& e : fs::directory_iterator(tree_ / "cache/work")) trees += e.is_directory();
   EXPECT_EQ(trees, 1u);
 }
 
 TEST_F(GitSourceTest,
        UncommittedChangesWithARefAreAnErrorAndWithoutOneTheCheckoutIsBuiltAndMarkedDirty) {
-  put("repo/mm/memory.c", "one\ntwo\nthree, uncommitted\n");
+  tree_.put("repo/mm/memory.c", "one\ntwo\nthree, uncommitted\n");
   auto with_ref = builder().build(spec("v1"), Arch::kX86_64);
   ASSERT_FALSE(with_ref.ok());
   EXPECT_NE(with_ref.error().message.find("uncommitted changes, but ref 'v1' was asked for"),
@@ -172,27 +165,27 @@ TEST_F(GitSourceTest, CommitRangeAppliesItsCommitsInOrderOnTopOfTheBase) {
 }
 
 TEST_F(GitSourceTest, RangeErrorsNameTheRange) {
-  GitRepo repo(real_, root_ / "repo");
+  GitRepo repo(real_, tree_ / "repo");
   git({"checkout", "-q", "-b", "side", "v1"});
-  put("repo/mm/side.c", "side\n");
+  tree_.put("repo/mm/side.c", "side\n");
   commit("side work");
   git({"checkout", "-q", "main"});
-  auto unrelated = repo.commit_range("topic..side", root_ / "ranges");
+  auto unrelated = repo.commit_range("topic..side", tree_ / "ranges");
   ASSERT_FALSE(unrelated.ok());
   EXPECT_NE(unrelated.error().message.find("commit range topic..side"), std::string::npos)
       << unrelated.error().message;
   EXPECT_NE(unrelated.error().message.find("'side'"), std::string::npos);
   EXPECT_NE(unrelated.error().message.find("does not descend from 'topic'"), std::string::npos);
-  auto unknown = repo.commit_range("v1..nope", root_ / "ranges");
+  auto unknown = repo.commit_range("v1..nope", tree_ / "ranges");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().message.find("commit range v1..nope"), std::string::npos);
   EXPECT_NE(unknown.error().message.find("unknown ref 'nope'"), std::string::npos)
       << unknown.error().message;
-  auto empty = repo.commit_range("topic..topic", root_ / "ranges");
+  auto empty = repo.commit_range("topic..topic", tree_ / "ranges");
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.error().message.find("holds no commits"), std::string::npos)
       << empty.error().message;
-  auto ok = repo.commit_range("v1..topic", root_ / "ranges");
+  auto ok = repo.commit_range("v1..topic", tree_ / "ranges");
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   ASSERT_EQ(ok->patches.size(), 2u);
   EXPECT_NE(ok->patches[0].name.find("tune-huge_memory"), std::string::npos) << ok->patches[0].name;
@@ -200,7 +193,7 @@ TEST_F(GitSourceTest, RangeErrorsNameTheRange) {
 }
 
 TEST_F(GitSourceTest, CommitsOfARangeAreTheBaseThenEachCommitOldestFirst) {
-  GitRepo repo(real_, root_ / "repo");
+  GitRepo repo(real_, tree_ / "repo");
   const std::string base = git({"rev-parse", "v1"}), tip = git({"rev-parse", "topic"});
   const std::string middle = git({"rev-parse", "topic~1"});
   auto ids = repo.commits("v1..topic");
@@ -215,11 +208,11 @@ TEST_F(GitSourceTest, CommitsOfARangeAreTheBaseThenEachCommitOldestFirst) {
 }
 
 TEST_F(GitSourceTest, ChangedPathsListsContentAndModeChangesBetweenCommits) {
-  GitRepo repo(real_, root_ / "repo");
+  GitRepo repo(real_, tree_ / "repo");
   auto changed = repo.changed_paths(git({"rev-parse", "v1"}), git({"rev-parse", "topic"}));
   ASSERT_TRUE(changed.ok()) << changed.error().message;
   EXPECT_EQ(*changed, (std::vector<std::string>{"mm/huge_memory.c", "mm/new.c"}));
-  fs::permissions(root_ / "repo/mm/memory.c", fs::perms::owner_exec, fs::perm_options::add);
+  fs::permissions(tree_ / "repo/mm/memory.c", fs::perms::owner_exec, fs::perm_options::add);
   commit("mode");
   auto mode = repo.changed_paths(git({"rev-parse", "topic"}), git({"rev-parse", "HEAD"}));
   ASSERT_TRUE(mode.ok());

@@ -49,23 +49,10 @@ struct Series {
 // A quilt folder: its `series` file lists the patches.
 Result<Series> load_series(const std::filesystem::path& dir);
 
-// Any of the three forms: a folder with a `series` file (quilt), a folder of NNNN-*.patch files
-// or an mbox file. An mbox is split under `scratch` (a folder per mbox content, reused; "" = the
-// system's temporary folder). Errors name the file (and the message of an mbox).
-Result<Series> load_patch_series(ProcessRunner& runner, const std::filesystem::path& where,
-                                 const std::filesystem::path& scratch);
-
 // Keeps the patches at `indices` (0-based, in series order, each at most once) and names the
 // pick in the series' name ("my-series (patches 1-3 of 5)"); an index past the end is an error.
 // `bisect --series` builds a series' prefixes and the series without its culprit this way.
 Status pick_patches(Series& series, const std::vector<size_t>& indices);
-
-// "[PATCH v2 3/5] [RFC] mm: foo" -> "mm: foo".
-std::string strip_subject_tags(const std::string& subject);
-
-// What makes `where` no series, from its file names alone ("" = nothing): a folder with neither
-// a `series` file nor NNNN-*.patch files, a file that is no .mbx/.mbox. `where` exists.
-std::string series_location_problem(const std::filesystem::path& where);
 
 // The unified diff GNU patch applies from `patch_text`: its file headers and hunks (taken by
 // their line counts), without the mail headers, message, diffstat and signature around them. A

@@ -1,5 +1,7 @@
 // The mail forms of a patch series (see series.h): a folder of `git format-patch` files and an
 // mbox. git reads the mail: `git mailsplit` splits an mbox, `git mailinfo` gives each subject.
+#include "kernel/series_mail.h"
+
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -9,7 +11,6 @@
 #include <regex>
 #include <set>
 
-#include "kernel/series.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/hash.h"

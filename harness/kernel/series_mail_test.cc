@@ -6,9 +6,9 @@
 
 #include "kernel/builder.h"
 #include "kernel/kernel_meta.h"
-#include "kernel/series.h"
+#include "kernel/series_mail.h"
+#include "testing/fake_kernel_tree.h"
 #include "testing/fake_make.h"
-#include "testing/temp_dir.h"
 #include "util/fs.h"
 
 namespace foliolab {
@@ -18,38 +18,31 @@ namespace fs = std::filesystem;
 class SeriesFormsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fresh_test_dir("foliolab-series-forms");
-    put("src/Makefile", "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 117\nEXTRAVERSION =\n");
-    put("src/mm/memory.c", "one\ntwo\nthree\nfour\nfive\nsix\nseven\n");
-    put("project/kernel-config/guest-base.config", "CONFIG_64BIT=y\n");
-    put("project/kernel-config/x86_64.config", "CONFIG_NUMA=y\n");
+    tree_.linux_source("src", 117, "one\ntwo\nthree\nfour\nfive\nsix\nseven\n");
+    tree_.base_config();
     // The developer's repository: the base, then two commits.
     git({"init", "-q", "-b", "main"});
     git({"config", "user.email", "dev@example.org"});
     git({"config", "user.name", "A Developer"});
-    put("repo/mm/memory.c", "one\ntwo\nthree\nfour\nfive\nsix\nseven\n");
+    tree_.put("repo/mm/memory.c", "one\ntwo\nthree\nfour\nfive\nsix\nseven\n");
     git({"add", "."});
     git({"commit", "-qm", "base"});
-    put("repo/mm/memory.c", "one\nTWO\nthree\nfour\nfive\nsix\nseven\n");
+    tree_.put("repo/mm/memory.c", "one\nTWO\nthree\nfour\nfive\nsix\nseven\n");
     git({"commit", "-qam", "mm: shout two\n\nA body line.\n--- not a diff"});
-    put("repo/mm/memory.c", "one\nTWO\nthree\nfour\nfive\nsix\nSEVEN\n");
-    put("repo/mm/new.c", "new\n");
+    tree_.put("repo/mm/memory.c", "one\nTWO\nthree\nfour\nfive\nsix\nSEVEN\n");
+    tree_.put("repo/mm/new.c", "new\n");
     git({"add", "."});
     git({"commit", "-qm", "mm: shout seven, add new.c"});
   }
-  void TearDown() override { fs::remove_all(root_); }
 
-  void put(const std::string& rel, const std::string& text) {
-    ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok());
-  }
   std::string git(std::vector<std::string> args) {
-    args.insert(args.begin(), {"git", "-C", (root_ / "repo").string()});
-    fs::create_directories(root_ / "repo");
+    args.insert(args.begin(), {"git", "-C", (tree_ / "repo").string()});
+    fs::create_directories(tree_ / "repo");
     ProcessResult r = real_.run({.argv = args, .capture = true});
     EXPECT_TRUE(r.ok()) << format_argv(args) << ": " << r.output;
     return r.output;
   }
-  fs::path patches() { return root_ / "project/patches"; }
+  fs::path patches() { return tree_ / "project/patches"; }
   // The forms: format-patch files (with a cover letter), an mbox, a quilt folder of plain diffs.
   void write_format_patch(const std::string& name, std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {
@@ -61,22 +54,22 @@ class SeriesFormsTest : public ::testing::Test {
     std::vector<std::string> args = {"format-patch", "--stdout", "--cover-letter", "-v2"};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back("HEAD~2");
-    put("project/patches/" + name, git(args));
+    tree_.put("project/patches/" + name, git(args));
   }
   void write_quilt(const std::string& name) {
-    put("project/patches/" + name + "/shout-two.diff", git({"diff", "HEAD~2", "HEAD~1"}));
-    put("project/patches/" + name + "/shout-seven.diff", git({"diff", "HEAD~1", "HEAD"}));
-    put("project/patches/" + name + "/series", "shout-two.diff\nshout-seven.diff\n");
+    tree_.put("project/patches/" + name + "/shout-two.diff", git({"diff", "HEAD~2", "HEAD~1"}));
+    tree_.put("project/patches/" + name + "/shout-seven.diff", git({"diff", "HEAD~1", "HEAD"}));
+    tree_.put("project/patches/" + name + "/series", "shout-two.diff\nshout-seven.diff\n");
   }
   KernelBuilder builder() {
-    return KernelBuilder(make_, {.data_root = root_ / "project",
-                                 .spec_dir = root_,
-                                 .cache = root_ / "cache",
+    return KernelBuilder(make_, {.data_root = tree_ / "project",
+                                 .spec_dir = tree_.path(),
+                                 .cache = tree_ / "cache",
                                  .jobs = 2,
                                  .use_ccache = false});
   }
   KernelSpec spec(const std::string& patches) {
-    return KernelSpec{.name = "k", .source = (root_ / "src").string(), .patches = patches};
+    return KernelSpec{.name = "k", .source = (tree_ / "src").string(), .patches = patches};
   }
   std::string build_id(const std::string& patches) {
     auto found = builder().lookup(spec(patches), Arch::kX86_64);
@@ -84,9 +77,9 @@ class SeriesFormsTest : public ::testing::Test {
     return found.ok() ? found->build_id : "";
   }
   Result<Series> load(const std::string& name) {
-    return load_patch_series(real_, patches() / name, root_ / "scratch");
+    return load_patch_series(real_, patches() / name, tree_ / "scratch");
   }
-  fs::path root_;
+  FakeKernelTree tree_{"foliolab-series-forms"};
   FakeMake make_;
   RealProcessRunner real_;
 };
@@ -100,10 +93,10 @@ TEST_F(SeriesFormsTest, TheSamePatchesInAnyFormAreTheSameKernel) {
   EXPECT_EQ(build_id("fp"), quilt);
   EXPECT_EQ(build_id("v2-series.mbx"), quilt);
   // Not a constant: other patches, or the same ones in another order, are another kernel.
-  put("project/patches/first/series", "shout-two.diff\n");
-  put("project/patches/first/shout-two.diff", git({"diff", "HEAD~2", "HEAD~1"}));
+  tree_.put("project/patches/first/series", "shout-two.diff\n");
+  tree_.put("project/patches/first/shout-two.diff", git({"diff", "HEAD~2", "HEAD~1"}));
   EXPECT_NE(build_id("first"), quilt);
-  put("project/patches/quilt/series", "shout-seven.diff\nshout-two.diff\n");
+  tree_.put("project/patches/quilt/series", "shout-seven.diff\nshout-two.diff\n");
   EXPECT_NE(build_id("quilt"), quilt);
   EXPECT_NE(build_id(""), quilt);
 }
@@ -115,7 +108,7 @@ TEST_F(SeriesFormsTest, AnMboxBuildsOnceAndTheFormatPatchFolderHitsItsCache) {
   auto built = b.build(spec("v2-series.mbx"), Arch::kX86_64);
   ASSERT_TRUE(built.ok()) << built.error().message;
   EXPECT_FALSE(built->cache_hit);
-  for (const auto& e : fs::directory_iterator(root_ / "cache/work")) {
+  for (const auto& e : fs::directory_iterator(tree_ / "cache/work")) {
     if (!e.is_directory()) continue;
     EXPECT_EQ(*read_file(e.path() / "tree/mm/memory.c"),
               "one\nTWO\nthree\nfour\nfive\nsix\nSEVEN\n");
@@ -158,9 +151,9 @@ TEST_F(SeriesFormsTest, FormatPatchFolderKeepsTheCoverLetterOutOfThePatches) {
 }
 
 TEST_F(SeriesFormsTest, B4sCoverFileBesideTheMboxIsTheCoverLetter) {
-  put("project/patches/b4.mbx", git({"format-patch", "--stdout", "HEAD~2"}));
-  put("project/patches/b4.cover",
-      "From: A Developer <dev@example.org>\nSubject: [PATCH 0/2] mm: shouting\n\nWhy.\n");
+  tree_.put("project/patches/b4.mbx", git({"format-patch", "--stdout", "HEAD~2"}));
+  tree_.put("project/patches/b4.cover",
+            "From: A Developer <dev@example.org>\nSubject: [PATCH 0/2] mm: shouting\n\nWhy.\n");
   auto s = load("b4.mbx");
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_EQ(s->patches.size(), 2u);
@@ -169,18 +162,20 @@ TEST_F(SeriesFormsTest, B4sCoverFileBesideTheMboxIsTheCoverLetter) {
 }
 
 TEST_F(SeriesFormsTest, MboxWithoutPatchesOrNotAnMboxAreErrorsNamingTheFile) {
-  put("project/patches/cover-only.mbx",
+  tree_.put(
+      "project/patches/cover-only.mbx",
       "From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\nSubject: [PATCH 0/2] only words\n\nhi\n");
   auto s = load("cover-only.mbx");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("cover-only.mbx: the mbox holds no patches"), std::string::npos)
       << s.error().message;
-  put("project/patches/junk.mbox", "this is not a mailbox\n");
+  tree_.put("project/patches/junk.mbox", "this is not a mailbox\n");
   s = load("junk.mbox");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("junk.mbox: not an mbox git can split"), std::string::npos)
       << s.error().message;
-  put("project/patches/headless.mbx",
+  tree_.put(
+      "project/patches/headless.mbx",
       "From 0 Mon Sep 17 00:00:00 2001\n\nno headers at all\n" + git({"diff", "HEAD~1", "HEAD"}));
   s = load("headless.mbx");
   ASSERT_FALSE(s.ok());
@@ -192,7 +187,7 @@ TEST_F(SeriesFormsTest, NumberingGapsAndDuplicatesNameTheFile) {
   const std::string all = git({"format-patch", "--stdout", "HEAD~2"});
   // 1/2 twice: a duplicate.
   std::string dup = all.substr(0, all.find("From ", 1));
-  put("project/patches/dup.mbx", dup + dup);
+  tree_.put("project/patches/dup.mbx", dup + dup);
   auto s = load("dup.mbx");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("dup.mbx: message 1 \"[PATCH 1/2] mm: shout two\" and "
@@ -200,7 +195,7 @@ TEST_F(SeriesFormsTest, NumberingGapsAndDuplicatesNameTheFile) {
             std::string::npos)
       << s.error().message;
   // Only 2/2: patch 1/2 is missing.
-  put("project/patches/gap.mbx", all.substr(all.find("From ", 1)));
+  tree_.put("project/patches/gap.mbx", all.substr(all.find("From ", 1)));
   s = load("gap.mbx");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("gap.mbx: patch 1/2 is missing (the next one is message 1"),
@@ -219,7 +214,7 @@ TEST_F(SeriesFormsTest, NumberingGapsAndDuplicatesNameTheFile) {
 }
 
 TEST_F(SeriesFormsTest, FolderWithNeitherSeriesNorNumberedPatchesIsNamed) {
-  put("project/patches/loose/fix.patch", git({"diff", "HEAD~1", "HEAD"}));
+  tree_.put("project/patches/loose/fix.patch", git({"diff", "HEAD~1", "HEAD"}));
   EXPECT_NE(series_location_problem(patches() / "loose")
                 .find("has no 'series' file and no "
                       "NNNN-*.patch files"),
@@ -228,14 +223,14 @@ TEST_F(SeriesFormsTest, FolderWithNeitherSeriesNorNumberedPatchesIsNamed) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("patches/loose has no 'series' file"), std::string::npos)
       << s.error().message;
-  put("project/patches/notes.txt", "x\n");
+  tree_.put("project/patches/notes.txt", "x\n");
   EXPECT_NE(series_location_problem(patches() / "notes.txt").find("neither a folder nor an mbox"),
             std::string::npos);
 }
 
 TEST_F(SeriesFormsTest, AnMboxPatchThatDoesNotApplyNamesItsSubjectAndHunk) {
   write_mbox("v2-series.mbx");
-  put("src/mm/memory.c", "uno\ndos\ntres\ncuatro\ncinco\nseis\nsiete\n");
+  tree_.put("src/mm/memory.c", "uno\ndos\ntres\ncuatro\ncinco\nseis\nsiete\n");
   auto r = builder().build(spec("v2-series.mbx"), Arch::kX86_64);
   ASSERT_FALSE(r.ok());
   const std::string& msg = r.error().message;

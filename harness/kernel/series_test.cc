@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "testing/temp_dir.h"
+#include "testing/fake_kernel_tree.h"
 #include "util/fs.h"
 
 namespace foliolab {
@@ -37,13 +37,10 @@ const char* kPatch =
 class SeriesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fresh_test_dir("foliolab-series");
-    fs::create_directories(root_ / "tree/mm");
-    fs::create_directories(root_ / "series-dir");
+    fs::create_directories(tree_ / "tree/mm");
+    fs::create_directories(tree_ / "series-dir");
   }
-  void TearDown() override { fs::remove_all(root_); }
-  void write(const fs::path& p, const std::string& s) { ASSERT_TRUE(write_file_atomic(p, s).ok()); }
-  fs::path root_;
+  FakeKernelTree tree_{"foliolab-series"};
 };
 
 TEST_F(SeriesTest, FilesTouchedIncludesCreatedFiles) {
@@ -68,9 +65,9 @@ TEST_F(SeriesTest, ParsesGnuPatchOutput) {
 }
 
 TEST_F(SeriesTest, LoadRejectsMissingPatchWithLocation) {
-  write(root_ / "series-dir/series", "# demo\n0001-a.patch\n0002-missing.patch\n");
-  write(root_ / "series-dir/0001-a.patch", kPatch);
-  auto s = load_series(root_ / "series-dir");
+  tree_.put("series-dir/series", "# demo\n0001-a.patch\n0002-missing.patch\n");
+  tree_.put("series-dir/0001-a.patch", kPatch);
+  auto s = load_series(tree_ / "series-dir");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("series:3: 0002-missing.patch is listed but cannot be read"),
             std::string::npos)
@@ -78,21 +75,21 @@ TEST_F(SeriesTest, LoadRejectsMissingPatchWithLocation) {
 }
 
 TEST_F(SeriesTest, AppliesWithRealPatchAndReportsFailingHunk) {
-  write(root_ / "series-dir/series", "0001-a.patch\n");
-  write(root_ / "series-dir/0001-a.patch", kPatch);
-  write(root_ / "tree/mm/a.c", "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n");
-  auto s = load_series(root_ / "series-dir");
+  tree_.put("series-dir/series", "0001-a.patch\n");
+  tree_.put("series-dir/0001-a.patch", kPatch);
+  tree_.put("tree/mm/a.c", "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n");
+  auto s = load_series(tree_ / "series-dir");
   ASSERT_TRUE(s.ok()) << s.error().message;
   RealProcessRunner runner;
-  ASSERT_TRUE(apply_series(runner, root_ / "tree", *s, "demo tree").ok());
-  EXPECT_EQ(*read_file(root_ / "tree/mm/a.c"),
+  ASSERT_TRUE(apply_series(runner, tree_ / "tree", *s, "demo tree").ok());
+  EXPECT_EQ(*read_file(tree_ / "tree/mm/a.c"),
             "one\nTWO\nthree\nfour\nfive\nsix\nseven\nEIGHT\nnine\n");
-  EXPECT_EQ(*read_file(root_ / "tree/mm/new.c"), "new\n");
+  EXPECT_EQ(*read_file(tree_ / "tree/mm/new.c"), "new\n");
 
   // Second hunk no longer matches: the error names patch, file, hunk and shows the hunk.
-  write(root_ / "tree/mm/a.c", "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\nDIFFERENT\nNINE\n");
-  fs::remove(root_ / "tree/mm/new.c");
-  auto st = apply_series(runner, root_ / "tree", *s, "demo tree");
+  tree_.put("tree/mm/a.c", "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\nDIFFERENT\nNINE\n");
+  fs::remove(tree_ / "tree/mm/new.c");
+  auto st = apply_series(runner, tree_ / "tree", *s, "demo tree");
   ASSERT_FALSE(st.ok());
   const std::string& msg = st.error().message;
   EXPECT_NE(msg.find("patch 0001-a.patch (1/1 in series series-dir) does not apply to demo tree"),
@@ -101,7 +98,7 @@ TEST_F(SeriesTest, AppliesWithRealPatchAndReportsFailingHunk) {
   EXPECT_NE(msg.find("mm/a.c: hunk #2 FAILED"), std::string::npos) << msg;
   EXPECT_NE(msg.find("-eight\n+EIGHT"), std::string::npos) << msg;
   // --dry-run first: the tree is untouched by the failed patch.
-  EXPECT_EQ(*read_file(root_ / "tree/mm/a.c"),
+  EXPECT_EQ(*read_file(tree_ / "tree/mm/a.c"),
             "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\nDIFFERENT\nNINE\n");
 }
 

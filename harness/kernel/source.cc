@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernel/git.h"
+#include "util/file_lock.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 #include "util/hash.h"

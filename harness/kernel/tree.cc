@@ -7,6 +7,7 @@
 #include <set>
 
 #include "kernel/git.h"
+#include "kernel/series_mail.h"
 #include "kernel/tree_sync.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"

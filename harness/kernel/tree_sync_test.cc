@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "testing/temp_dir.h"
+#include "testing/fake_kernel_tree.h"
 #include "util/fs.h"
 
 namespace foliolab {
@@ -17,21 +17,16 @@ namespace fs = std::filesystem;
 class TreeSyncTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fresh_test_dir("foliolab-treesync");
-    put("user/Makefile", "VERSION = 6\n");
-    put("user/mm/memory.c", "memory\n");
-    put("user/mm/huge_memory.c", "huge\n");
-    put("user/scripts/gen.sh", "#!/bin/sh\n");
+    tree_.put("user/Makefile", "VERSION = 6\n");
+    tree_.put("user/mm/memory.c", "memory\n");
+    tree_.put("user/mm/huge_memory.c", "huge\n");
+    tree_.put("user/scripts/gen.sh", "#!/bin/sh\n");
     fs::permissions(user() / "scripts/gen.sh", fs::perms::owner_exec, fs::perm_options::add);
-    put("user/.git/HEAD", "ref: refs/heads/main\n");
+    tree_.put("user/.git/HEAD", "ref: refs/heads/main\n");
     fs::create_symlink("memory.c", user() / "mm/link.c");
   }
-  void TearDown() override { fs::remove_all(root_); }
-  void put(const std::string& rel, const std::string& text) {
-    ASSERT_TRUE(write_file_atomic(root_ / rel, text).ok());
-  }
-  fs::path user() const { return root_ / "user"; }
-  fs::path work() const { return root_ / "work"; }
+  fs::path user() const { return tree_ / "user"; }
+  fs::path work() const { return tree_ / "work"; }
 
   // One build's worth: scan both sides (with remembered indexes) and sync.
   SyncStats sync() {
@@ -56,7 +51,7 @@ class TreeSyncTest : public ::testing::Test {
     return st.st_ino;
   }
 
-  fs::path root_;
+  FakeKernelTree tree_{"foliolab-treesync"};
   TreeIndex src_index_;
 };
 
@@ -77,11 +72,11 @@ TEST_F(TreeSyncTest, EditsDeletionsAdditionsRenamesModesAndSymlinksPropagateAndN
   sync();
   const ino_t kept = inode(work() / "Makefile");
   const auto kept_mtime = fs::last_write_time(work() / "Makefile");
-  put("user/mm/huge_memory.c", "huge, edited\n");               // edit
+  tree_.put("user/mm/huge_memory.c", "huge, edited\n");         // edit
   fs::remove(user() / "Makefile");                              // delete...
-  put("user/Makefile", "VERSION = 6\n");                        // ...and recreate identically
+  tree_.put("user/Makefile", "VERSION = 6\n");                  // ...and recreate identically
   fs::rename(user() / "mm/memory.c", user() / "mm/memory2.c");  // rename
-  put("user/mm/new/added.c", "added\n");                        // addition in a new folder
+  tree_.put("user/mm/new/added.c", "added\n");                  // addition in a new folder
   fs::permissions(user() / "scripts/gen.sh", fs::perms::owner_exec,
                   fs::perm_options::remove);  // mode
   fs::remove(user() / "mm/link.c");
@@ -110,7 +105,7 @@ TEST_F(TreeSyncTest, EditsDeletionsAdditionsRenamesModesAndSymlinksPropagateAndN
 
 TEST_F(TreeSyncTest, BuildFoldersInTheWorkingTreeSurviveASync) {
   sync();
-  put(std::string("work/") + kBuildDirPrefix + "x86_64-abc/mm/memory.o", "obj");
+  tree_.put(std::string("work/") + kBuildDirPrefix + "x86_64-abc/mm/memory.o", "obj");
   fs::remove(user() / "mm/huge_memory.c");
   sync();
   EXPECT_TRUE(fs::exists(work() / (std::string(kBuildDirPrefix) + "x86_64-abc/mm/memory.o")));
@@ -121,8 +116,8 @@ TEST_F(TreeSyncTest, ScanReusesDigestsWhenStatDataIsUnchangedAndStoresThem) {
   auto first = scan_tree(user(), {});
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->hashed, 5u);
-  ASSERT_TRUE(save_tree_index(root_ / "index", first->index).ok());
-  TreeIndex loaded = load_tree_index(root_ / "index");
+  ASSERT_TRUE(save_tree_index(tree_ / "index", first->index).ok());
+  TreeIndex loaded = load_tree_index(tree_ / "index");
   ASSERT_EQ(loaded.size(), first->index.size());
   EXPECT_EQ(tree_fingerprint(loaded), tree_fingerprint(first->index));
   EXPECT_TRUE(loaded.at("scripts/gen.sh").exec);
@@ -130,7 +125,7 @@ TEST_F(TreeSyncTest, ScanReusesDigestsWhenStatDataIsUnchangedAndStoresThem) {
   auto again = scan_tree(user(), loaded);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->hashed, 0u);
-  put("user/mm/memory.c", "memory, edited\n");
+  tree_.put("user/mm/memory.c", "memory, edited\n");
   auto edited = scan_tree(user(), again->index);
   ASSERT_TRUE(edited.ok());
   EXPECT_EQ(edited->hashed, 1u);
@@ -145,10 +140,10 @@ TEST_F(TreeSyncTest, ScanReusesDigestsWhenStatDataIsUnchangedAndStoresThem) {
 }
 
 TEST_F(TreeSyncTest, InTreeBuildOutputsAreFoundAndDescribedWithHowToClean) {
-  put("user/.config", "CONFIG_64BIT=y\n");
-  put("user/mm/memory.o", "obj");
-  put("user/include/generated/autoconf.h", "#define X 1\n");
-  put("user/mm/.memory.o.cmd", "cmd");
+  tree_.put("user/.config", "CONFIG_64BIT=y\n");
+  tree_.put("user/mm/memory.o", "obj");
+  tree_.put("user/include/generated/autoconf.h", "#define X 1\n");
+  tree_.put("user/mm/.memory.o.cmd", "cmd");
   auto scan = scan_tree(user(), {});
   ASSERT_TRUE(scan.ok());
   EXPECT_EQ(scan->build_outputs,

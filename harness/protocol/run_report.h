@@ -18,7 +18,7 @@
 #include "model/experiment.h"  // KeyValues
 #include "protocol/guest_text.h"
 #include "protocol/output_adapter.h"
-#include "protocol/protocol.h"
+#include "protocol/record_stream.h"
 #include "util/result.h"
 
 namespace foliolab {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "protocol/output_adapter.h"
-#include "protocol/protocol.h"
+#include "protocol/record_stream.h"
 #include "testing/stream_builder.h"
 
 namespace foliolab {

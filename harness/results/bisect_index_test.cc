@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "results/index_rebuild.h"
 #include "results/store.h"
 #include "testing/bisect_fixture.h"
 #include "testing/record_fixture.h"
@@ -247,7 +248,7 @@ TEST(BisectIndex, RebuildRestoresTheSameRows) {
   for (const char* suffix : {"", "-wal", "-shm"})
     fs::remove(root / (kIndexFile + std::string(suffix)));
   std::vector<std::string> warnings;
-  auto n = ResultIndex::rebuild(root, [&](const std::string& w) { warnings.push_back(w); });
+  auto n = rebuild_index(root, [&](const std::string& w) { warnings.push_back(w); });
   ASSERT_TRUE(n.ok()) << n.error().message;
   EXPECT_EQ(*n, 5 + 2 * 2);  // the runs
   ASSERT_EQ(warnings.size(), 1u);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "results/index_rebuild.h"
 #include "testing/record_fixture.h"
 #include "testing/temp_dir.h"
 #include "util/fs.h"
@@ -91,7 +92,7 @@ TEST(FindingIndex, KnownIssueMatchesPerSessionIssueAndCase) {
                     "JOIN sessions s ON s.path = k.session JOIN runs r ON r.session_id = s.id"),
       2);
   // `index rebuild` keeps what the sessions' gate.json files say, nothing else.
-  ASSERT_TRUE(ResultIndex::rebuild(root, [](const std::string& w) { ADD_FAILURE() << w; }).ok());
+  ASSERT_TRUE(rebuild_index(root, [](const std::string& w) { ADD_FAILURE() << w; }).ok());
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 0);
   fs::remove_all(root);
 }
@@ -128,8 +129,7 @@ TEST(FindingIndex, GateFilesAreTheKnownIssueMatchesAndRebuildRestoresThem) {
                           "case_name = '' AND outcome = 'expired'"),
             1);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(
-      ResultIndex::rebuild(root, [&](const std::string& w) { warnings.push_back(w); }).ok());
+  ASSERT_TRUE(rebuild_index(root, [&](const std::string& w) { warnings.push_back(w); }).ok());
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 2);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("20261201T010000Z/gate.json"), std::string::npos) << warnings[0];

@@ -40,12 +40,10 @@ class ResultIndex {
  public:
   // Opens <root>/index.sqlite, creating it or migrating it from an older schema.
   static Result<ResultIndex> open(const std::filesystem::path& results_root);
-  // Recreates the index from every run file, bisection log (results/bisect_index.h) and gate.json
-  // (results/finding_index.h) under the root in one transaction; returns the number of runs
-  // indexed. Files that do not decode are reported through `warn`. Defined in index_rebuild.cc,
-  // above those two (they write into the index; the index does not call them).
-  static Result<int> rebuild(const std::filesystem::path& results_root,
-                             const std::function<void(const std::string&)>& warn);
+  // results/index_rebuild.h: refills the index's tables, its own and those of bisect_index.h
+  // and finding_index.h, from the files under the root.
+  friend Result<int> rebuild_index(const std::filesystem::path& results_root,
+                                   const std::function<void(const std::string&)>& warn);
 
   // Replaces the run's entry (same session, same run id) in one transaction.
   Status add_run(const std::filesystem::path& session_dir, const RunRecord& record);

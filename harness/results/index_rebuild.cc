@@ -1,6 +1,5 @@
-// ResultIndex::rebuild (results/index.h), apart from the index itself (index.cc): a rebuild
-// also restores what results/bisect_index.h and results/finding_index.h keep, and those write
-// into the index, so the index does not call them.
+#include "results/index_rebuild.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,9 +12,9 @@
 namespace foliolab {
 namespace fs = std::filesystem;
 
-Result<int> ResultIndex::rebuild(const fs::path& results_root,
-                                 const std::function<void(const std::string&)>& warn) {
-  auto index = open(results_root);
+Result<int> rebuild_index(const fs::path& results_root,
+                          const std::function<void(const std::string&)>& warn) {
+  auto index = ResultIndex::open(results_root);
   if (!index.ok()) {
     // A damaged index is only a cache: start over.
     warn(fmt::format("{}; recreating it", index.error().message));
@@ -23,7 +22,7 @@ Result<int> ResultIndex::rebuild(const fs::path& results_root,
     for (const char* suffix : {"", "-wal", "-shm"}) {
       fs::remove(results_root / (std::string(kIndexFile) + suffix), ec);
     }
-    index = open(results_root);
+    index = ResultIndex::open(results_root);
     if (!index.ok()) return index.error();
   }
   SqliteTransaction tx(index->db_);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "results/index_rebuild.h"
 #include "results/store.h"
 #include "testing/record_fixture.h"
 #include "testing/temp_dir.h"
@@ -190,7 +191,7 @@ TEST(ResultIndex, RebuildFromRunFiles) {
   ASSERT_TRUE(write_file_atomic(root / "quickstart/20261130T010000Z/runs/bad/run.json", "{").ok());
   ASSERT_TRUE(write_file_atomic(root / kIndexFile, "not a database at all").ok());
   std::vector<std::string> warnings;
-  auto n = ResultIndex::rebuild(root, [&](const std::string& w) { warnings.push_back(w); });
+  auto n = rebuild_index(root, [&](const std::string& w) { warnings.push_back(w); });
   ASSERT_TRUE(n.ok()) << n.error().message;
   EXPECT_EQ(*n, 4);
   ASSERT_EQ(warnings.size(), 2u);
@@ -199,7 +200,7 @@ TEST(ResultIndex, RebuildFromRunFiles) {
   ASSERT_TRUE(index.ok());
   EXPECT_EQ(index->find_runs({})->size(), 4u);
   // Rebuilding again gives the same index, not duplicates.
-  ASSERT_EQ(*ResultIndex::rebuild(root, [](const std::string&) {}), 4);
+  ASSERT_EQ(*rebuild_index(root, [](const std::string&) {}), 4);
   EXPECT_EQ(*index->db().query_int("SELECT COUNT(*) FROM runs"), 4);
   fs::remove_all(root);
 }

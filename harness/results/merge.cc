@@ -11,6 +11,7 @@
 #include "results/record_codec.h"
 #include "results/store.h"
 #include "util/fs.h"
+#include "util/time_stamp.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/index.h"
+#include "results/index_rebuild.h"
 #include "results/store.h"
 #include "testing/record_fixture.h"
 #include "testing/temp_dir.h"
@@ -125,7 +126,7 @@ TEST_F(MergeTest, ShardsBecomeOneSessionThatKeepsEachRunsHost) {
   EXPECT_EQ(store->planned_archs(), std::vector<std::string>{"x86_64"});
 
   // Indexed like any session.
-  auto n = ResultIndex::rebuild(dir_ / "merged", [](const std::string& w) { ADD_FAILURE() << w; });
+  auto n = rebuild_index(dir_ / "merged", [](const std::string& w) { ADD_FAILURE() << w; });
   ASSERT_TRUE(n.ok()) << n.error().message;
   EXPECT_EQ(*n, 4);
   // No half-assembled directory is left beside it.

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/store.h"
+#include "util/file_lock.h"
 #include "util/fs.h"
 #include "util/text.h"
 

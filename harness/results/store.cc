@@ -6,6 +6,7 @@
 
 #include "results/record_codec.h"
 #include "util/fs.h"
+#include "util/time_stamp.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;

@@ -7,6 +7,7 @@
 #include "model/loader.h"
 #include "protocol/job.h"
 #include "protocol/run_report.h"
+#include "util/fs.h"
 #include "util/fs_ops.h"
 
 namespace foliolab {

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "runner/record_builder.h"
-#include "util/fs.h"
+#include "util/time_stamp.h"
 
 namespace foliolab {
 

@@ -15,6 +15,7 @@
 #include "runner/record_builder.h"
 #include "util/fs.h"
 #include "util/process.h"
+#include "util/time_stamp.h"
 
 namespace foliolab {
 namespace fs = std::filesystem;

@@ -1,5 +1,7 @@
 #include "testing/fake_process_runner.h"
 
+#include <algorithm>
+
 namespace foliolab {
 
 FakeProcessRunner& FakeProcessRunner::on(Match match, Reply reply) {
@@ -21,6 +23,12 @@ ProcessResult FakeProcessRunner::run(const ProcessSpec& spec) {
     }
   }
   return real_.run(spec);
+}
+
+size_t FakeProcessRunner::count(std::string_view name) const {
+  return std::count_if(specs.begin(), specs.end(), [name](const ProcessSpec& s) {
+    return !s.argv.empty() && s.argv[0] == name;
+  });
 }
 
 FakeProcessRunner::Match FakeProcessRunner::program(std::string name) {

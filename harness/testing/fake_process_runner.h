@@ -4,6 +4,7 @@
 // recorded, played or not.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,8 @@ class FakeProcessRunner : public ProcessRunner {
   std::vector<ProcessSpec> specs;
   // The argvs of those a script answered, in order.
   std::vector<std::vector<std::string>> played;
+  // How many specs run() was given for `name` (argv[0] == name), played or run for real.
+  size_t count(std::string_view name) const;
 
   // Matchers.
   static Match program(std::string name);         // argv[0] == name

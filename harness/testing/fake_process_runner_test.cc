@@ -20,6 +20,9 @@ TEST(FakeProcessRunner, FirstMatchingScriptAnswersAndEverySpecIsRecorded) {
   ASSERT_EQ(fake.specs.size(), 3u);
   EXPECT_EQ(fake.specs[2].argv, std::vector<std::string>{"true"});
   EXPECT_EQ(fake.played.size(), 2u);
+  EXPECT_EQ(fake.count("make"), 1u);  // played or run, each spec counts for its program
+  EXPECT_EQ(fake.count("true"), 1u);
+  EXPECT_EQ(fake.count("gcc"), 0u);
   EXPECT_EQ(arg_value(fake.specs[1].argv, "O="), "/o");
   EXPECT_EQ(arg_value(fake.specs[1].argv, "ARCH="), "");
 }

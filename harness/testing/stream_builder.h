@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "protocol/protocol.h"
+#include "protocol/record_stream.h"
 
 namespace foliolab {
 

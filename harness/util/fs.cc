@@ -1,14 +1,10 @@
 #include "util/fs.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
-#include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -59,46 +55,5 @@ Result<std::string> read_file(const fs::path& path) {
   return ss.str();
 }
 
-fs::path cache_root() {
-  if (const char* c = std::getenv("FOLIOLAB_CACHE"); c && *c) return fs::path(c);
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "foliolab";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "foliolab";
-  return fs::temp_directory_path() / "foliolab-cache";
-}
-
-FileLock::FileLock(const fs::path& lock_file, LockMode mode, bool wait) {
-  std::error_code ec;
-  fs::create_directories(lock_file.parent_path(), ec);
-  fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  const int op = (mode == LockMode::kShared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB);
-  if (fd_ >= 0 && ::flock(fd_, op) != 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
-}
-
-FileLock::~FileLock() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-std::string utc_stamp() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
-
 std::string fmt_errno(const std::string& what) { return what + ": " + std::strerror(errno); }
-
-std::string utc_iso_now() {
-  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace foliolab

@@ -1,4 +1,4 @@
-#include "protocol/protocol.h"
+#include "protocol/record_stream.h"
 
 #include <zlib.h>
 
