@@ -13,9 +13,6 @@
 namespace foliolab {
 namespace {
 
-constexpr std::string_view kVerdictNames[] = {"improved", "regressed", "changed", "no change",
-                                              "inconclusive"};
-
 // Workload metrics shown first, in this order (the cover letters' columns for `fault`).
 const std::vector<std::string> kHeadline = {"faults", "faults_per_sec", "faults_per_sec_per_cpu",
                                             "user_s", "sys_s",          "wall_s"};
@@ -124,8 +121,6 @@ VariantInfo variant_info(const VariantRuns& v) {
 
 }  // namespace
 
-std::string_view verdict_name(Verdict v) { return kVerdictNames[static_cast<size_t>(v)]; }
-
 bool is_counter(const std::string& name) {
   return name.starts_with("vmstat.") || name.starts_with("mthp.") || name.starts_with("meminfo.");
 }
@@ -147,25 +142,6 @@ bool ComparisonGroup::emulated() const {
 bool ComparisonGroup::icount() const {
   return emulated() && std::all_of(variants.begin(), variants.end(),
                                    [](const VariantInfo& v) { return !v.emulated || v.icount; });
-}
-
-SampleStats sample_stats(std::vector<double> values) {
-  SampleStats s;
-  const Summary sum = summarize(values);
-  s.n = values.size();
-  s.mean = sum.mean;
-  s.sd = sum.stddev;
-  s.median = sum.median;
-  s.cv = sum.cv;
-  s.ci_low = sum.ci95_low;
-  s.ci_high = sum.ci95_high;
-  if (!values.empty()) {
-    auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-    s.min = *lo;
-    s.max = *hi;
-  }
-  s.values = std::move(values);
-  return s;
 }
 
 namespace {

@@ -1,13 +1,17 @@
-// compare_samples (analysis/comparison.h): the verdict rule of compare, report, gate and
+// compare_samples (analysis/verdict.h): the verdict rule of compare, report, gate and
 // history. Its false-alarm rate and power are simulated in verdict_test.cc and quoted in the
 // README's "Statistics" section.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
-#include "analysis/comparison.h"
+#include "analysis/verdict.h"
 
 namespace foliolab {
 namespace {
+
+constexpr std::string_view kVerdictNames[] = {"improved", "regressed", "changed", "no change",
+                                              "inconclusive"};
 
 Verdict directional(Better better, double change) {
   switch (better) {
@@ -106,6 +110,27 @@ bool change_resolved(const Interval& ci, const RankTest& rt, double alpha) {
   const bool excludes_zero = ci.low > 0 || ci.high < 0;
   const bool same_sign = (ci.estimate > 0) == (rt.shift > 0) && rt.shift != 0;
   return rt.p <= alpha && excludes_zero && same_sign;
+}
+
+std::string_view verdict_name(Verdict v) { return kVerdictNames[static_cast<size_t>(v)]; }
+
+SampleStats sample_stats(std::vector<double> values) {
+  SampleStats s;
+  const Summary sum = summarize(values);
+  s.n = values.size();
+  s.mean = sum.mean;
+  s.sd = sum.stddev;
+  s.median = sum.median;
+  s.cv = sum.cv;
+  s.ci_low = sum.ci95_low;
+  s.ci_high = sum.ci95_high;
+  if (!values.empty()) {
+    auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    s.min = *lo;
+    s.max = *hi;
+  }
+  s.values = std::move(values);
+  return s;
 }
 
 std::string_view basis_name(VerdictBasis b) {
