@@ -81,7 +81,7 @@ class Backend {
   virtual std::string name() const = 0;
   // Refuses a plan this backend cannot run, before any session or run exists (e.g. the host
   // backend without root, or on a host kernel lacking a knob the experiment sets).
-  virtual Status preflight(const Experiment& /*exp*/, const std::vector<Run>& /*runs*/) {
+  virtual Result<void> preflight(const Experiment& /*exp*/, const std::vector<Run>& /*runs*/) {
     return {};
   }
   // Decides the accelerator for one guest arch, once, before any run of that arch.
@@ -89,7 +89,7 @@ class Backend {
   virtual Result<BootOutcome> boot(const BootRequest& req) = 0;
   // Whether the machine behind the backend is still there (a libvirt connection alive); asked
   // after a failed boot to tell a lost host from a failure of this one boot.
-  virtual Status reachable() { return {}; }
+  virtual Result<void> reachable() { return {}; }
 };
 
 class QemuBackend : public Backend {

@@ -70,7 +70,7 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
-Status validate_backend(const Experiment& exp) {
+Result<void> validate_backend(const Experiment& exp) {
   const std::string& name = exp.machine.backend;
   if (find_backend(name)) return {};
   const auto valid = backend_names();

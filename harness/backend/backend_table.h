@@ -55,7 +55,7 @@ const BackendEntry* find_backend(std::string_view name);
 std::vector<std::string> backend_names();
 
 // machine.backend names a backend of the table; a located error with "did you mean" otherwise.
-Status validate_backend(const Experiment& exp);
+Result<void> validate_backend(const Experiment& exp);
 
 // The host backend's state directory (restore journal and lock) under a cache root.
 std::filesystem::path host_state_dir(const std::filesystem::path& cache);

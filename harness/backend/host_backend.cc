@@ -40,7 +40,7 @@ std::string host_release() {
 }
 
 // The base image and the job, unpacked into `root` as the guest's initramfs would be.
-Status unpack_root(const fs::path& root, const BootRequest& req) {
+Result<void> unpack_root(const fs::path& root, const BootRequest& req) {
   auto base = read_file(req.base_image);
   if (!base.ok()) return base.error();
   auto entries = read_cpio(*base);
@@ -146,7 +146,7 @@ std::string describe_status(int status) {
 }
 
 // Every path the job writes exists under `sys_root` on this kernel.
-Status check_knob_paths(const std::vector<std::string>& paths, const fs::path& sys_root) {
+Result<void> check_knob_paths(const std::vector<std::string>& paths, const fs::path& sys_root) {
   std::error_code ec;
   for (const auto& p : paths) {
     if (!fs::exists(sys_root / fs::path(p).relative_path(), ec)) {
@@ -226,7 +226,7 @@ Result<AccelVerdict> HostBackend::resolve_accel(const AccelRequest&) {
                       fmt::format("bare metal: this machine's kernel {}", host_release())};
 }
 
-Status HostBackend::take_lock() {
+Result<void> HostBackend::take_lock() {
   if (lock_) return {};
   auto lock = HostLock::acquire(opt_.state_dir);
   if (!lock.ok()) return lock.error();
@@ -234,7 +234,7 @@ Status HostBackend::take_lock() {
   return {};
 }
 
-Status HostBackend::preflight(const Experiment& exp, const std::vector<Run>& runs) {
+Result<void> HostBackend::preflight(const Experiment& exp, const std::vector<Run>& runs) {
   if (!opt_.is_root()) {
     return make_error(
         "backend host needs root: it writes the host's THP knobs under "
@@ -259,7 +259,7 @@ Status HostBackend::preflight(const Experiment& exp, const std::vector<Run>& run
           "kernel {} is already booted",
           ks.name, ks.cmdline, release));
     }
-    auto missing = [&](const std::string& path, const std::string& what) -> Status {
+    auto missing = [&](const std::string& path, const std::string& what) -> Result<void> {
       std::error_code ec;
       if (fs::exists(opt_.sys_root / fs::path(path).relative_path(), ec)) return {};
       return make_error(

@@ -37,11 +37,11 @@ class HostBackend : public Backend {
   Result<AccelVerdict> resolve_accel(const AccelRequest& req) override;
   // Root, the host's arch only, one kernel (the host's), no kernel command line, and every
   // knob and sysctl the experiment sets present on this kernel. Takes the host lock.
-  Status preflight(const Experiment& exp, const std::vector<Run>& runs) override;
+  Result<void> preflight(const Experiment& exp, const std::vector<Run>& runs) override;
   Result<BootOutcome> boot(const BootRequest& req) override;
 
  private:
-  Status take_lock();
+  Result<void> take_lock();
   HostBackendOptions opt_;
   std::mutex mu_;  // one host run at a time, whatever the scheduler does
   std::optional<HostLock> lock_;

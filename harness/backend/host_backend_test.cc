@@ -42,7 +42,7 @@ struct Fixture {
     }
     EXPECT_TRUE(write_file_atomic(sys / "proc/sys/vm/overcommit_memory", "0\n").ok());
   }
-  Status preflight(const std::string& yaml) {
+  Result<void> preflight(const std::string& yaml) {
     Experiment exp = parse(yaml);
     return backend.preflight(exp, expand(exp));
   }

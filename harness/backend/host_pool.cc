@@ -17,7 +17,7 @@ namespace {
 
 constexpr int kMaxSlots = 1024;
 
-Status check_uri(const std::string& uri) {
+Result<void> check_uri(const std::string& uri) {
   if (uri.find("://") == std::string::npos) {
     return make_error(fmt::format(
         "'{}' is not a libvirt URI (e.g. qemu:///system, qemu+ssh://root@lab/system)", uri));
@@ -25,7 +25,7 @@ Status check_uri(const std::string& uri) {
   return {};
 }
 
-Status check_unique(const std::vector<PoolHost>& hosts) {
+Result<void> check_unique(const std::vector<PoolHost>& hosts) {
   std::set<std::string> seen;
   for (const PoolHost& h : hosts) {
     if (!seen.insert(h.uri).second) {
@@ -156,7 +156,7 @@ Result<std::unique_ptr<PoolBackend>> PoolBackend::open(const std::vector<PoolHos
 
 std::string PoolBackend::name() const { return members_.front().backend->name(); }
 
-Status PoolBackend::preflight(const Experiment& exp, const std::vector<Run>& runs) {
+Result<void> PoolBackend::preflight(const Experiment& exp, const std::vector<Run>& runs) {
   for (Member& m : members_) {
     if (auto st = m.backend->preflight(exp, runs); !st.ok())
       return make_error(m.host.uri + ": " + st.error().message);
@@ -199,8 +199,8 @@ std::vector<PoolHostUse> PoolBackend::usage() const {
   return out;
 }
 
-Status PoolBackend::reachable() {
-  return slots() > 0 ? Status() : make_error("every host of the pool is lost");
+Result<void> PoolBackend::reachable() {
+  return slots() > 0 ? Result<void>() : make_error("every host of the pool is lost");
 }
 
 PoolBackend::Member* PoolBackend::acquire() {
@@ -249,7 +249,7 @@ Result<BootOutcome> PoolBackend::boot(const BootRequest& req) {
       out->lost_hosts = lost;
       return out;
     }
-    Status alive = m->backend->reachable();
+    Result<void> alive = m->backend->reachable();
     if (alive.ok() || cancel_requested()) {
       release(m, false);
       return make_error(m->host.uri + ": " +

@@ -58,12 +58,12 @@ class PoolBackend : public Backend {
                                                    std::vector<std::string>& warnings);
 
   std::string name() const override;
-  Status preflight(const Experiment& exp, const std::vector<Run>& runs) override;
+  Result<void> preflight(const Experiment& exp, const std::vector<Run>& runs) override;
   // The same accelerator for every host: kvm only when each live host grants it (a matrix
   // must not mix KVM and TCG timings); otherwise tcg, or an error for an explicit `kvm`.
   Result<AccelVerdict> resolve_accel(const AccelRequest& req) override;
   Result<BootOutcome> boot(const BootRequest& req) override;
-  Status reachable() override;
+  Result<void> reachable() override;
 
   int slots() const;  // of the live hosts
   std::vector<PoolHostUse> usage() const;

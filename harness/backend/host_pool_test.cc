@@ -55,8 +55,9 @@ std::unique_ptr<Backend> member_on(FakeHost& h) {
     out.hypervisor_uri = h.uri;
     return out;
   };
-  b->on_reachable = [&h]() -> Status {
-    return h.lost ? make_error("the connection to libvirt at " + h.uri + " is lost") : Status();
+  b->on_reachable = [&h]() -> Result<void> {
+    return h.lost ? make_error("the connection to libvirt at " + h.uri + " is lost")
+                  : Result<void>();
   };
   return b;
 }

@@ -21,7 +21,7 @@ namespace {
 
 constexpr int kJournalSchema = 1;
 
-Status write_value(const fs::path& file, const std::string& value) {
+Result<void> write_value(const fs::path& file, const std::string& value) {
   int fd = ::open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) return make_error(fmt_errno("cannot open " + file.string()));
   ssize_t n;
@@ -54,7 +54,7 @@ bool KnobJournal::pending() const {
   return fs::exists(file_, ec);
 }
 
-Status KnobJournal::save(const std::vector<std::string>& paths) {
+Result<void> KnobJournal::save(const std::vector<std::string>& paths) {
   if (pending()) {
     return make_error(
         fmt::format("a restore journal is pending ({}): the knobs of an earlier host run were "

@@ -28,7 +28,7 @@ class KnobJournal {
   KnobJournal(std::filesystem::path file, std::filesystem::path sys_root = "/");
   // Reads each path's current value and writes the journal durably. Refuses while a journal is
   // pending (its knobs were never restored) or when a path cannot be read.
-  Status save(const std::vector<std::string>& paths);
+  Result<void> save(const std::vector<std::string>& paths);
   // Writes every saved value back (last saved first) and removes the journal. A value that
   // cannot be written is an error naming it; the journal then stays for the next attempt.
   Result<std::vector<JournalEntry>> restore();

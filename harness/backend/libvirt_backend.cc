@@ -98,7 +98,7 @@ class LibvirtBackend final : public Backend {
     virConnectClose(conn_);
   }
 
-  Status init() {
+  Result<void> init() {
     if (char* h = virConnectGetHostname(conn_)) {
       host_ = h;
       free(h);
@@ -126,7 +126,7 @@ class LibvirtBackend final : public Backend {
 
   std::string name() const override { return "libvirt"; }
 
-  Status reachable() override {
+  Result<void> reachable() override {
     if (virConnectIsAlive(conn_) == 1) return {};
     return make_error(fmt::format("the connection to libvirt at {} is lost", opt_.uri));
   }
@@ -153,8 +153,8 @@ class LibvirtBackend final : public Backend {
   BootOutcome outcome_for(const BootRequest& req) const;
 
   // Uploads the kernel and the initrd to the remote host, into `kernel` and `initrd`.
-  Status upload_boot_files(const BootRequest& req, DropInitrd& drop_initrd, fs::path& kernel,
-                           fs::path& initrd);
+  Result<void> upload_boot_files(const BootRequest& req, DropInitrd& drop_initrd, fs::path& kernel,
+                                 fs::path& initrd);
 
   // The domain XML of the run, also written to <run_dir>/domain.xml (out.command shows it).
   Result<std::string> write_domain(const BootRequest& req, const std::string& dom_name,
@@ -187,8 +187,8 @@ class LibvirtBackend final : public Backend {
 
   // Opens the result channel (and, for a remote host, the console) of the paused `dom` into
   // out's files, then resumes it.
-  Status start_streams(virDomainPtr dom, const BootOutcome& out,
-                       std::vector<std::unique_ptr<StreamCopy>>& copies);
+  Result<void> start_streams(virDomainPtr dom, const BootOutcome& out,
+                             std::vector<std::unique_ptr<StreamCopy>>& copies);
 
   LibvirtOptions opt_;
   virConnectPtr conn_;
@@ -253,8 +253,8 @@ Result<int> LibvirtBackend::wait_for_end(virDomainPtr dom, const std::string& na
   }
 }
 
-Status LibvirtBackend::start_streams(virDomainPtr dom, const BootOutcome& out,
-                                     std::vector<std::unique_ptr<StreamCopy>>& copies) {
+Result<void> LibvirtBackend::start_streams(virDomainPtr dom, const BootOutcome& out,
+                                           std::vector<std::unique_ptr<StreamCopy>>& copies) {
   if (streams_) {  // a local console is a file QEMU (or virtlogd) writes here
     virStreamPtr console = virStreamNew(conn_, 0);
     if (!console || virDomainOpenConsole(dom, nullptr, console, VIR_DOMAIN_CONSOLE_FORCE) < 0) {
@@ -317,8 +317,8 @@ BootOutcome LibvirtBackend::outcome_for(const BootRequest& req) const {
   return out;
 }
 
-Status LibvirtBackend::upload_boot_files(const BootRequest& req, DropInitrd& drop_initrd,
-                                         fs::path& kernel, fs::path& initrd) {
+Result<void> LibvirtBackend::upload_boot_files(const BootRequest& req, DropInitrd& drop_initrd,
+                                               fs::path& kernel, fs::path& initrd) {
   auto k = files_.kernel(req.kernel);
   if (!k.ok()) return k.error();
   kernel = *k;

@@ -117,7 +117,7 @@ void RemoteFiles::drop(const std::string& name) {
   }
 }
 
-Status RemoteFiles::open_pool() {
+Result<void> RemoteFiles::open_pool() {
   if (pool_) return {};
   pool_ = virStoragePoolLookupByName(conn_, kPool);
   if (!pool_) {

@@ -71,7 +71,7 @@ class RemoteFiles {
   static constexpr const char* kPoolDir = "/var/lib/libvirt/images/foliolab";
 
  private:
-  Status open_pool();
+  Result<void> open_pool();
   virStorageVolPtr lookup(const std::string& name);
   Result<virStorageVolPtr> create(const std::string& name, uint64_t bytes);
   Result<std::filesystem::path> put(const std::string& name, const std::filesystem::path& local,

@@ -8,8 +8,8 @@ namespace foliolab {
 namespace {
 
 // The search's observations so far: the log's, replayed in order, then new ones.
-Status search(BisectEvaluator& eval, BisectLog& log, const BisectHooks& hooks, BisectSearch& s,
-              BisectOutcome& out) {
+Result<void> search(BisectEvaluator& eval, BisectLog& log, const BisectHooks& hooks,
+                    BisectSearch& s, BisectOutcome& out) {
   for (const BisectStep& step : log.steps()) {
     if (step.candidate >= s.candidates()) {
       return make_error(fmt::format("bisection log names candidate {} of {}: not this bisection",

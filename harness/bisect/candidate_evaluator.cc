@@ -10,7 +10,7 @@ void CandidateEvaluator::restore(const BisectStep& step) {
   if (step.candidate + 1 == c_.runs.size()) bad_ = step.values;
 }
 
-Status CandidateEvaluator::check_candidates(const BisectCandidates& c) {
+Result<void> CandidateEvaluator::check_candidates(const BisectCandidates& c) {
   if (c.runs.size() >= 2) return {};
   return make_error(
       fmt::format("bisect: at least two {} (the good one first, the bad one last)", c.kind));

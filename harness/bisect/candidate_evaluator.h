@@ -24,7 +24,7 @@ class CandidateEvaluator : public BisectEvaluator {
   CandidateEvaluator(BisectCandidates c, std::string metric, SessionRun run_session)
       : c_(std::move(c)), metric_(std::move(metric)), run_session_(std::move(run_session)) {}
   // At least two candidates, the good one first and the bad one last.
-  static Status check_candidates(const BisectCandidates& c);
+  static Result<void> check_candidates(const BisectCandidates& c);
 
   // The metric's values in each of `runs` of `exp`, measured in one session (its path in
   // *session).

@@ -89,7 +89,7 @@ KnobFile number(std::string path, uint64_t min, uint64_t max) {
 }
 KnobFile read_only(std::string path) { return KnobFile{std::move(path), KnobKind::kReadOnly}; }
 
-Status check_value(const KnobFile& file, const std::string& value, const KernelFacts& facts) {
+Result<void> check_value(const KnobFile& file, const std::string& value, const KernelFacts& facts) {
   switch (file.kind) {
     case KnobKind::kReadOnly:
       return make_error("read-only in " + kernel_text(facts) + "; it cannot be set");
@@ -225,7 +225,8 @@ std::vector<KnobFile> thp_knob_files(const KernelFacts& facts) {
   return files;
 }
 
-Status check_knob(const std::string& rel_path, const std::string& value, const KernelFacts& facts) {
+Result<void> check_knob(const std::string& rel_path, const std::string& value,
+                        const KernelFacts& facts) {
   const std::vector<KnobFile> files = thp_knob_files(facts);
   if (files.empty()) return {};
   for (const auto& f : files) {
@@ -240,7 +241,7 @@ std::optional<KernelFacts> kernel_facts(const KernelSpec& kernel, Arch arch) {
   return KernelFacts{kDescribedVersion, guest_page_size_kb(kernel, arch), !kernel.patches.empty()};
 }
 
-Status validate_knobs(const Experiment& exp) {
+Result<void> validate_knobs(const Experiment& exp) {
   // One problem per (knob set, knob, kernel, message), naming every arch it affects.
   struct Problem {
     size_t set, knob, kernel;
@@ -256,7 +257,7 @@ Status validate_knobs(const Experiment& exp) {
     if (!facts) continue;
     const KnobSet& set = exp.knob_sets[run.knob_set];
     for (size_t i = 0; i < set.knobs.size(); ++i) {
-      const Status st = check_knob(set.knobs[i].first, set.knobs[i].second, *facts);
+      const Result<void> st = check_knob(set.knobs[i].first, set.knobs[i].second, *facts);
       if (st.ok()) continue;
       const std::string arch(arch_info(run.arch).name);
       auto same = std::find_if(problems.begin(), problems.end(), [&](const Problem& p) {
@@ -281,7 +282,7 @@ Status validate_knobs(const Experiment& exp) {
            set.knobs[p.knob].first + ": " + p.message + " (kernel " + exp.kernels[p.kernel].name +
            " on " + join(p.archs, ", ") + ")";
   }
-  return out.empty() ? Status() : make_error(out);
+  return out.empty() ? Result<void>() : make_error(out);
 }
 
 }  // namespace foliolab

@@ -47,7 +47,8 @@ std::vector<uint64_t> shmem_mthp_sizes_kb(const KernelFacts& facts);
 
 // Whether writing `value` to `rel_path` would be accepted. The message carries no location:
 // "'alway' is not offered by Linux 6.12 (always inherit madvise never); did you mean 'always'?"
-Status check_knob(const std::string& rel_path, const std::string& value, const KernelFacts& facts);
+Result<void> check_knob(const std::string& rel_path, const std::string& value,
+                        const KernelFacts& facts);
 
 // What is known of a kernel built for `arch` before building it: "debian" sources are Linux
 // 6.12 with 64K pages on arm64 when the config list holds "arm64-64k", else 4K pages.
@@ -56,6 +57,6 @@ std::optional<KernelFacts> kernel_facts(const KernelSpec& kernel, Arch arch);
 // check_knob for every knob of every (kernel, arch, knob set) that expand() keeps, for kernels
 // whose facts are known. One problem per line: "file:line:col: knobs["64K"].<path>: <message>
 // (kernel 6.12-mthp-vmstat, arm64)".
-Status validate_knobs(const Experiment& exp);
+Result<void> validate_knobs(const Experiment& exp);
 
 }  // namespace foliolab

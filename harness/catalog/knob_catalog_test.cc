@@ -16,7 +16,7 @@ const KernelFacts k4{"6.12", 4};
 const KernelFacts k64{"6.12", 64};
 
 std::string problem(const std::string& path, const std::string& value, const KernelFacts& f) {
-  const Status st = check_knob(path, value, f);
+  const Result<void> st = check_knob(path, value, f);
   return st.ok() ? "<ok>" : st.error().message;
 }
 
@@ -192,7 +192,7 @@ knobs:
     khugepaged/max_ptes_none: 511
 workloads: [{name: fault}, {name: fault, label: again}]
 )");
-  const Status st = validate_knobs(exp);
+  const Result<void> st = validate_knobs(exp);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message,
             "k.yaml:12:29: knobs[\"64K\"].hugepages-64kB/enabled: 'alway' is not offered by Linux "
@@ -221,14 +221,14 @@ exclude:
   - {kernel: k64, knobs: "64K"}
   - {kernel: k, knobs: "64K on 64K pages"}
 )");
-  const Status st = validate_knobs(exp);
+  const Result<void> st = validate_knobs(exp);
   EXPECT_TRUE(st.ok()) << st.error().message;
 }
 
 TEST(ValidateKnobsTest, QuickstartIsClean) {
   auto exp = load_experiment(std::string(foliolab::source_dir()) + "/experiments/quickstart.yaml");
   ASSERT_TRUE(exp.ok()) << exp.error().message;
-  const Status st = validate_knobs(*exp);
+  const Result<void> st = validate_knobs(*exp);
   EXPECT_TRUE(st.ok()) << st.error().message;
 }
 

@@ -59,7 +59,7 @@ std::string size_text(uint64_t bytes) {
   return std::to_string(bytes);
 }
 
-Status check_page_multiples(const Experiment& exp) {
+Result<void> check_page_multiples(const Experiment& exp) {
   // (workload, param index, page size in kB) -> the kernels and archs of those runs.
   std::map<std::tuple<size_t, size_t, int>, Use> uses;
   for (const Run& run : expand(exp)) {

@@ -22,6 +22,6 @@ std::string size_text(uint64_t bytes);
 // page size), naming the kernels and archs and the nearest valid sizes:
 // "file:line:col: workloads[0].params.size: 6K is not a multiple of the 4K page size of kernel
 // 6.12 (x86_64); nearest valid sizes: 4K, 8K".
-Status check_page_multiples(const Experiment& exp);
+Result<void> check_page_multiples(const Experiment& exp);
 
 }  // namespace foliolab

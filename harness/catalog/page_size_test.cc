@@ -51,7 +51,7 @@ TEST(PageSize, SizeText) {
 
 // 6K fits no kernel of the plan: both page sizes are named, each with its nearest sizes.
 TEST(PageSize, SixKOnA4KKernelIsRejectedWithTheLocationAndNearestSizes) {
-  Status st = check_page_multiples(experiment("6K"));
+  Result<void> st = check_page_multiples(experiment("6K"));
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(
       st.error().message,
@@ -64,7 +64,7 @@ TEST(PageSize, SixKOnA4KKernelIsRejectedWithTheLocationAndNearestSizes) {
 }
 
 TEST(PageSize, NinetySixKFailsOnlyThe64KKernel) {
-  Status st = check_page_multiples(experiment("96K"));
+  Result<void> st = check_page_multiples(experiment("96K"));
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(
       st.error().message,

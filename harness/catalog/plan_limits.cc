@@ -84,8 +84,8 @@ HostFacts read_host_facts(const std::string& meminfo_path) {
   return HostFacts{parse_mem_total_mb(text.str())};
 }
 
-Status check_plan_limits(const Experiment& exp, const HostFacts& host,
-                         const std::string& results_root) {
+Result<void> check_plan_limits(const Experiment& exp, const HostFacts& host,
+                               const std::string& results_root) {
   Problems out;
   check_memory(exp, host, &out);
   const int most = exp.adaptive ? exp.adaptive->max : exp.repeat;

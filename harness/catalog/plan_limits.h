@@ -27,8 +27,8 @@ inline constexpr size_t kPathMax = 4096;        // PATH_MAX
 
 // Every problem, one per line, located ("file:line:col: machine.memory: ..."). The results
 // path checked is <results_root>/<name>/<stamp>/runs/<run id>/console.log.
-Status check_plan_limits(const Experiment& exp, const HostFacts& host,
-                         const std::string& results_root);
+Result<void> check_plan_limits(const Experiment& exp, const HostFacts& host,
+                               const std::string& results_root);
 
 // "at most 2h 40m: 16 runs × 600 s timeout (repeat 3 each)".
 std::string format_time_estimate(const Experiment& exp, const std::vector<Run>& runs);

@@ -21,7 +21,7 @@ std::string check(const std::string& extra, const std::string& name = "p",
                            extra;
   auto exp = parse_experiment(text, "x.yaml");
   if (!exp.ok()) return "parse: " + exp.error().message;
-  Status st = check_plan_limits(*exp, HostFacts{kHostMib}, results);
+  Result<void> st = check_plan_limits(*exp, HostFacts{kHostMib}, results);
   return st.ok() ? "ok" : st.error().message;
 }
 

@@ -137,7 +137,7 @@ int max_page_order(int page_size_kb) {
   return 10;
 }
 
-Status check_machine_state(const Experiment& exp) {
+Result<void> check_machine_state(const Experiment& exp) {
   std::vector<std::string> problems;
   check_backend(exp, &problems);
   for (size_t i = 0; i < exp.state.prepare.size(); ++i) {

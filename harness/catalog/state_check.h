@@ -19,6 +19,6 @@ int max_page_order(int page_size_kb);
 // - a fragment reserve or a reclaim at least the guest's memory;
 // - a workload that makes its own memory cgroup (memcg-stress, kbuild) under `cgroup:`;
 // - memcg.* monitor counters without `cgroup:`.
-Status check_machine_state(const Experiment& exp);
+Result<void> check_machine_state(const Experiment& exp);
 
 }  // namespace foliolab

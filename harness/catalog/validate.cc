@@ -59,7 +59,7 @@ class Checker {
     problems_ += (problems_.empty() ? "" : "\n") + at.str() + ": " + path + ": " + message;
   }
   void add(const std::string& lines) { problems_ += (problems_.empty() ? "" : "\n") + lines; }
-  Status status() const { return problems_.empty() ? Status() : make_error(problems_); }
+  Result<void> status() const { return problems_.empty() ? Result<void>() : make_error(problems_); }
 
  private:
   std::string problems_;
@@ -240,11 +240,11 @@ fs::path resolve_source(const Experiment& exp, const KernelSpec& kernel) {
   return resolve_path(exp, kernel.source);
 }
 
-Status validate_project(const Experiment& exp, const fs::path& data_root, const HostFacts& host,
-                        const std::string& results_root) {
+Result<void> validate_project(const Experiment& exp, const fs::path& data_root,
+                              const HostFacts& host, const std::string& results_root) {
   Checker check;
   if (auto marked = find_project_marker(exp.dir)) {
-    if (Status st = check_project_marker(*marked / kProjectMarker); !st.ok()) {
+    if (Result<void> st = check_project_marker(*marked / kProjectMarker); !st.ok()) {
       check.add(st.error().message);
     }
   }
@@ -252,15 +252,15 @@ Status validate_project(const Experiment& exp, const fs::path& data_root, const 
   for (size_t i = 0; i < exp.kernels.size(); ++i) check_kernel(exp, i, names, &check);
   for (size_t i = 0; i < exp.workloads.size(); ++i) check_custom_files(exp, i, &check);
   check_image(exp, names, &check);
-  Status knobs = validate_knobs(exp);
+  Result<void> knobs = validate_knobs(exp);
   if (!knobs.ok()) check.add(knobs.error().message);
-  Status workloads = validate_workloads(exp);
+  Result<void> workloads = validate_workloads(exp);
   if (!workloads.ok()) check.add(workloads.error().message);
-  Status pages = check_page_multiples(exp);
+  Result<void> pages = check_page_multiples(exp);
   if (!pages.ok()) check.add(pages.error().message);
-  Status state = check_machine_state(exp);
+  Result<void> state = check_machine_state(exp);
   if (!state.ok()) check.add(state.error().message);
-  Status limits = check_plan_limits(
+  Result<void> limits = check_plan_limits(
       exp, host, results_root.empty() ? (data_root / "results").string() : results_root);
   if (!limits.ok()) check.add(limits.error().message);
   return check.status();

@@ -20,8 +20,8 @@ namespace foliolab {
 // Also checks the experiment against the workload catalog (validate_workloads in
 // model/workload_check.h) and the plan-time limits (check_plan_limits in model/plan_limits.h;
 // `results_root` "" = <data_root>/results).
-Status validate_project(const Experiment& exp, const std::filesystem::path& data_root,
-                        const HostFacts& host = {}, const std::string& results_root = "");
+Result<void> validate_project(const Experiment& exp, const std::filesystem::path& data_root,
+                              const HostFacts& host = {}, const std::string& results_root = "");
 
 // Where a kernel's `source:` points, or "" for "debian".
 std::filesystem::path resolve_source(const Experiment& exp, const KernelSpec& kernel);

@@ -14,7 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Status validate(const std::filesystem::path& dir, const std::string& params) {
+Result<void> validate(const std::filesystem::path& dir, const std::string& params) {
   const std::string text =
       "name: v\nkernels: [{name: k}]\narchs: [x86_64]\nknobs: {a: {}}\nworkloads:\n"
       "  - name: custom\n    params: " +
@@ -30,13 +30,13 @@ TEST(ValidateCustom, SourcesAndTheBuildDirMustExist) {
   std::ofstream(dir / "main.c") << "int main(void) { return 0; }\n";
   EXPECT_TRUE(validate(dir, "{source: [main.c]}").ok());
   EXPECT_TRUE(validate(dir, "{build: {command: make, dir: prog, output: p}}").ok());
-  const Status missing = validate(dir, "{source: [main.c, util.c]}");
+  const Result<void> missing = validate(dir, "{source: [main.c, util.c]}");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().kind, ErrorKind::kInput);
   EXPECT_THAT(missing.error().message,
               HasSubstr((dir / "x.yaml").string() + ":7:22: workloads[0].params.source: C source " +
                         (dir / "util.c").string() + " does not exist"));
-  const Status no_dir = validate(dir, "{build: {command: make, dir: src, output: p}}");
+  const Result<void> no_dir = validate(dir, "{build: {command: make, dir: src, output: p}}");
   ASSERT_FALSE(no_dir.ok());
   EXPECT_THAT(no_dir.error().message,
               HasSubstr(":7:21: workloads[0].params.build.dir: build directory " +

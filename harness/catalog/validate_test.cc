@@ -30,7 +30,7 @@ class ValidateTest : public ::testing::Test {
   }
 
   // Parses `kernels_block` (the lines after "kernels:") as if from experiments/x.yaml.
-  Status validate(const std::string& kernels_block) {
+  Result<void> validate(const std::string& kernels_block) {
     const std::string text = "name: v\nkernels:\n" + kernels_block +
                              "archs: [x86_64]\nknobs: {a: {}}\nworkloads: [{name: fault}]\n";
     auto exp = parse_experiment(text, (tree_ / "experiments/x.yaml").string());
@@ -45,7 +45,7 @@ class ValidateTest : public ::testing::Test {
 };
 
 TEST_F(ValidateTest, AcceptsExistingFiles) {
-  const Status s = validate(R"(  - name: a
+  const Result<void> s = validate(R"(  - name: a
     config: [numa, debug]
     patches: mthp-vmstat
   - name: b
@@ -57,7 +57,7 @@ TEST_F(ValidateTest, AcceptsExistingFiles) {
 }
 
 TEST_F(ValidateTest, MissingFragmentHasLocationAndSuggestion) {
-  const Status s = validate("  - name: a\n    config: [numa, debg]\n");
+  const Result<void> s = validate("  - name: a\n    config: [numa, debg]\n");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message, HasSubstr(file() + ":4:20: kernels[0].config[1]: config "
                                                     "fragment 'debg' not found"));
@@ -65,13 +65,13 @@ TEST_F(ValidateTest, MissingFragmentHasLocationAndSuggestion) {
 }
 
 TEST_F(ValidateTest, MissingFragmentListsAvailable) {
-  const Status s = validate("  - name: a\n    config: [zzzzzz]\n");
+  const Result<void> s = validate("  - name: a\n    config: [zzzzzz]\n");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message, HasSubstr("available: debug numa"));
 }
 
 TEST_F(ValidateTest, MissingSeriesFolder) {
-  const Status s = validate("  - name: a\n    patches: mthp-vmstt\n");
+  const Result<void> s = validate("  - name: a\n    patches: mthp-vmstt\n");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message,
               HasSubstr(file() + ":4:14: kernels[0].patches: patch series 'mthp-vmstt' not found"));
@@ -79,7 +79,7 @@ TEST_F(ValidateTest, MissingSeriesFolder) {
 }
 
 TEST_F(ValidateTest, SeriesFolderWithoutSeriesFile) {
-  const Status s = validate("  - name: a\n    patches: empty\n");
+  const Result<void> s = validate("  - name: a\n    patches: empty\n");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message, HasSubstr(file() + ":4:14: kernels[0].patches: patch series "
                                                     "folder "));
@@ -87,26 +87,26 @@ TEST_F(ValidateTest, SeriesFolderWithoutSeriesFile) {
 }
 
 TEST_F(ValidateTest, SourcePathMustExist) {
-  const Status s = validate("  - name: a\n    source: src/missing\n");
+  const Result<void> s = validate("  - name: a\n    source: src/missing\n");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message, HasSubstr(file() + ":4:13: kernels[0].source: kernel source "));
   EXPECT_THAT(s.error().message, HasSubstr("does not exist"));
 }
 
 TEST_F(ValidateTest, SourceFileMustBeATarball) {
-  const Status s = validate("  - name: a\n    source: src/notes.txt\n");
+  const Result<void> s = validate("  - name: a\n    source: src/notes.txt\n");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message, HasSubstr("is neither a directory nor a .tar"));
 }
 
 TEST_F(ValidateTest, AbsoluteSourcePath) {
-  const Status s =
+  const Result<void> s =
       validate("  - name: a\n    source: " + (tree_ / "experiments/src/linux").string() + "\n");
   EXPECT_TRUE(s.ok()) << s.error().message;
 }
 
 TEST_F(ValidateTest, ReportsEveryProblemOnItsOwnLine) {
-  const Status s = validate(R"(  - name: a
+  const Result<void> s = validate(R"(  - name: a
     config: [nope]
   - name: b
     patches: nope
@@ -123,7 +123,7 @@ TEST_F(ValidateTest, ReportsEveryProblemOnItsOwnLine) {
 TEST_F(ValidateTest, QuickstartExampleValidatesAgainstRepository) {
   auto exp = load_experiment(std::string(foliolab::source_dir()) + "/experiments/quickstart.yaml");
   ASSERT_TRUE(exp.ok()) << exp.error().message;
-  const Status s = validate_project(*exp, foliolab::source_dir());
+  const Result<void> s = validate_project(*exp, foliolab::source_dir());
   EXPECT_TRUE(s.ok()) << s.error().message;
 }
 
@@ -139,7 +139,7 @@ workloads: [{name: fault}]
 )",
                               file());
   ASSERT_TRUE(exp.ok()) << exp.error().message;
-  const Status s = validate_project(*exp, tree_.path());
+  const Result<void> s = validate_project(*exp, tree_.path());
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message,
             file() +
@@ -160,7 +160,7 @@ class ValidateImageTest : public ValidateTest {
     tree_.put("images/bad.yaml", "pakages: [stress]\n");
   }
   // An experiment whose `machine:` line is line 5 and `workloads:` line 7.
-  Status validate_image(const std::string& machine, const std::string& workloads) {
+  Result<void> validate_image(const std::string& machine, const std::string& workloads) {
     const std::string text =
         "name: v\nkernels:\n  - name: a\narchs: [x86_64]\nmachine: " + machine +
         "\nknobs: {a: {}}\nworkloads: " + workloads + "\n";
@@ -172,8 +172,8 @@ class ValidateImageTest : public ValidateTest {
 };
 
 TEST_F(ValidateImageTest, AnImageThatInstallsTheWorkloadsPackagesPasses) {
-  Status s = validate_image("{image: debian-redis}",
-                            "[{name: redis}, {name: memcg-stress}, {name: fault}]");
+  Result<void> s = validate_image("{image: debian-redis}",
+                                  "[{name: redis}, {name: memcg-stress}, {name: fault}]");
   EXPECT_TRUE(s.ok()) << s.error().message;
   s = validate_image("{image: debian-base}", "[{name: memcg-stress}]");
   EXPECT_TRUE(s.ok()) << s.error().message;
@@ -182,7 +182,7 @@ TEST_F(ValidateImageTest, AnImageThatInstallsTheWorkloadsPackagesPasses) {
 }
 
 TEST_F(ValidateImageTest, UnknownRecipeSuggestsTheClosestAndListsThem) {
-  const Status s = validate_image("{image: debian-rdis}", "[{name: fault}]");
+  const Result<void> s = validate_image("{image: debian-rdis}", "[{name: fault}]");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, file() + ":5:18: machine.image: no image recipe 'debian-rdis' (no " +
                                    (tree_ / "experiments/images/debian-rdis.yaml").string() +
@@ -192,14 +192,15 @@ TEST_F(ValidateImageTest, UnknownRecipeSuggestsTheClosestAndListsThem) {
 }
 
 TEST_F(ValidateImageTest, ARecipesOwnErrorNamesItsFile) {
-  const Status s = validate_image("{image: bad}", "[{name: fault}]");
+  const Result<void> s = validate_image("{image: bad}", "[{name: fault}]");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message, (tree_ / "images/bad.yaml").string() +
                                    ":1:1: pakages: unknown key; did you mean 'packages'?");
 }
 
 TEST_F(ValidateImageTest, OnlyTheQemuBackendAttachesARootDisk) {
-  const Status s = validate_image("{image: debian-redis, backend: libvirt}", "[{name: fault}]");
+  const Result<void> s =
+      validate_image("{image: debian-redis, backend: libvirt}", "[{name: fault}]");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message,
               HasSubstr(file() + ":5:18: machine.image: backend libvirt cannot attach a root disk "
@@ -207,7 +208,7 @@ TEST_F(ValidateImageTest, OnlyTheQemuBackendAttachesARootDisk) {
 }
 
 TEST_F(ValidateImageTest, AWorkloadWithPackagesNeedsAnImage) {
-  const Status s =
+  const Result<void> s =
       validate_image("{cpus: 1}", "[{name: fault}, {name: redis}, {name: memcg-stress}]");
   ASSERT_FALSE(s.ok());
   const std::string& m = s.error().message;
@@ -218,7 +219,7 @@ TEST_F(ValidateImageTest, AWorkloadWithPackagesNeedsAnImage) {
   EXPECT_THAT(m, HasSubstr(file() + ":7:50: workloads[2]: memcg-stress runs Debian's stress, "
                                     "stress-ng: set machine.image to a recipe that installs "
                                     "them (images/*.yaml)"));
-  const Status initramfs = validate_image("{image: initramfs}", "[{name: postgres}]");
+  const Result<void> initramfs = validate_image("{image: initramfs}", "[{name: postgres}]");
   ASSERT_FALSE(initramfs.ok());
   EXPECT_THAT(initramfs.error().message,
               HasSubstr("workloads[0]: postgres runs Debian's postgresql-15: set machine.image to "
@@ -226,7 +227,7 @@ TEST_F(ValidateImageTest, AWorkloadWithPackagesNeedsAnImage) {
 }
 
 TEST_F(ValidateImageTest, AnImageThatLacksAWorkloadsPackagesNamesThem) {
-  const Status s = validate_image("{image: debian-base}", "[{name: redis}]");
+  const Result<void> s = validate_image("{image: debian-base}", "[{name: redis}]");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message,
             file() +
@@ -237,7 +238,7 @@ TEST_F(ValidateImageTest, AnImageThatLacksAWorkloadsPackagesNamesThem) {
 
 // Each shipped recipe installs what the shipped workloads that boot it need.
 TEST_F(ValidateImageTest, ShippedRecipeServesTheShippedWorkloads) {
-  const auto shipped = [](const std::string& image, const std::string& workloads) -> Status {
+  const auto shipped = [](const std::string& image, const std::string& workloads) -> Result<void> {
     auto exp = parse_experiment(
         "name: v\nkernels: [{name: a}]\narchs: [x86_64, arm64]\n"
         "machine: {image: " +
@@ -246,7 +247,7 @@ TEST_F(ValidateImageTest, ShippedRecipeServesTheShippedWorkloads) {
     if (!exp.ok()) return exp.error();
     return validate_project(*exp, foliolab::source_dir());
   };
-  Status s = shipped("debian-redis", "[{name: redis}, {name: memcg-stress}]");
+  Result<void> s = shipped("debian-redis", "[{name: redis}, {name: memcg-stress}]");
   EXPECT_TRUE(s.ok()) << s.error().message;
   s = shipped("debian-kbuild", "[{name: kbuild}]");
   EXPECT_TRUE(s.ok()) << s.error().message;

@@ -220,7 +220,7 @@ std::optional<bool> parse_workload_bool(std::string_view text) {
   return std::nullopt;
 }
 
-Status check_param_value(const ParamInfo& p, const std::string& value) {
+Result<void> check_param_value(const ParamInfo& p, const std::string& value) {
   switch (p.type) {
     case ParamType::kSize: {
       const auto bytes = parse_workload_size(value);

@@ -62,7 +62,7 @@ std::vector<std::string> workload_names();
 
 // Whether `value` is acceptable for `p` as the program parses it; the message carries no
 // location ("invalid size '64X': expected bytes with an optional K, M or G suffix (e.g. 64M)").
-Status check_param_value(const ParamInfo& p, const std::string& value);
+Result<void> check_param_value(const ParamInfo& p, const std::string& value);
 
 // Bytes of a size parameter as the workloads parse it (wl_parse_size in workloads/common.h):
 // decimal digits and an optional K, M or G (binary, either case), nothing else.

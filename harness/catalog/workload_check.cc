@@ -117,7 +117,7 @@ std::string output_of(const WorkloadSpec& w) { return param_value(w, "output", "
 std::string listing(const std::vector<std::string>& valid) { return join(valid, ", "); }
 
 // vmstat.<counter>: a /proc/vmstat name; an unknown one near a known one is a typo.
-Status check_vmstat(const std::string& rest) {
+Result<void> check_vmstat(const std::string& rest) {
   if (!is_word(rest, "_")) return make_error("invalid vmstat counter name '" + rest + "'");
   if (std::find(kVmstat.begin(), kVmstat.end(), rest) != kVmstat.end()) return {};
   if (auto near = closest_match(rest, kVmstat)) {
@@ -128,7 +128,7 @@ Status check_vmstat(const std::string& rest) {
 }
 
 // mthp.<size>kB.<stat>: a hugepages-<size>kB/stats file (a patched kernel may add some).
-Status check_mthp(const std::string& rest, bool patched) {
+Result<void> check_mthp(const std::string& rest, bool patched) {
   const size_t dot2 = rest.find('.');
   const std::string size = rest.substr(0, dot2);
   const std::string stat = dot2 == std::string::npos ? "" : rest.substr(dot2 + 1);
@@ -146,7 +146,7 @@ Status check_mthp(const std::string& rest, bool patched) {
 }
 
 // state.before.<key> / state.after.<key>: what a prepared machine state recorded.
-Status check_state(const std::string& rest) {
+Result<void> check_state(const std::string& rest) {
   const std::string phase = rest.substr(0, rest.find('.'));
   const std::string key =
       rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
@@ -160,7 +160,7 @@ Status check_state(const std::string& rest) {
 }
 
 // success.thp, success.anon.<size>kB, success.shmem.<size>kB, and fallback. the same way.
-Status check_fault_outcome(const std::string& prefix, const std::string& rest) {
+Result<void> check_fault_outcome(const std::string& prefix, const std::string& rest) {
   const std::string kind = rest.substr(0, rest.find('.'));
   if (std::find(kSuccess.begin(), kSuccess.end(), kind) == kSuccess.end() ||
       (kind != "thp" && rest.find('.') == std::string::npos)) {
@@ -170,7 +170,7 @@ Status check_fault_outcome(const std::string& prefix, const std::string& rest) {
   return {};
 }
 
-Status check_counter(const Experiment& exp, const std::string& metric, bool tap_output) {
+Result<void> check_counter(const Experiment& exp, const std::string& metric, bool tap_output) {
   const size_t dot = metric.find('.');
   const std::string prefix = metric.substr(0, dot);
   const std::string rest = metric.substr(dot + 1);
@@ -275,7 +275,7 @@ void check_workload(const WorkloadSpec& w, size_t index, Problems* out) {
                    (near.empty() ? " (parameters: " + listing(param_names) + ")" : near));
       continue;
     }
-    if (Status st = check_param_value(*p, value); !st.ok()) {
+    if (Result<void> st = check_param_value(*p, value); !st.ok()) {
       out->add(w.param_locs.at(i), at, st.error().message);
     }
   }
@@ -331,7 +331,8 @@ std::string param_or_default(const WorkloadSpec& w, std::string_view key) {
   return param_value(w, key, p ? std::string_view(p->def) : std::string_view());
 }
 
-Status check_metric(const Experiment& exp, const RunSelector& sel, const std::string& metric) {
+Result<void> check_metric(const Experiment& exp, const RunSelector& sel,
+                          const std::string& metric) {
   std::vector<std::string> names;
   bool open = false, tap = false;
   for (const auto& w : exp.workloads) {
@@ -358,7 +359,7 @@ constexpr std::array<std::string_view, 7> kCounterFamilies = {
     "vmstat.", "mthp.", "meminfo.", "tap.", "state.", "success.", "fallback."};
 
 // A `thresholds:` entry names a count the experiment's runs can have, or a prefix of some.
-Status check_threshold(const Experiment& exp, const ThresholdRule& rule) {
+Result<void> check_threshold(const Experiment& exp, const ThresholdRule& rule) {
   const std::string& name = rule.metric;
   if (name.ends_with('*')) {
     const std::string prefix = name.substr(0, name.size() - 1);
@@ -388,7 +389,7 @@ Status check_threshold(const Experiment& exp, const ThresholdRule& rule) {
 
 }  // namespace
 
-Status validate_workloads(const Experiment& exp) {
+Result<void> validate_workloads(const Experiment& exp) {
   Problems out;
   for (size_t i = 0; i < exp.workloads.size(); ++i) {
     check_workload(exp.workloads[i], i, &out);
@@ -396,20 +397,20 @@ Status validate_workloads(const Experiment& exp) {
   }
   for (size_t i = 0; i < exp.expectations.size(); ++i) {
     const Expectation& e = exp.expectations[i];
-    if (Status st = check_metric(exp, e.runs, e.metric); !st.ok()) {
+    if (Result<void> st = check_metric(exp, e.runs, e.metric); !st.ok()) {
       out.add(e.metric_loc.line ? e.metric_loc : e.loc, "expect[" + std::to_string(i) + "].metric",
               st.error().message);
     }
   }
   for (size_t i = 0; i < exp.gate_rules.size(); ++i) {
     const GateRule& g = exp.gate_rules[i];
-    if (Status st = check_metric(exp, g.runs, g.metric); !st.ok()) {
+    if (Result<void> st = check_metric(exp, g.runs, g.metric); !st.ok()) {
       out.add(g.metric_loc.line ? g.metric_loc : g.loc, "gate[" + std::to_string(i) + "].metric",
               st.error().message);
     }
   }
   for (const ThresholdRule& rule : exp.thresholds) {
-    if (Status st = check_threshold(exp, rule); !st.ok()) {
+    if (Result<void> st = check_threshold(exp, rule); !st.ok()) {
       out.add(rule.loc, yaml_key_path("thresholds", rule.metric), st.error().message);
     }
   }

@@ -13,12 +13,12 @@ namespace foliolab {
 
 // Every problem, one per line: "file:line:col: workloads[0].params.sise: unknown parameter
 // 'sise' of workload 'fault'; did you mean 'size'?".
-Status validate_workloads(const Experiment& exp);
+Result<void> validate_workloads(const Experiment& exp);
 
 // Whether `metric` can exist in the runs `sel` picks: a metric their workloads print, or a
 // counter delta of a known shape (vmstat.<name>, mthp.<N>kB.<stat>, meminfo.<field> of those
 // the agent snapshots, tap.pass|fail|skip for TAP output). The message carries no location.
-Status check_metric(const Experiment& exp, const RunSelector& sel, const std::string& metric);
+Result<void> check_metric(const Experiment& exp, const RunSelector& sel, const std::string& metric);
 
 // A workload's parameter as the experiment gives it, else `def`.
 std::string param_value(const WorkloadSpec& w, std::string_view key, std::string_view def);

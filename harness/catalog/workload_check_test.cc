@@ -16,7 +16,7 @@ std::string check(const std::string& workloads, const std::string& rest = "") {
       "name: w\nkernels: [{name: k}]\narchs: [x86_64]\nknobs: {a: {}}\n" + workloads + rest;
   auto exp = parse_experiment(text, "x.yaml");
   if (!exp.ok()) return "parse: " + exp.error().message;
-  Status st = validate_workloads(*exp);
+  Result<void> st = validate_workloads(*exp);
   return st.ok() ? "ok" : st.error().message;
 }
 

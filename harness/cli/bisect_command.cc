@@ -60,7 +60,7 @@ Result<fs::path> bisect_dir(const BisectFlags& f, const Experiment& exp) {
 }
 
 // `bisect resume DIR`: the flags the bisection started with, from its log.
-Status restore_flags(const BisectLog& log, BisectFlags& f) {
+Result<void> restore_flags(const BisectLog& log, BisectFlags& f) {
   const auto& m = log.meta();
   if (!m.count("experiment") || !m.count("metric")) {
     return make_error(f.resume + "/bisect.json: not a started bisection (no experiment recorded)");
@@ -101,7 +101,7 @@ Result<RunRecord> series_record(const fs::path& dir, const RunQuery& id) {
 // --from-change-point SESSION: the change point of --metric in the experiment's history (the
 // index under --results, narrowed by --where) whose first session after it is SESSION; what
 // separates its two sessions' kernels becomes --series or --range, its series --where.
-Status from_change_point(BisectFlags& f, const Experiment& exp) {
+Result<void> from_change_point(BisectFlags& f, const Experiment& exp) {
   if (!f.variants.empty() || !f.series.empty() || !f.range.empty() || f.metric.empty()) {
     return make_error(
         "--from-change-point SESSION takes --metric M and none of --variants, --series, --range "

@@ -24,7 +24,8 @@ int fail(const Error& e, int code) {
   return e.kind == ErrorKind::kInput ? code : kExitEnvironment;
 }
 
-Status write_output(const std::string& path, const std::function<void(std::ostream&)>& write) {
+Result<void> write_output(const std::string& path,
+                          const std::function<void(std::ostream&)>& write) {
   if (path.empty() || path == "-") {
     write(std::cout);
     std::cout.flush();

@@ -27,7 +27,7 @@ int fail(const Error& e, int code = kExitBadInput);
 void log_line(const std::string& s);
 
 // Writes through `write` to `path` atomically ("-" or "": stdout).
-Status write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
+Result<void> write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // Where foliolab's data is (kernel-config/, patches/, images/, workloads/, experiments/), and
 // how it was found.

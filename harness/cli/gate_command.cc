@@ -51,8 +51,8 @@ Result<fs::path> gate_baseline(const std::string& baseline, const fs::path& resu
 
 // --junit and --markdown: the JUnit XML and the Markdown summary, where asked for; gate.json
 // in the candidate session always.
-Status write_gate_files(const GateReport& report, const std::string& suite, const GateFlags& f,
-                        const fs::path& cand_dir) {
+Result<void> write_gate_files(const GateReport& report, const std::string& suite,
+                              const GateFlags& f, const fs::path& cand_dir) {
   if (!f.junit.empty()) {
     FL_TRY(write_output(f.junit, [&](std::ostream& o) { write_junit(report, suite, o); }));
   }
@@ -83,7 +83,7 @@ Result<std::vector<KnownIssue>> load_known_file(const GateFlags& f, const Experi
   Problems out;
   for (size_t i = 0; i < issues->size(); ++i) {
     const KnownIssue& k = (*issues)[i];
-    if (Status st = check_metric(exp, k.runs, k.metric); !st.ok()) {
+    if (Result<void> st = check_metric(exp, k.runs, k.metric); !st.ok()) {
       out.add(k.metric_loc, fmt::format("known_issues[{}].metric", i), st.error().message);
     }
   }
@@ -91,8 +91,8 @@ Result<std::vector<KnownIssue>> load_known_file(const GateFlags& f, const Experi
   return issues;
 }
 
-Status apply_known_file(const GateFlags& f, const std::vector<KnownIssue>& issues,
-                        GateReport& report) {
+Result<void> apply_known_file(const GateFlags& f, const std::vector<KnownIssue>& issues,
+                              GateReport& report) {
   if (f.known_issues.empty()) return {};
   auto today = gate_today(f.today);
   FL_TRY(today);
@@ -157,7 +157,8 @@ void index_gate_json(const GateFlags& f, const fs::path& cand_dir) {
   auto index = ResultIndex::open(root);
   const std::string session =
       cand_dir.parent_path().filename().string() + "/" + cand_dir.filename().string();
-  Status st = index.ok() ? index_gate_file(index->db(), root, session) : Status(index.error());
+  Result<void> st =
+      index.ok() ? index_gate_file(index->db(), root, session) : Result<void>(index.error());
   if (!st.ok())
     fmt::print(stderr, "warning: the index keeps no gate record: {}\n", st.error().message);
 }

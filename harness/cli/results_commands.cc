@@ -119,7 +119,7 @@ void session_metrics(const fs::path& session, CompareOptions* options) {
   options->thresholds = exp->thresholds;
 }
 
-Status write_html(const std::string& path, const std::function<void(std::ostream&)>& write) {
+Result<void> write_html(const std::string& path, const std::function<void(std::ostream&)>& write) {
   if (path.empty()) return {};
   return write_output(path, write);
 }
@@ -165,7 +165,7 @@ std::function<int()> setup_compare(CLI::App& app) {
 
 // history --change-points: what it found, in the index (replacing each series' earlier ones of
 // the metric).
-Status record_change_points(ResultIndex& index, const HistoryModel& model) {
+Result<void> record_change_points(ResultIndex& index, const HistoryModel& model) {
   for (const HistorySeries& s : model.series) {
     IndexedChangePoint row{.experiment = s.experiment,
                            .kernel = s.kernel,
@@ -189,7 +189,8 @@ Status record_change_points(ResultIndex& index, const HistoryModel& model) {
 
 // index rebuild: the change points of every metric the old index recorded them for, found
 // again from the rebuilt runs with the default rule.
-Status recompute_change_points(const fs::path& root, const std::vector<std::string>& metrics) {
+Result<void> recompute_change_points(const fs::path& root,
+                                     const std::vector<std::string>& metrics) {
   auto index = ResultIndex::open(root);
   if (!index.ok()) return index.error();
   FL_TRY(index->db().exec("DELETE FROM change_points"));

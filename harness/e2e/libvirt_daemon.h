@@ -103,7 +103,8 @@ class LibvirtDaemon {
   explicit LibvirtDaemon(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
   // A fresh `dir` with libvirtd.conf and qemu.conf, and the mount points of kTargets.
-  static Status write_config(const std::filesystem::path& dir, const std::string& extra_conf) {
+  static Result<void> write_config(const std::filesystem::path& dir,
+                                   const std::string& extra_conf) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::remove_all(dir, ec);
@@ -157,7 +158,7 @@ class LibvirtDaemon {
 
   // Ready when a client gets in. The bound only keeps a daemon that never listens from hanging
   // the test; a slow machine just waits longer.
-  Status wait_ready() {
+  Result<void> wait_ready() {
     const std::string out = (dir_ / "daemon.out").string();
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
     while (true) {

@@ -69,7 +69,7 @@ class SlurmCluster {
   SlurmCluster& operator=(const SlurmCluster&) = delete;
   ~SlurmCluster() { stop(); }
 
-  Status start() {
+  Result<void> start() {
     for (const char* d : {"munge-key", "munge", "state", "spool", "log"})
       fs::create_directories(dir_ / d);
     fs::permissions(dir_ / "munge-key",

@@ -31,7 +31,7 @@ std::vector<std::string> split_args(const std::string& args) {
   return out;
 }
 
-Status check_elf_arch(const std::string& bytes, Arch arch, const std::string& what) {
+Result<void> check_elf_arch(const std::string& bytes, Arch arch, const std::string& what) {
   if (bytes.size() < 20 || bytes.compare(0, 4,
                                          "\x7f"
                                          "ELF") != 0) {
@@ -48,7 +48,7 @@ Status check_elf_arch(const std::string& bytes, Arch arch, const std::string& wh
   return check_elf_static(bytes, what);
 }
 
-Status check_elf_static(const std::string& bytes, const std::string& what) {
+Result<void> check_elf_static(const std::string& bytes, const std::string& what) {
   auto u16 = [&](size_t at) {
     return static_cast<unsigned>(static_cast<unsigned char>(bytes[at]) |
                                  (static_cast<unsigned char>(bytes[at + 1]) << 8));

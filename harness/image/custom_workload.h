@@ -32,8 +32,8 @@ Result<std::vector<CpioEntry>> custom_workload_files(ProcessRunner& runner, cons
 
 // ELF machine check: a binary for the wrong arch is an error naming both; so is a dynamically
 // linked one (check_elf_static).
-Status check_elf_arch(const std::string& bytes, Arch arch, const std::string& what);
-Status check_elf_static(const std::string& bytes, const std::string& what);
+Result<void> check_elf_arch(const std::string& bytes, Arch arch, const std::string& what);
+Result<void> check_elf_static(const std::string& bytes, const std::string& what);
 
 // `args:` split on blanks.
 std::vector<std::string> split_args(const std::string& args);

@@ -133,7 +133,7 @@ std::map<std::string, std::string> build_env(Arch arch) {
 
 // Every entry under `root` but `skip` (relative), in path order: its path, kind and bytes (a
 // symlink's target).
-Status hash_tree(const fs::path& root, const fs::path& skip, Hasher& h) {
+Result<void> hash_tree(const fs::path& root, const fs::path& skip, Hasher& h) {
   std::error_code ec;
   std::vector<fs::path> entries;
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
@@ -159,7 +159,7 @@ Status hash_tree(const fs::path& root, const fs::path& skip, Hasher& h) {
 }
 
 // A fresh copy of `from` at `to`, without `skip` (relative).
-Status copy_tree(const fs::path& from, const fs::path& to, const fs::path& skip) {
+Result<void> copy_tree(const fs::path& from, const fs::path& to, const fs::path& skip) {
   FL_TRY(remove_tree(to));
   std::error_code ec;
   fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);

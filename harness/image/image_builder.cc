@@ -149,8 +149,8 @@ std::vector<CpioEntry> job_entries(const std::string& job_text,
   return entries;
 }
 
-Status write_run_initrd(const fs::path& base_cpio, const std::string& job_text, const fs::path& out,
-                        const std::vector<CpioEntry>& extra) {
+Result<void> write_run_initrd(const fs::path& base_cpio, const std::string& job_text,
+                              const fs::path& out, const std::vector<CpioEntry>& extra) {
   auto base = read_file(base_cpio);
   if (!base.ok()) return base.error();
   auto job = write_cpio(job_entries(job_text, extra));

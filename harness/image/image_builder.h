@@ -60,7 +60,8 @@ std::vector<CpioEntry> job_entries(const std::string& job_text,
 
 // The run's initrd: base archive followed by a job archive holding /job/job.txt.
 // `extra` entries (e.g. a custom workload binary under job/) go into the job archive too.
-Status write_run_initrd(const std::filesystem::path& base_cpio, const std::string& job_text,
-                        const std::filesystem::path& out, const std::vector<CpioEntry>& extra = {});
+Result<void> write_run_initrd(const std::filesystem::path& base_cpio, const std::string& job_text,
+                              const std::filesystem::path& out,
+                              const std::vector<CpioEntry>& extra = {});
 
 }  // namespace foliolab

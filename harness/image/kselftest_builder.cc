@@ -96,8 +96,8 @@ std::vector<std::string> kselftest_compile_argv(const std::string& cc, const fs:
 KselftestBuilder::KselftestBuilder(ProcessRunner& runner, KselftestBuildOptions options)
     : runner_(runner), opt_(std::move(options)) {}
 
-Status KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::path& out,
-                                     KselftestBuild& build) {
+Result<void> KselftestBuilder::compile_all(const fs::path& tree, Arch arch, const fs::path& out,
+                                           KselftestBuild& build) {
   const ArchInfo& ai = arch_info(arch);
   const fs::path log = out / "build.log";
   // `make headers` (what headers_install copies, with rsync, which Debian lacks by default)

@@ -56,8 +56,8 @@ class KselftestBuilder {
                                            Arch arch);
 
  private:
-  Status compile_all(const std::filesystem::path& tree, Arch arch, const std::filesystem::path& out,
-                     KselftestBuild& build);
+  Result<void> compile_all(const std::filesystem::path& tree, Arch arch,
+                           const std::filesystem::path& out, KselftestBuild& build);
   ProcessRunner& runner_;
   KselftestBuildOptions opt_;
 };

@@ -209,8 +209,9 @@ RootfsBuilder::Way RootfsBuilder::way(Arch arch) const {
   return host_binfmt_per_user_namespace() ? Way::kBinfmt : Way::kGuest;
 }
 
-Status RootfsBuilder::run_step(const ImageRecipe& r, Arch arch, const std::string& what,
-                               std::vector<std::string> argv, const fs::path& log, bool emulate) {
+Result<void> RootfsBuilder::run_step(const ImageRecipe& r, Arch arch, const std::string& what,
+                                     std::vector<std::string> argv, const fs::path& log,
+                                     bool emulate) {
   if (emulate && arch != host_arch()) argv = foreign_exec_argv(opt_.self_exe, arch, argv);
   // In / with PWD=/: the host's working directory means nothing inside the chroot (the kernel's
   // build printed `cd: can't cd to /work/main` for each make with the host's PWD).
@@ -234,7 +235,7 @@ Status RootfsBuilder::run_step(const ImageRecipe& r, Arch arch, const std::strin
                                     log.string(), tail));
 }
 
-Status RootfsBuilder::copy_files(const ImageRecipe& r, const fs::path& root) {
+Result<void> RootfsBuilder::copy_files(const ImageRecipe& r, const fs::path& root) {
   for (const ImageRecipe::File& f : r.files) {
     const fs::path to = root / fs::path(f.to).relative_path();
     FL_TRY(make_dirs(to.parent_path()));
@@ -244,8 +245,8 @@ Status RootfsBuilder::copy_files(const ImageRecipe& r, const fs::path& root) {
 }
 
 // mmdebstrap into `root`, then the recipe's files and commands.
-Status RootfsBuilder::populate(const ImageRecipe& r, Arch arch, const fs::path& root,
-                               const fs::path& log) {
+Result<void> RootfsBuilder::populate(const ImageRecipe& r, Arch arch, const fs::path& root,
+                                     const fs::path& log) {
   const ArchInfo& a = arch_info(arch);
   FL_TRY(run_step(r, arch, "mmdebstrap",
                   {"mmdebstrap", "--mode=root", "--variant=" + r.variant,
@@ -315,8 +316,8 @@ Result<uint64_t> RootfsBuilder::pack(const ImageRecipe& r, Arch arch, const std:
 }
 
 // The recipe built in tmp (emptied first): the tree, its manifest, the disk and image.json.
-Status RootfsBuilder::make(const ImageRecipe& r, Arch arch, const std::string& key,
-                           const fs::path& tmp, RootfsArtifact& art) {
+Result<void> RootfsBuilder::make(const ImageRecipe& r, Arch arch, const std::string& key,
+                                 const fs::path& tmp, RootfsArtifact& art) {
   const auto started = std::chrono::steady_clock::now();
   FL_TRY(remove_tree(tmp));
   FL_TRY(make_dirs(tmp));

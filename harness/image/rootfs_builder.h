@@ -66,11 +66,11 @@ class RootfsBuilder {
 
  private:
   Result<std::string> key(const ImageRecipe& recipe, Arch arch);
-  Status populate(const ImageRecipe& recipe, Arch arch, const std::filesystem::path& root,
-                  const std::filesystem::path& log);
-  Status copy_files(const ImageRecipe& recipe, const std::filesystem::path& root);
-  Status make(const ImageRecipe& recipe, Arch arch, const std::string& key,
-              const std::filesystem::path& tmp, RootfsArtifact& art);
+  Result<void> populate(const ImageRecipe& recipe, Arch arch, const std::filesystem::path& root,
+                        const std::filesystem::path& log);
+  Result<void> copy_files(const ImageRecipe& recipe, const std::filesystem::path& root);
+  Result<void> make(const ImageRecipe& recipe, Arch arch, const std::string& key,
+                    const std::filesystem::path& tmp, RootfsArtifact& art);
   // The tree built by mmdebstrap on the host, packed: tmp/disk.ext4, dpkg's status text.
   Result<std::string> make_on_host(const ImageRecipe& recipe, Arch arch, const std::string& key,
                                    const std::filesystem::path& tmp, uint64_t& mib);
@@ -85,9 +85,9 @@ class RootfsBuilder {
   Result<uint64_t> pack(const ImageRecipe& recipe, Arch arch, const std::string& key,
                         const std::filesystem::path& tmp, uint64_t extra_bytes = 0);
   // argv run on the host (through `__foreign-exec` when `emulate` and arch is not the host's).
-  Status run_step(const ImageRecipe& recipe, Arch arch, const std::string& what,
-                  std::vector<std::string> argv, const std::filesystem::path& log,
-                  bool emulate = true);
+  Result<void> run_step(const ImageRecipe& recipe, Arch arch, const std::string& what,
+                        std::vector<std::string> argv, const std::filesystem::path& log,
+                        bool emulate = true);
   ProcessRunner& runner_;
   RootfsBuildOptions opt_;
 };

@@ -213,8 +213,9 @@ class RootfsBuilderTest : public ::testing::Test {
   std::string status_ = kStatus;
   // The guest of the second stage: what it was asked to run, and what the disk held then.
   struct FakeStage : SecondStage {
-    Status run(Arch a, const fs::path& disk, const std::vector<std::vector<std::string>>& cmds,
-               const fs::path& d) override {
+    Result<void> run(Arch a, const fs::path& disk,
+                     const std::vector<std::vector<std::string>>& cmds,
+                     const fs::path& d) override {
       ++runs;
       arch = a;
       commands = cmds;
@@ -242,7 +243,7 @@ TEST(InstalledPackages, OnlyInstalledOnesSortedByName) {
       ElementsAre(Pair("libc6", "2.36-9+deb12u9"), Pair("redis-server", "5:7.0.15-1~deb12u1"),
                   Pair("redis-tools", "5:7.0.15-1~deb12u1"), Pair("stress", "1.0.7-1")));
   EXPECT_TRUE(installed_packages("").empty());
-  // The last entry needs no blank line after it; one with no Status is not installed.
+  // The last entry needs no blank line after it; one with no Result<void> is not installed.
   EXPECT_THAT(installed_packages("Package: a\nVersion: 1\n\nPackage: b\nVersion: 2\n"
                                  "Status: install ok installed"),
               ElementsAre(Pair("b", "2")));

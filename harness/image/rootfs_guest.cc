@@ -131,7 +131,7 @@ Result<std::string> RootfsBuilder::make_in_guest(const ImageRecipe& r, Arch arch
   auto packed = pack(r, arch, key, tmp, kUnpackFactor * *rest);
   FL_TRY(packed);
   mib = *packed;
-  Status st =
+  Result<void> st =
       opt_.second_stage->run(arch, tmp / "disk.ext4", second_stage_commands(r), tmp / "stage2");
   if (!st.ok()) {
     return in_context(fmt::format("{}: second stage in a {} guest", where, arch_info(arch).name),

@@ -6,7 +6,8 @@
 
 namespace foliolab {
 
-Status make_scratch_disk(ProcessRunner& runner, const std::filesystem::path& file, uint64_t bytes) {
+Result<void> make_scratch_disk(ProcessRunner& runner, const std::filesystem::path& file,
+                               uint64_t bytes) {
   std::error_code ec;
   std::filesystem::remove(file, ec);
   const std::filesystem::path log = file.string() + ".mkfs.log";

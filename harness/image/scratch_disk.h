@@ -13,6 +13,7 @@ namespace foliolab {
 
 // `file` made anew: `bytes` long, sparse, ext4 without reserved blocks and with its inode tables
 // and journal initialised lazily (the guest's first writes do it; mkfs stays under a second).
-Status make_scratch_disk(ProcessRunner& runner, const std::filesystem::path& file, uint64_t bytes);
+Result<void> make_scratch_disk(ProcessRunner& runner, const std::filesystem::path& file,
+                               uint64_t bytes);
 
 }  // namespace foliolab

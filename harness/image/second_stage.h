@@ -44,9 +44,9 @@ class SecondStage {
   // Boots a guest of `arch` with `disk` (ext4) attached writable as its root, runs `commands`
   // (argv lists) inside it in order, powers off. Logs and the console go under `dir`. Fails
   // with the failing command's output when one exits non-zero, or when the guest does not end.
-  virtual Status run(Arch arch, const std::filesystem::path& disk,
-                     const std::vector<std::vector<std::string>>& commands,
-                     const std::filesystem::path& dir) = 0;
+  virtual Result<void> run(Arch arch, const std::filesystem::path& disk,
+                           const std::vector<std::vector<std::string>>& commands,
+                           const std::filesystem::path& dir) = 0;
 };
 
 }  // namespace foliolab

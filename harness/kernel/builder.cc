@@ -261,7 +261,7 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
 
 Result<KernelBuilder::Job> KernelBuilder::start(const Plan& plan, const fs::path& pristine) {
   touch_last_used(plan.work);
-  const Status prepared = checkout_kernel_tree(runner_, plan.tree, pristine, plan.work);
+  const Result<void> prepared = checkout_kernel_tree(runner_, plan.tree, pristine, plan.work);
   if (!prepared.ok()) return in_context(plan.label(), prepared.error());
   FL_TRY(make_dirs(plan.obj));
   FL_TRY(make_dirs(plan.dir.parent_path()));
@@ -276,8 +276,8 @@ Result<KernelBuilder::Job> KernelBuilder::start(const Plan& plan, const fs::path
   return job;
 }
 
-Status KernelBuilder::make(const Plan& plan, const Job& job,
-                           const std::vector<std::string>& targets, const std::string& what) {
+Result<void> KernelBuilder::make(const Plan& plan, const Job& job,
+                                 const std::vector<std::string>& targets, const std::string& what) {
   const std::vector<std::string> argv = job.kbuild.argv(targets);
   const std::string label = fmt::format("{} {} {}", what, plan.spec->name, plan.arch->name);
   std::string last_line;
@@ -314,7 +314,7 @@ Result<std::string> KernelBuilder::configure(const Plan& plan, const Job& job) {
   return final_config;
 }
 
-Status KernelBuilder::kbuild(const Plan& plan, const Job& job, const std::string& target) {
+Result<void> KernelBuilder::kbuild(const Plan& plan, const Job& job, const std::string& target) {
   return make(plan, job, {fmt::format("-j{}", opt_.jobs), target}, "building");
 }
 

@@ -102,10 +102,10 @@ class KernelBuilder {
   Result<KernelArtifact> load_pinned(const KernelSpec& spec, Arch arch) const;
   Result<Job> start(const Plan& plan, const std::filesystem::path& pristine);
   Result<std::string> configure(const Plan& plan, const Job& job);  // the final .config
-  Status kbuild(const Plan& plan, const Job& job, const std::string& target);
+  Result<void> kbuild(const Plan& plan, const Job& job, const std::string& target);
   Result<KernelArtifact> publish(const Plan& plan, const Job& job, const std::string& target);
-  Status make(const Plan& plan, const Job& job, const std::vector<std::string>& targets,
-              const std::string& what);
+  Result<void> make(const Plan& plan, const Job& job, const std::vector<std::string>& targets,
+                    const std::string& what);
   ProcessRunner& runner_;
   KernelBuildOptions opt_;
 };

@@ -84,8 +84,8 @@ Result<std::vector<std::string>> GitRepo::files_of(const std::string& commit) co
   return split_nul(*out);
 }
 
-Status GitRepo::extract(const std::string& commit, const std::vector<std::string>& paths,
-                        const fs::path& dest, const fs::path& scratch) const {
+Result<void> GitRepo::extract(const std::string& commit, const std::vector<std::string>& paths,
+                              const fs::path& dest, const fs::path& scratch) const {
   const fs::path tar = scratch / "extract.tar";
   std::vector<std::string> args = {"archive", "--format=tar", "-o", tar.string(), commit};
   if (!paths.empty()) {

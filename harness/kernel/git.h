@@ -33,8 +33,9 @@ class GitRepo {
   // Every file path that `commit` holds.
   Result<std::vector<std::string>> files_of(const std::string& commit) const;
   // Writes `paths` of `commit` (all files when empty) into `dest` with a fresh mtime.
-  Status extract(const std::string& commit, const std::vector<std::string>& paths,
-                 const std::filesystem::path& dest, const std::filesystem::path& scratch) const;
+  Result<void> extract(const std::string& commit, const std::vector<std::string>& paths,
+                       const std::filesystem::path& dest,
+                       const std::filesystem::path& scratch) const;
   // The commits of BASE..TIP (oldest first, merges skipped as by format-patch) as a series
   // written to `dir`. Errors name the range: an unknown end, TIP not descending from BASE, an
   // empty range.

@@ -126,7 +126,7 @@ std::string pick_text(const std::vector<size_t>& indices) {
 
 }  // namespace
 
-Status pick_patches(Series& series, const std::vector<size_t>& indices) {
+Result<void> pick_patches(Series& series, const std::vector<size_t>& indices) {
   const size_t total = series.patches.size();
   std::vector<PatchFile> kept;
   for (size_t k = 0; k < indices.size(); ++k) {
@@ -247,8 +247,8 @@ std::string extract_hunk(std::string_view patch_text, const std::string& file, i
   return out;
 }
 
-Status apply_series(ProcessRunner& runner, const fs::path& tree, const Series& series,
-                    const std::string& source_label) {
+Result<void> apply_series(ProcessRunner& runner, const fs::path& tree, const Series& series,
+                          const std::string& source_label) {
   const size_t total = series.patches.size();
   for (size_t i = 0; i < total; ++i) {
     const auto& patch = series.patches[i];

@@ -52,7 +52,7 @@ Result<Series> load_series(const std::filesystem::path& dir);
 // Keeps the patches at `indices` (0-based, in series order, each at most once) and names the
 // pick in the series' name ("my-series (patches 1-3 of 5)"); an index past the end is an error.
 // `bisect --series` builds a series' prefixes and the series without its culprit this way.
-Status pick_patches(Series& series, const std::vector<size_t>& indices);
+Result<void> pick_patches(Series& series, const std::vector<size_t>& indices);
 
 // The unified diff GNU patch applies from `patch_text`: its file headers and hunks (taken by
 // their line counts), without the mail headers, message, diffstat and signature around them. A
@@ -84,7 +84,7 @@ std::string extract_hunk(std::string_view patch_text, const std::string& file, i
 
 // Applies every patch in order (each checked with --dry-run first, so a failing patch leaves the
 // tree as the previous patch left it). `source_label` names the tree in messages.
-Status apply_series(ProcessRunner& runner, const std::filesystem::path& tree, const Series& series,
-                    const std::string& source_label);
+Result<void> apply_series(ProcessRunner& runner, const std::filesystem::path& tree,
+                          const Series& series, const std::string& source_label);
 
 }  // namespace foliolab

@@ -93,7 +93,7 @@ std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
 // "[PATCH k/n]" numbers against the order: the i-th patch is i/n with n the number of patches.
 // Patches without a number are not checked.
-Status check_numbers(const std::string& where, const std::vector<Entry>& entries) {
+Result<void> check_numbers(const std::string& where, const std::vector<Entry>& entries) {
   const int total = static_cast<int>(entries.size());
   std::map<int, std::string> seen;  // k -> label
   for (int i = 0; i < total; ++i) {
@@ -124,7 +124,7 @@ Status check_numbers(const std::string& where, const std::vector<Entry>& entries
 }
 
 // The cover letter's "0/N" against the number of patches.
-Status check_cover(const std::string& where, const CoverLetter& cover, size_t patches) {
+Result<void> check_cover(const std::string& where, const CoverLetter& cover, size_t patches) {
   auto number = subject_number(cover.subject);
   if (!number || number->n == static_cast<int>(patches)) return {};
   return make_error(
@@ -133,7 +133,7 @@ Status check_cover(const std::string& where, const CoverLetter& cover, size_t pa
 }
 
 // Splits `mbox` into <dir>/0001, 0002, ... once (a folder per mbox content: kept and reused).
-Status split_mbox(ProcessRunner& runner, const fs::path& mbox, const fs::path& dir) {
+Result<void> split_mbox(ProcessRunner& runner, const fs::path& mbox, const fs::path& dir) {
   if (path_exists(dir / kSplitDone)) return {};
   const fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
   FL_TRY(remove_tree(tmp));
@@ -170,8 +170,8 @@ Result<std::optional<CoverLetter>> sibling_cover(ProcessRunner& runner, const fs
 }
 
 // One message of an mbox: the cover letter (0/N) or a patch.
-Status add_message(ProcessRunner& runner, const fs::path& mbox, const fs::path& file, int index,
-                   Series* series, std::vector<Entry>* entries) {
+Result<void> add_message(ProcessRunner& runner, const fs::path& mbox, const fs::path& file,
+                         int index, Series* series, std::vector<Entry>* entries) {
   const std::string where = mbox.string();
   auto mail = read_mail(runner, file);
   if (!mail.ok()) return mail.error();

@@ -52,7 +52,7 @@ std::string slug_of(const fs::path& p) {
 
 // Directory identity: content fingerprint of the tree, hashing only files whose stat changed
 // since the last scan (remembered next to the working tree, never in the user's tree).
-Status fingerprint_directory(SourceInfo& info, const fs::path& cache) {
+Result<void> fingerprint_directory(SourceInfo& info, const fs::path& cache) {
   const fs::path state = cache / "work" / info.work_id / "source.index";
   auto scan = scan_tree(info.location, load_tree_index(state));
   if (!scan.ok()) return in_context("kernel source " + info.location.string(), scan.error());

@@ -21,9 +21,9 @@ namespace {
 
 // Restores the working tree to pristine + `series`. Files the previous series touched are
 // restored and get a fresh mtime so that make rebuilds them in a reused O= directory.
-Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::path& work,
-                  const std::optional<Series>& series, const std::string& tree_key,
-                  const std::string& source_label) {
+Result<void> reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::path& work,
+                        const std::optional<Series>& series, const std::string& tree_key,
+                        const std::string& source_label) {
   const fs::path tree = work / "tree";
   const fs::path state_file = work / "applied.json";
   json state;
@@ -78,8 +78,9 @@ Status reset_tree(ProcessRunner& runner, const fs::path& pristine, const fs::pat
 // Directory sources: the working tree mirrors the user's tree (only changed files copied, with a
 // fresh mtime), then the series is applied. Patched files differ from the user's and are
 // restored by the next sync.
-Status sync_directory_tree(ProcessRunner& runner, const SourceInfo& src, const fs::path& work,
-                           const std::optional<Series>& series, const std::string& source_label) {
+Result<void> sync_directory_tree(ProcessRunner& runner, const SourceInfo& src, const fs::path& work,
+                                 const std::optional<Series>& series,
+                                 const std::string& source_label) {
   const fs::path tree = work / "tree";
   const fs::path state = work / "tree.index";
   FL_TRY(make_dirs(tree));
@@ -102,8 +103,9 @@ Status sync_directory_tree(ProcessRunner& runner, const SourceInfo& src, const f
 
 // Git sources: one working tree per repository. Switching commits rewrites the files that differ
 // between them plus those the previous series touched.
-Status checkout_git_tree(ProcessRunner& runner, const SourceInfo& src, const fs::path& work,
-                         const std::optional<Series>& series, const std::string& source_label) {
+Result<void> checkout_git_tree(ProcessRunner& runner, const SourceInfo& src, const fs::path& work,
+                               const std::optional<Series>& series,
+                               const std::string& source_label) {
   const fs::path tree = work / "tree";
   const fs::path state_file = work / "checkout.json";
   GitRepo repo(runner, src.location);
@@ -199,8 +201,8 @@ Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& 
   return kt;
 }
 
-Status checkout_kernel_tree(ProcessRunner& runner, const KernelTree& kt, const fs::path& pristine,
-                            const fs::path& work) {
+Result<void> checkout_kernel_tree(ProcessRunner& runner, const KernelTree& kt,
+                                  const fs::path& pristine, const fs::path& work) {
   FL_TRY(make_dirs(work));
   switch (kt.source.kind) {
     case SourceKind::kTarball:

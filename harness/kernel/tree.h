@@ -35,8 +35,8 @@ Result<KernelTree> resolve_kernel_tree(ProcessRunner& runner, const KernelSpec& 
 // series touched (<work>/applied.json); a directory source is synced file by file from the user's
 // tree (<work>/tree.index); a git source rewrites the files that differ between commits
 // (<work>/checkout.json). The caller holds <work>.lock.
-Status checkout_kernel_tree(ProcessRunner& runner, const KernelTree& tree,
-                            const std::filesystem::path& pristine,
-                            const std::filesystem::path& work);
+Result<void> checkout_kernel_tree(ProcessRunner& runner, const KernelTree& tree,
+                                  const std::filesystem::path& pristine,
+                                  const std::filesystem::path& work);
 
 }  // namespace foliolab

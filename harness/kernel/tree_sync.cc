@@ -145,7 +145,7 @@ TreeIndex load_tree_index(const fs::path& file) {
   return index;
 }
 
-Status save_tree_index(const fs::path& file, const TreeIndex& index) {
+Result<void> save_tree_index(const fs::path& file, const TreeIndex& index) {
   std::string out;
   out.reserve(index.size() * 120);
   for (const auto& [rel, e] : index) {

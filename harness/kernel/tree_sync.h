@@ -54,7 +54,7 @@ std::string describe_build_outputs(const std::filesystem::path& root,
 
 // Stored form (one line per entry, tab separated); a missing or unreadable file is an empty index.
 TreeIndex load_tree_index(const std::filesystem::path& file);
-Status save_tree_index(const std::filesystem::path& file, const TreeIndex& index);
+Result<void> save_tree_index(const std::filesystem::path& file, const TreeIndex& index);
 
 struct SyncStats {
   size_t copied = 0, removed = 0, mode_changed = 0;

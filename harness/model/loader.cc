@@ -55,7 +55,8 @@ std::string Parser::first_at(const SourceLoc& l) const {
   return YamlReader::first_at(YamlPos{l.line, l.column});
 }
 
-Status Parser::parse_top_field(const std::string& key, const Field& f, Experiment* exp) const {
+Result<void> Parser::parse_top_field(const std::string& key, const Field& f,
+                                     Experiment* exp) const {
   if (key == "name") {
     exp->name_loc = loc(f);
     return parse_name(f, &exp->name);
@@ -95,7 +96,7 @@ Status Parser::parse_top_field(const std::string& key, const Field& f, Experimen
   return {};
 }
 
-Status Parser::parse_name(const Field& f, std::string* out) const {
+Result<void> Parser::parse_name(const Field& f, std::string* out) const {
   auto name = read_scalar(f);
   FL_TRY(name);
   if (!is_word(*name, "._-")) {
@@ -119,7 +120,7 @@ Result<std::string> Parser::read_choice(const Field& f, const Keys& valid,
   return unknown_choice(f, *name, valid, what);
 }
 
-Status Parser::check_references(const Experiment& exp) const {
+Result<void> Parser::check_references(const Experiment& exp) const {
   for (size_t k = 0; k < exp.kernels.size(); ++k) {
     const KernelSpec& kernel = exp.kernels[k];
     for (size_t i = 0; i < kernel.archs.size(); ++i) {
@@ -153,14 +154,14 @@ std::string Parser::arch_names(const Experiment& exp) {
   return join(names, ", ");
 }
 
-Status Parser::check_selector(const Experiment& exp, const RunSelector& sel,
-                              const std::string& path) const {
+Result<void> Parser::check_selector(const Experiment& exp, const RunSelector& sel,
+                                    const std::string& path) const {
   Keys kernels, knob_sets, labels;
   for (const auto& k : exp.kernels) kernels.push_back(k.name);
   for (const auto& s : exp.knob_sets) knob_sets.push_back(s.name);
   for (const auto& w : exp.workloads) labels.push_back(w.label);
   auto check = [&](const std::string& value, const Keys& valid, const char* key, const char* what,
-                   const SourceLoc& at) -> Status {
+                   const SourceLoc& at) -> Result<void> {
     if (value.empty() || std::find(valid.begin(), valid.end(), value) != valid.end()) return {};
     std::string message = "no " + std::string(what) + " named '" + value + "'";
     const std::string near = did_you_mean(value, valid);

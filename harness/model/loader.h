@@ -22,7 +22,7 @@ Result<Experiment> parse_experiment(const std::string& yaml_text, const std::str
 // `run --repeat-until-ci 2%`: adaptive repetitions with this target; the min and max of a
 // `repeat:` map stay, else the plain count (3 when absent) is the minimum and max is 30 (or that
 // count when larger).
-Status apply_repeat_until_ci(Experiment& exp, const std::string& percent);
+Result<void> apply_repeat_until_ci(Experiment& exp, const std::string& percent);
 
 // "2%" or "2.5 %" as a fraction (0.02) when it lies in (0, 100 %); nullopt otherwise.
 std::optional<double> parse_ci_percent(std::string_view text);

@@ -29,7 +29,7 @@ bool threshold_name(std::string_view name) {
 
 }  // namespace
 
-Status Parser::parse_gate_rules(const Field& f, std::vector<GateRule>* out) const {
+Result<void> Parser::parse_gate_rules(const Field& f, std::vector<GateRule>* out) const {
   auto items = read_list(f, nullptr);
   FL_TRY(items);
   for (const Field& item : *items) {
@@ -40,7 +40,7 @@ Status Parser::parse_gate_rules(const Field& f, std::vector<GateRule>* out) cons
   return {};
 }
 
-Status Parser::parse_gate_rule(const Field& f, GateRule* g) const {
+Result<void> Parser::parse_gate_rule(const Field& f, GateRule* g) const {
   auto fields = read_map(f, &kGateKeys);
   FL_TRY(fields);
   g->loc = loc(f.value);
@@ -94,7 +94,7 @@ Status Parser::parse_gate_rule(const Field& f, GateRule* g) const {
   return {};
 }
 
-Status Parser::parse_thresholds(const Field& f, ThresholdRules* out) const {
+Result<void> Parser::parse_thresholds(const Field& f, ThresholdRules* out) const {
   auto fields = read_map(f, nullptr);
   FL_TRY(fields);
   for (const auto& [name, field] : fields->entries) {
@@ -160,7 +160,7 @@ Result<double> Parser::read_percent(const Field& f, std::string_view prefix) con
 
 // Names are resolved against the rest of the document later (check_references), since the
 // keys may come in any order.
-Status Parser::parse_selector(const Field& f, RunSelector* sel) const {
+Result<void> Parser::parse_selector(const Field& f, RunSelector* sel) const {
   auto fields = read_map(f, &kSelectorKeys);
   FL_TRY(fields);
   sel->loc = loc(f.value);
@@ -188,7 +188,7 @@ Status Parser::parse_selector(const Field& f, RunSelector* sel) const {
   return {};
 }
 
-Status Parser::parse_excludes(const Field& f, std::vector<RunSelector>* out) const {
+Result<void> Parser::parse_excludes(const Field& f, std::vector<RunSelector>* out) const {
   auto items = read_list(f, nullptr);
   FL_TRY(items);
   for (const Field& item : *items) {
@@ -203,7 +203,7 @@ Status Parser::parse_excludes(const Field& f, std::vector<RunSelector>* out) con
   return {};
 }
 
-Status Parser::parse_expectations(const Field& f, std::vector<Expectation>* out) const {
+Result<void> Parser::parse_expectations(const Field& f, std::vector<Expectation>* out) const {
   auto items = read_list(f, nullptr);
   FL_TRY(items);
   for (const Field& item : *items) {
@@ -214,7 +214,7 @@ Status Parser::parse_expectations(const Field& f, std::vector<Expectation>* out)
   return {};
 }
 
-Status Parser::parse_expectation(const Field& f, Expectation* e) const {
+Result<void> Parser::parse_expectation(const Field& f, Expectation* e) const {
   auto fields = read_map(f, &kExpectKeys);
   FL_TRY(fields);
   e->loc = loc(f.value);
@@ -260,8 +260,8 @@ Status Parser::parse_expectation(const Field& f, Expectation* e) const {
 }
 
 // Exactly one of kCompareKeys; `tolerance` only (and always) with approx.
-Status Parser::parse_comparison(const Field& item, const Fields& fields, Expectation* e,
-                                std::string* value_text) const {
+Result<void> Parser::parse_comparison(const Field& item, const Fields& fields, Expectation* e,
+                                      std::string* value_text) const {
   const Field* comparison = nullptr;
   for (const auto& [key, field] : fields.entries) {
     if (std::find(kCompareKeys.begin(), kCompareKeys.end(), key) == kCompareKeys.end()) continue;

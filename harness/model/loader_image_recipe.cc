@@ -31,7 +31,7 @@ bool valid_package_name(const std::string& name) {
 
 }  // namespace
 
-Status Parser::parse_image_recipe(const YAML::Node& root, ImageRecipe* r) const {
+Result<void> Parser::parse_image_recipe(const YAML::Node& root, ImageRecipe* r) const {
   const Field top = YamlReader::root(root);
   auto fields = read_map(top, &kRecipeKeys);
   FL_TRY(fields);
@@ -72,7 +72,7 @@ Status Parser::parse_image_recipe(const YAML::Node& root, ImageRecipe* r) const 
   return {};
 }
 
-Status Parser::parse_recipe_packages(const Field& f, ImageRecipe* r) const {
+Result<void> Parser::parse_recipe_packages(const Field& f, ImageRecipe* r) const {
   auto items = read_list(f, "must list at least one package, e.g. [redis-server]");
   FL_TRY(items);
   for (const Field& item : *items) {
@@ -93,7 +93,7 @@ Status Parser::parse_recipe_packages(const Field& f, ImageRecipe* r) const {
   return {};
 }
 
-Status Parser::parse_recipe_files(const Field& f, ImageRecipe* r) const {
+Result<void> Parser::parse_recipe_files(const Field& f, ImageRecipe* r) const {
   auto items = read_list(f, "must list at least one {from, to}");
   FL_TRY(items);
   for (const Field& item : *items) {

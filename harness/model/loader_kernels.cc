@@ -15,7 +15,7 @@ const Keys kGitRangeKeys = {"git", "repo"};
 
 }  // namespace
 
-Status Parser::parse_kernels(const Field& f, Experiment* exp) const {
+Result<void> Parser::parse_kernels(const Field& f, Experiment* exp) const {
   auto items = read_list(f, "must list at least one kernel");
   FL_TRY(items);
   std::vector<SourceLoc> name_locs;
@@ -36,7 +36,7 @@ Status Parser::parse_kernels(const Field& f, Experiment* exp) const {
 }
 
 // `source: PATH|debian` or `source: {git: PATH, ref: REV}`.
-Status Parser::parse_source(const Field& s, KernelSpec* k) const {
+Result<void> Parser::parse_source(const Field& s, KernelSpec* k) const {
   k->source_loc = loc(s);
   if (!s.value.IsMap()) {
     auto source = read_nonempty(s);
@@ -64,7 +64,7 @@ Status Parser::parse_source(const Field& s, KernelSpec* k) const {
 }
 
 // `patches: {git: BASE..TIP, repo: PATH}`: the commits after BASE up to TIP.
-Status Parser::parse_range(const Field& p, KernelSpec* k) const {
+Result<void> Parser::parse_range(const Field& p, KernelSpec* k) const {
   k->patches_loc = loc(p);
   auto fields = read_map(p, &kGitRangeKeys);
   FL_TRY(fields);
@@ -88,7 +88,7 @@ Status Parser::parse_range(const Field& p, KernelSpec* k) const {
   return {};
 }
 
-Status Parser::parse_kernel(const Field& f, KernelSpec* k, SourceLoc* name_loc) const {
+Result<void> Parser::parse_kernel(const Field& f, KernelSpec* k, SourceLoc* name_loc) const {
   auto fields = read_map(f, &kKernelKeys);
   FL_TRY(fields);
   k->loc = loc(f.value);
@@ -129,7 +129,7 @@ Status Parser::parse_kernel(const Field& f, KernelSpec* k, SourceLoc* name_loc) 
   return require(*fields, f, {"name"});
 }
 
-Status Parser::parse_fragments(const Field& f, KernelSpec* k) const {
+Result<void> Parser::parse_fragments(const Field& f, KernelSpec* k) const {
   auto items = read_list(f, nullptr);
   FL_TRY(items);
   for (const Field& item : *items) {
@@ -155,7 +155,7 @@ Status Parser::parse_fragments(const Field& f, KernelSpec* k) const {
   return {};
 }
 
-Status Parser::parse_options(const Field& f, KeyValues* out) const {
+Result<void> Parser::parse_options(const Field& f, KeyValues* out) const {
   auto fields = read_map(f, nullptr);
   FL_TRY(fields);
   for (const auto& [name, field] : fields->entries) {

@@ -18,7 +18,7 @@ constexpr std::string_view kSysctlRoot = "/proc/sys/";
 
 }  // namespace
 
-Status Parser::parse_knob_sets(const Field& f, std::vector<KnobSet>* out) const {
+Result<void> Parser::parse_knob_sets(const Field& f, std::vector<KnobSet>* out) const {
   auto sets = read_map(f, nullptr);
   FL_TRY(sets);
   if (sets->entries.empty()) return error(f, "must define at least one knob set");
@@ -35,7 +35,7 @@ Status Parser::parse_knob_sets(const Field& f, std::vector<KnobSet>* out) const 
   return {};
 }
 
-Status Parser::parse_knob_set(const Field& f, KnobSet* set) const {
+Result<void> Parser::parse_knob_set(const Field& f, KnobSet* set) const {
   auto fields = read_map(f, nullptr);
   FL_TRY(fields);
   for (const auto& [key, field] : fields->entries) {
@@ -63,7 +63,7 @@ Status Parser::parse_knob_set(const Field& f, KnobSet* set) const {
   return {};
 }
 
-Status Parser::parse_paths(const Field& f, std::string_view root, KeyValues* out) const {
+Result<void> Parser::parse_paths(const Field& f, std::string_view root, KeyValues* out) const {
   auto fields = read_map(f, nullptr);
   FL_TRY(fields);
   for (const auto& [key, field] : fields->entries) {
@@ -81,7 +81,8 @@ Status Parser::parse_paths(const Field& f, std::string_view root, KeyValues* out
   return {};
 }
 
-Status Parser::check_path(const Field& field, const std::string& key, std::string_view root) const {
+Result<void> Parser::check_path(const Field& field, const std::string& key,
+                                std::string_view root) const {
   if (is_relative_path(key)) return {};
   if (key.starts_with(root)) {
     return key_error(field, "write the path relative to " + std::string(root) + ": '" +

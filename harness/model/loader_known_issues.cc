@@ -40,7 +40,7 @@ Result<std::vector<KnownIssue>> Parser::parse_known_issues(const YAML::Node& roo
   return out;
 }
 
-Status Parser::parse_known_issue(const Field& f, KnownIssue* k) const {
+Result<void> Parser::parse_known_issue(const Field& f, KnownIssue* k) const {
   auto fields = read_map(f, &kIssueKeys);
   FL_TRY(fields);
   k->loc = loc(f.value);
@@ -64,7 +64,7 @@ Status Parser::parse_known_issue(const Field& f, KnownIssue* k) const {
 }
 
 // Exactly one of `regressed: <= 8%`, `value: N`, `flaky: true`.
-Status Parser::parse_known_effect(const Field& f, const Fields& fields, KnownIssue* k) const {
+Result<void> Parser::parse_known_effect(const Field& f, const Fields& fields, KnownIssue* k) const {
   const Field* given = nullptr;
   for (const std::string& key : kEffectKeys) {
     const Field* e = fields.find(key);

@@ -18,12 +18,12 @@ const Keys kNodeKeys = {"cpus", "memory"};
 
 }  // namespace
 
-Status Parser::parse_archs(const Field& f, Experiment* exp) const {
+Result<void> Parser::parse_archs(const Field& f, Experiment* exp) const {
   return parse_arch_list(f, "must list at least one arch", &exp->archs, &exp->arch_locs);
 }
 
-Status Parser::parse_arch_list(const Field& f, const char* what_if_empty, std::vector<Arch>* archs,
-                               std::vector<SourceLoc>* locs) const {
+Result<void> Parser::parse_arch_list(const Field& f, const char* what_if_empty,
+                                     std::vector<Arch>* archs, std::vector<SourceLoc>* locs) const {
   auto items = read_list(f, what_if_empty);
   FL_TRY(items);
   for (const Field& item : *items) {
@@ -50,7 +50,7 @@ Result<Arch> Parser::read_arch(const Field& f) const {
   return unknown_choice(f, *name, valid, "arch");
 }
 
-Status Parser::parse_machine(const Field& f, MachineSpec* m) const {
+Result<void> Parser::parse_machine(const Field& f, MachineSpec* m) const {
   auto fields = read_map(f, &kMachineKeys);
   FL_TRY(fields);
   if (const Field* a = fields->find("accel")) {
@@ -89,7 +89,7 @@ Status Parser::parse_machine(const Field& f, MachineSpec* m) const {
   return parse_machine_swap(*fields, m);
 }
 
-Status Parser::parse_guest_size(const YamlFields& fields, MachineSpec* m) const {
+Result<void> Parser::parse_guest_size(const YamlFields& fields, MachineSpec* m) const {
   if (const Field* c = fields.find("cpus")) {
     auto n = read_int(*c);
     FL_TRY(n);
@@ -112,7 +112,7 @@ Status Parser::parse_guest_size(const YamlFields& fields, MachineSpec* m) const 
 }
 
 // machine.zswap needs machine.swap, and a zram swap lives in the guest's memory.
-Status Parser::parse_machine_swap(const YamlFields& fields, MachineSpec* m) const {
+Result<void> Parser::parse_machine_swap(const YamlFields& fields, MachineSpec* m) const {
   if (const Field* s = fields.find("swap")) FL_TRY(parse_swap(*s, &m->swap));
   if (const Field* z = fields.find("zswap")) FL_TRY(parse_zswap(*z, &m->zswap));
   if (m->zswap.enabled && !m->swap.enabled()) {
@@ -128,7 +128,7 @@ Status Parser::parse_machine_swap(const YamlFields& fields, MachineSpec* m) cons
   return {};
 }
 
-Status Parser::parse_numa(const Field& f, bool memory_given, MachineSpec* m) const {
+Result<void> Parser::parse_numa(const Field& f, bool memory_given, MachineSpec* m) const {
   auto fields = read_map(f, &kNumaKeys);
   FL_TRY(fields);
   FL_TRY(require(*fields, f, {"nodes"}));
@@ -184,7 +184,7 @@ Status Parser::parse_numa(const Field& f, bool memory_given, MachineSpec* m) con
 }
 
 // QEMU accepts distances 10..255 and requires 10 from a node to itself.
-Status Parser::parse_distance(const Field& f, MachineSpec* m) const {
+Result<void> Parser::parse_distance(const Field& f, MachineSpec* m) const {
   const size_t n = m->numa.size();
   auto rows = read_list(f, nullptr);
   FL_TRY(rows);

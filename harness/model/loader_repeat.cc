@@ -31,7 +31,7 @@ Result<int> Parser::read_repeat_count(const Field& f) const {
 }
 
 // `repeat: 5`, or `repeat: {min: 3, max: 30, ci: 2%}` (min and max optional, ci required).
-Status Parser::parse_repeat(const Field& f, Experiment* exp) const {
+Result<void> Parser::parse_repeat(const Field& f, Experiment* exp) const {
   exp->repeat_loc = loc(f);
   if (!f.value.IsMap()) {
     auto n = read_repeat_count(f);
@@ -78,7 +78,7 @@ Status Parser::parse_repeat(const Field& f, Experiment* exp) const {
   return {};
 }
 
-Status Parser::parse_warmup(const Field& f, Experiment* exp) const {
+Result<void> Parser::parse_warmup(const Field& f, Experiment* exp) const {
   auto n = read_int(f);
   FL_TRY(n);
   if (*n < 0 || *n > kMaxWarmup) {
@@ -98,7 +98,7 @@ std::optional<double> parse_ci_percent(std::string_view text) {
   return *pct / 100;
 }
 
-Status apply_repeat_until_ci(Experiment& exp, const std::string& percent) {
+Result<void> apply_repeat_until_ci(Experiment& exp, const std::string& percent) {
   if (percent.empty()) return {};
   const auto ci = parse_ci_percent(percent);
   if (!ci) {

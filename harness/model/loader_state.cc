@@ -42,7 +42,7 @@ constexpr int kMaxAnyOrder = 13;
 
 }  // namespace
 
-Status Parser::parse_swap(const Field& f, SwapSpec* s) const {
+Result<void> Parser::parse_swap(const Field& f, SwapSpec* s) const {
   auto fields = read_map(f, &kSwapKeys);
   FL_TRY(fields);
   FL_TRY(require(*fields, f, {"type", "size"}));
@@ -65,7 +65,7 @@ Status Parser::parse_swap(const Field& f, SwapSpec* s) const {
   return {};
 }
 
-Status Parser::parse_zswap(const Field& f, ZswapSpec* z) const {
+Result<void> Parser::parse_zswap(const Field& f, ZswapSpec* z) const {
   auto fields = read_map(f, &kZswapKeys);
   FL_TRY(fields);
   FL_TRY(require(*fields, f, {"enabled"}));
@@ -81,7 +81,7 @@ Status Parser::parse_zswap(const Field& f, ZswapSpec* z) const {
   return {};
 }
 
-Status Parser::parse_prepare(const Field& f, std::vector<PrepareStep>* out) const {
+Result<void> Parser::parse_prepare(const Field& f, std::vector<PrepareStep>* out) const {
   auto items = read_list(f, "must list at least one step, e.g. - fragment: {method: thpscale}");
   FL_TRY(items);
   for (const Field& item : *items) {
@@ -107,7 +107,7 @@ Status Parser::parse_prepare(const Field& f, std::vector<PrepareStep>* out) cons
   return {};
 }
 
-Status Parser::parse_fragment(const Field& f, PrepareStep* p) const {
+Result<void> Parser::parse_fragment(const Field& f, PrepareStep* p) const {
   auto fields = read_map(f, &kFragmentKeys);
   FL_TRY(fields);
   const Field* method = fields->find("method");
@@ -165,7 +165,7 @@ Status Parser::parse_fragment(const Field& f, PrepareStep* p) const {
 }
 
 // churn: {size: 768M, file_size: 64K, passes: 2, background: true}; no target, nothing to pin.
-Status Parser::parse_churn(const YamlFields& fields, PrepareStep* p) const {
+Result<void> Parser::parse_churn(const YamlFields& fields, PrepareStep* p) const {
   for (const char* key : {"order", "unusable", "pin", "reserve"}) {
     if (const Field* given = fields.find(key)) {
       return key_error(*given, std::string(key) +
@@ -203,7 +203,7 @@ Status Parser::parse_churn(const YamlFields& fields, PrepareStep* p) const {
   return {};
 }
 
-Status Parser::parse_cgroup(const Field& f, CgroupSpec* c) const {
+Result<void> Parser::parse_cgroup(const Field& f, CgroupSpec* c) const {
   auto fields = read_map(f, &cgroup_limit_files());
   FL_TRY(fields);
   if (fields->entries.empty()) return error(f, "must set at least one limit, e.g. memory.max: 64M");
@@ -225,7 +225,7 @@ Status Parser::parse_cgroup(const Field& f, CgroupSpec* c) const {
   return {};
 }
 
-Status Parser::parse_monitor(const Field& f, MonitorSpec* m) const {
+Result<void> Parser::parse_monitor(const Field& f, MonitorSpec* m) const {
   auto fields = read_map(f, &kMonitorKeys);
   FL_TRY(fields);
   FL_TRY(require(*fields, f, {"period", "counters"}));

@@ -23,7 +23,7 @@ std::string list_text(const std::vector<std::string>& items) {
 
 }  // namespace
 
-Status Parser::parse_workloads(const Field& f, std::vector<WorkloadSpec>* out) const {
+Result<void> Parser::parse_workloads(const Field& f, std::vector<WorkloadSpec>* out) const {
   auto items = read_list(f, "must list at least one workload");
   FL_TRY(items);
   std::vector<SourceLoc> label_locs;
@@ -45,8 +45,8 @@ Status Parser::parse_workloads(const Field& f, std::vector<WorkloadSpec>* out) c
   return {};
 }
 
-Status Parser::parse_workload(const Field& f, WorkloadSpec* w, SourceLoc* label_loc,
-                              std::string* label_path) const {
+Result<void> Parser::parse_workload(const Field& f, WorkloadSpec* w, SourceLoc* label_loc,
+                                    std::string* label_path) const {
   auto fields = read_map(f, &kWorkloadKeys);
   FL_TRY(fields);
   w->loc = loc(f.value);
@@ -81,7 +81,7 @@ Status Parser::parse_workload(const Field& f, WorkloadSpec* w, SourceLoc* label_
   return require(*fields, f, {"name"});
 }
 
-Status Parser::parse_params(const Field& p, WorkloadSpec* w) const {
+Result<void> Parser::parse_params(const Field& p, WorkloadSpec* w) const {
   auto params = read_map(p, nullptr);
   FL_TRY(params);
   for (const auto& [key, field] : params->entries) {
@@ -174,7 +174,7 @@ Result<std::vector<std::string>> Parser::read_argv(const Field& f, const char* w
 
 // metrics: {latency_ns: {unit: ns, better: lower, kind: timing}}; a scalar, or `pattern:`,
 // is a regex for `output: regex` (checked with the workload catalog).
-Status Parser::parse_metric_decls(const Field& f, WorkloadSpec* w) const {
+Result<void> Parser::parse_metric_decls(const Field& f, WorkloadSpec* w) const {
   auto metrics = read_map(f, nullptr);
   FL_TRY(metrics);
   for (const auto& [name, field] : metrics->entries) {
@@ -217,7 +217,8 @@ Status Parser::parse_metric_decls(const Field& f, WorkloadSpec* w) const {
 }
 
 // A declaration's `pattern:` (or `regex:`, the same) and `aggregate:`.
-Status Parser::parse_pattern(const std::string& name, const Fields& decl, WorkloadSpec* w) const {
+Result<void> Parser::parse_pattern(const std::string& name, const Fields& decl,
+                                   WorkloadSpec* w) const {
   const Field* p = decl.find("pattern");
   if (const Field* r = decl.find("regex")) {
     if (p) return key_error(*r, "give 'pattern' or 'regex' (the same thing), not both");
@@ -239,8 +240,8 @@ Status Parser::parse_pattern(const std::string& name, const Fields& decl, Worklo
 }
 
 // `primary: true` on a timing: adaptive repetitions watch it. A count never needs more reps.
-Status Parser::parse_primary(const Field& f, const std::string& name, const MetricInfo& info,
-                             WorkloadSpec* w) const {
+Result<void> Parser::parse_primary(const Field& f, const std::string& name, const MetricInfo& info,
+                                   WorkloadSpec* w) const {
   auto on = read_bool(f);
   FL_TRY(on);
   if (!*on) return {};

@@ -14,7 +14,7 @@ class Problems {
   void add(const SourceLoc& at, const std::string& path, const std::string& message) {
     text_ += (text_.empty() ? "" : "\n") + at.str() + ": " + path + ": " + message;
   }
-  Status status() const { return text_.empty() ? Status() : make_error(text_); }
+  Result<void> status() const { return text_.empty() ? Result<void>() : make_error(text_); }
 
  private:
   std::string text_;

@@ -27,7 +27,7 @@ fs::path project_of(const fs::path& dir) {
   return fs::absolute(dir, ec).lexically_normal();
 }
 
-Status check_project_marker(const fs::path& file) {
+Result<void> check_project_marker(const fs::path& file) {
   auto root = load_yaml_file(file.string(), "project file");
   FL_TRY(root);
   if (root->IsNull()) return {};

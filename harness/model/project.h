@@ -25,7 +25,7 @@ std::optional<std::filesystem::path> find_project_marker(const std::filesystem::
 std::filesystem::path project_of(const std::filesystem::path& dir);
 
 // Checks a foliolab.yaml: empty, or a map whose only key is `name` (a located error otherwise).
-Status check_project_marker(const std::filesystem::path& file);
+Result<void> check_project_marker(const std::filesystem::path& file);
 
 // Where a name is found: the file or folder and which place it came from.
 struct Found {

@@ -118,7 +118,7 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
 Result<std::string> render_setup_job(const std::string& run_id,
                                      const std::vector<std::vector<std::string>>& commands) {
   std::string out = std::string(kJobMagic) + "\n";
-  auto line = [&](const std::string& text) -> Status {
+  auto line = [&](const std::string& text) -> Result<void> {
     if (!line_safe(text))
       return make_error(fmt::format("run {}: value not allowed in a job line: {}", run_id, text));
     out += text + "\n";

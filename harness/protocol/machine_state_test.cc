@@ -87,7 +87,7 @@ prepare:
 
 TEST(MachineStateCheck, RefusesWhatTheKernelOrBackendCannotDo) {
   auto message = [](const Experiment& e) {
-    Status st = check_machine_state(e);
+    Result<void> st = check_machine_state(e);
     return st.ok() ? std::string("(ok)") : st.error().message;
   };
   EXPECT_EQ(message(load("prepare:\n  - fragment: {order: 10, unusable: 0.5}\n")), "(ok)");
@@ -118,7 +118,7 @@ TEST(MachineStateCheck, SwappingWorkloadsNeedSwapAndALimit) {
                              machine + "}\nknobs: {a: {enabled: always}}\n" + rest,
                          "q.yaml");
     if (!e.ok()) return "(load) " + e.error().message;
-    Status st = check_machine_state(*e);
+    Result<void> st = check_machine_state(*e);
     return st.ok() ? std::string("(ok)") : st.error().message;
   };
   const std::string zram = ", swap: {type: zram, size: 64M}";

@@ -118,8 +118,8 @@ Result<int64_t> upsert_bisection(SqliteDb& db, const std::string& key, const fs:
   return ins->column_int(0);
 }
 
-Status insert_steps(SqliteDb& db, int64_t id, const BisectLog& log,
-                    const std::vector<std::string>& names) {
+Result<void> insert_steps(SqliteDb& db, int64_t id, const BisectLog& log,
+                          const std::vector<std::string>& names) {
   auto ins = db.prepare(
       "INSERT INTO bisect_steps(bisection, ordinal, candidate, candidate_name, class, session, "
       "evidence, rep_values) VALUES(?,?,?,?,?,?,?,?)");
@@ -137,7 +137,7 @@ Status insert_steps(SqliteDb& db, int64_t id, const BisectLog& log,
   return {};
 }
 
-Status insert_confirmations(SqliteDb& db, int64_t id, const BisectLog& log) {
+Result<void> insert_confirmations(SqliteDb& db, int64_t id, const BisectLog& log) {
   auto ins = db.prepare(
       "INSERT INTO bisect_confirmations(bisection, ordinal, parent, culprit, confirmed, "
       "evidence, sessions) VALUES(?,?,?,?,?,?,?)");
@@ -158,7 +158,7 @@ Status insert_confirmations(SqliteDb& db, int64_t id, const BisectLog& log) {
 
 }  // namespace
 
-Status write_bisection(SqliteDb& db, const fs::path& root, const fs::path& dir) {
+Result<void> write_bisection(SqliteDb& db, const fs::path& root, const fs::path& dir) {
   std::error_code ec;
   const fs::path canonical = fs::weakly_canonical(dir, ec);
   const std::string key = canonical.lexically_relative(root).generic_string();
@@ -190,7 +190,7 @@ Status write_bisection(SqliteDb& db, const fs::path& root, const fs::path& dir) 
   }
 }
 
-Status index_bisection(ResultIndex& index, const fs::path& dir) {
+Result<void> index_bisection(ResultIndex& index, const fs::path& dir) {
   SqliteTransaction tx(index.db());
   if (!tx.begun().ok()) return tx.begun();
   FL_TRY(write_bisection(index.db(), index.root(), dir));

@@ -24,11 +24,11 @@ namespace foliolab {
 
 // Reads <dir>/bisect.json and replaces the bisection's rows (its directory, relative to the
 // root, is its key; the row id stays), in one transaction. Call it after each step or at the end.
-Status index_bisection(ResultIndex& index, const std::filesystem::path& dir);
+Result<void> index_bisection(ResultIndex& index, const std::filesystem::path& dir);
 
 // The same inside the caller's transaction on `db`, the index of `root`.
-Status write_bisection(SqliteDb& db, const std::filesystem::path& root,
-                       const std::filesystem::path& dir);
+Result<void> write_bisection(SqliteDb& db, const std::filesystem::path& root,
+                             const std::filesystem::path& dir);
 
 // Every <root>/<experiment>/bisect-*/bisect.json, in the caller's transaction (`index rebuild`);
 // a log that cannot be read is reported through `warn` and skipped. Returns how many were indexed.

@@ -71,7 +71,7 @@ Result<BisectLog> BisectLog::open(std::filesystem::path file) {
   return log;
 }
 
-Status BisectLog::save() const {
+Result<void> BisectLog::save() const {
   json j{{"schema", kBisectLogSchema},
          {"bisect", meta_},
          {"steps", json::array()},
@@ -83,17 +83,17 @@ Status BisectLog::save() const {
   return write_file_atomic(file_, j.dump(1) + "\n");
 }
 
-Status BisectLog::set_meta(std::map<std::string, std::string> meta) {
+Result<void> BisectLog::set_meta(std::map<std::string, std::string> meta) {
   meta_ = std::move(meta);
   return save();
 }
 
-Status BisectLog::append(const BisectStep& step) {
+Result<void> BisectLog::append(const BisectStep& step) {
   steps_.push_back(step);
   return save();
 }
 
-Status BisectLog::append(const BisectConfirmation& c) {
+Result<void> BisectLog::append(const BisectConfirmation& c) {
   confirmations_.push_back(c);
   return save();
 }

@@ -42,14 +42,14 @@ class BisectLog {
   // What the bisection is (the command's own keys: experiment, variants, metric, where), so that
   // `bisect resume DIR` needs nothing else; written once, when it starts.
   const std::map<std::string, std::string>& meta() const { return meta_; }
-  Status set_meta(std::map<std::string, std::string> meta);
+  Result<void> set_meta(std::map<std::string, std::string> meta);
   const std::vector<BisectStep>& steps() const { return steps_; }
   const std::vector<BisectConfirmation>& confirmations() const { return confirmations_; }
-  Status append(const BisectStep& step);
-  Status append(const BisectConfirmation& c);
+  Result<void> append(const BisectStep& step);
+  Result<void> append(const BisectConfirmation& c);
 
  private:
-  Status save() const;
+  Result<void> save() const;
   std::filesystem::path file_;
   std::map<std::string, std::string> meta_;
   std::vector<BisectStep> steps_;

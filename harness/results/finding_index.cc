@@ -11,7 +11,7 @@ namespace foliolab {
 namespace fs = std::filesystem;
 namespace {
 
-Status add_match(SqliteDb& db, const IndexedKnownIssueMatch& m) {
+Result<void> add_match(SqliteDb& db, const IndexedKnownIssueMatch& m) {
   auto ins = db.prepare(
       "INSERT OR REPLACE INTO known_issue_matches(session, issue, case_name, outcome, url, "
       "expires) VALUES(?,?,?,?,?,?)");
@@ -26,7 +26,7 @@ std::string text_of(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
-Status add_change_point(ResultIndex& index, const IndexedChangePoint& cp) {
+Result<void> add_change_point(ResultIndex& index, const IndexedChangePoint& cp) {
   auto ins = index.db().prepare(
       "INSERT OR REPLACE INTO change_points(experiment, kernel, arch, knob_set, workload, metric, "
       "before_session, after_session, before_value, after_value, method, p_value) "
@@ -43,7 +43,7 @@ Status add_change_point(ResultIndex& index, const IndexedChangePoint& cp) {
   return ins->run();
 }
 
-Status clear_change_points(ResultIndex& index, const IndexedChangePoint& s) {
+Result<void> clear_change_points(ResultIndex& index, const IndexedChangePoint& s) {
   auto del = index.db().prepare(
       "DELETE FROM change_points WHERE experiment = ? AND kernel = ? AND arch = ? AND "
       "knob_set = ? AND workload = ? AND metric = ?");
@@ -65,11 +65,11 @@ Result<std::vector<std::string>> change_point_metrics(ResultIndex& index) {
   return out;
 }
 
-Status add_known_issue_match(ResultIndex& index, const IndexedKnownIssueMatch& m) {
+Result<void> add_known_issue_match(ResultIndex& index, const IndexedKnownIssueMatch& m) {
   return add_match(index.db(), m);
 }
 
-Status index_gate_file(SqliteDb& db, const fs::path& root, const std::string& session) {
+Result<void> index_gate_file(SqliteDb& db, const fs::path& root, const std::string& session) {
   auto del = db.prepare("DELETE FROM known_issue_matches WHERE session = ?");
   if (!del.ok()) return del.error();
   FL_TRY(del->bind(1, session).run());

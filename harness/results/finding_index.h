@@ -31,9 +31,9 @@ struct IndexedChangePoint {
 };
 
 // Adds a change point, replacing the one of the same series at the same after_session.
-Status add_change_point(ResultIndex& index, const IndexedChangePoint& cp);
+Result<void> add_change_point(ResultIndex& index, const IndexedChangePoint& cp);
 // Forgets the series' change points of `metric` (before its current ones are added).
-Status clear_change_points(ResultIndex& index, const IndexedChangePoint& series);
+Result<void> clear_change_points(ResultIndex& index, const IndexedChangePoint& series);
 // The metrics change points are recorded for.
 Result<std::vector<std::string>> change_point_metrics(ResultIndex& index);
 
@@ -46,11 +46,12 @@ struct IndexedKnownIssueMatch {
 };
 
 // Adds a match, replacing the one of the same session, issue and case.
-Status add_known_issue_match(ResultIndex& index, const IndexedKnownIssueMatch& m);
+Result<void> add_known_issue_match(ResultIndex& index, const IndexedKnownIssueMatch& m);
 
 // The known-issue matches of <root>/<session>/gate.json (session: <experiment>/<stamp>),
 // replacing the session's earlier ones; none when the session has no gate.json.
-Status index_gate_file(SqliteDb& db, const std::filesystem::path& root, const std::string& session);
+Result<void> index_gate_file(SqliteDb& db, const std::filesystem::path& root,
+                             const std::string& session);
 // Every <root>/<experiment>/<stamp>/gate.json, after the table is emptied; how many files.
 Result<int> write_gate_files_under(SqliteDb& db, const std::filesystem::path& root,
                                    const std::function<void(const std::string&)>& warn);

@@ -37,7 +37,7 @@ IndexedRun run_from_row(const SqliteStmt& s, const fs::path& root) {
 }
 
 // The provenance facts of a run that are known, one row each.
-Status insert_provenance(SqliteDb& db, int64_t run, const Provenance& p) {
+Result<void> insert_provenance(SqliteDb& db, int64_t run, const Provenance& p) {
   auto prov = db.prepare("INSERT INTO provenance(run, key, value) VALUES(?,?,?)");
   if (!prov.ok()) return prov.error();
   const std::pair<const char*, std::string> facts[] = {
@@ -60,7 +60,7 @@ Status insert_provenance(SqliteDb& db, int64_t run, const Provenance& p) {
   return {};
 }
 
-Status insert_run(SqliteDb& db, int64_t session, const RunRecord& r) {
+Result<void> insert_run(SqliteDb& db, int64_t session, const RunRecord& r) {
   auto del = db.prepare("DELETE FROM runs WHERE session_id = ? AND run_id = ?");
   if (!del.ok()) return del.error();
   if (auto st = del->bind(1, session).bind(2, r.id.run_id).run(); !st.ok()) return st;
@@ -134,7 +134,7 @@ Result<int64_t> ResultIndex::session_id(const fs::path& session_dir) {
   return sel->column_int(0);
 }
 
-Status ResultIndex::add_run(const fs::path& session_dir, const RunRecord& record) {
+Result<void> ResultIndex::add_run(const fs::path& session_dir, const RunRecord& record) {
   SqliteTransaction tx(db_);
   if (!tx.begun().ok()) return tx.begun();
   auto session = session_id(session_dir);

@@ -46,7 +46,7 @@ class ResultIndex {
                                    const std::function<void(const std::string&)>& warn);
 
   // Replaces the run's entry (same session, same run id) in one transaction.
-  Status add_run(const std::filesystem::path& session_dir, const RunRecord& record);
+  Result<void> add_run(const std::filesystem::path& session_dir, const RunRecord& record);
   // Runs matching the query, oldest session first, then run id.
   Result<std::vector<IndexedRun>> find_runs(const RunQuery& query);
   // Every sample of a workload metric or counter delta for the matching runs, in find_runs

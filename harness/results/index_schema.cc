@@ -143,7 +143,7 @@ static_assert(std::size(kMigrations) == kIndexSchema);
 
 // WAL must be switched on outside a transaction; a concurrent opener may hold the lock for a
 // moment, and the busy handler does not cover journal-mode changes, so retry briefly.
-Status enable_wal(SqliteDb& db) {
+Result<void> enable_wal(SqliteDb& db) {
   for (int attempt = 0;; ++attempt) {
     auto stmt = db.prepare("PRAGMA journal_mode=WAL");
     if (!stmt.ok()) return stmt.error();
@@ -161,7 +161,7 @@ Status enable_wal(SqliteDb& db) {
 
 }  // namespace
 
-Status migrate_index(SqliteDb& db, int target) {
+Result<void> migrate_index(SqliteDb& db, int target) {
   for (;;) {
     SqliteTransaction tx(db);
     if (!tx.begun().ok()) return tx.begun();

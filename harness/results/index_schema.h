@@ -16,7 +16,7 @@ inline constexpr const char* kIndexFile = "index.sqlite";
 
 // Schema management, exposed for the migration test: brings `db` from its user_version up to
 // `target` (a fresh database is version 0), each step in its own transaction.
-Status migrate_index(SqliteDb& db, int target = kIndexSchema);
+Result<void> migrate_index(SqliteDb& db, int target = kIndexSchema);
 
 struct IndexDb {
   SqliteDb db;

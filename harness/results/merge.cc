@@ -72,7 +72,7 @@ Result<std::vector<Input>> load_inputs(const std::vector<fs::path>& sessions) {
 }
 
 // Copies a run directory (run.json and the files beside it).
-Status copy_run(const fs::path& from, const fs::path& to) {
+Result<void> copy_run(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::create_directories(to, ec);
   if (!ec) fs::copy(from, to, fs::copy_options::recursive, ec);
@@ -214,9 +214,9 @@ StoredPlan merged_plan(const MergeReport& report, const Gathered& g,
 }
 
 // Writes the chosen runs, the plan and the experiment file into the session directory `dir`.
-Status write_session(const fs::path& dir, const std::vector<Candidate>& chosen,
-                     const StoredPlan& plan, const std::optional<std::string>& yaml,
-                     MergeReport* report) {
+Result<void> write_session(const fs::path& dir, const std::vector<Candidate>& chosen,
+                           const StoredPlan& plan, const std::optional<std::string>& yaml,
+                           MergeReport* report) {
   auto out = ResultStore::open(dir);
   if (!out.ok()) return out.error();
   for (const Candidate& c : chosen) {

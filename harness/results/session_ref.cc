@@ -30,7 +30,8 @@ Result<std::map<std::string, std::string>> read_tags(const fs::path& root) {
   return tags;
 }
 
-Status tag_session(const fs::path& root, const fs::path& session_dir, const std::string& name) {
+Result<void> tag_session(const fs::path& root, const fs::path& session_dir,
+                         const std::string& name) {
   if (!is_word(name, "._-")) {
     return make_error(fmt::format("tag '{}': use letters, digits, '.', '_' and '-'", name));
   }

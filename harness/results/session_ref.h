@@ -19,8 +19,8 @@ Result<std::filesystem::path> resolve_session(std::string_view ref,
                                               const std::filesystem::path& results_root,
                                               const std::string& experiment);
 
-Status tag_session(const std::filesystem::path& results_root,
-                   const std::filesystem::path& session_dir, const std::string& name);
+Result<void> tag_session(const std::filesystem::path& results_root,
+                         const std::filesystem::path& session_dir, const std::string& name);
 // name -> session path relative to the root.
 Result<std::map<std::string, std::string>> read_tags(const std::filesystem::path& results_root);
 

@@ -71,7 +71,7 @@ Result<bool> SqliteStmt::step() {
   return make_error(fmt::format("sqlite: {}", sqlite3_errmsg(db_)));
 }
 
-Status SqliteStmt::run() {
+Result<void> SqliteStmt::run() {
   Result<bool> r = false;
   do {
     r = step();
@@ -139,7 +139,7 @@ SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
   return *this;
 }
 
-Status SqliteDb::exec(const std::string& sql) {
+Result<void> SqliteDb::exec(const std::string& sql) {
   char* message = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
     std::string text = message ? message : sqlite3_errmsg(db_);
@@ -179,7 +179,7 @@ SqliteTransaction::~SqliteTransaction() {
   if (open_) (void)db_.exec("ROLLBACK");
 }
 
-Status SqliteTransaction::commit() {
+Result<void> SqliteTransaction::commit() {
   if (!open_) return begun_.ok() ? make_error("transaction already ended") : begun_;
   auto st = db_.exec("COMMIT");
   if (st.ok()) open_ = false;

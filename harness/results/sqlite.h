@@ -1,5 +1,5 @@
 // A small RAII layer over libsqlite3's C API: a connection and prepared statements whose
-// failures come back as Status values carrying sqlite's message.
+// failures come back as Result<void> values carrying sqlite's message.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,7 @@ class SqliteStmt {
   // true: a row is available; false: done.
   Result<bool> step();
   // Runs to completion (for statements without rows), then resets for reuse.
-  Status run();
+  Result<void> run();
   void reset();
 
   int64_t column_int(int index) const;  // 0-based
@@ -63,7 +63,7 @@ class SqliteDb {
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;
 
-  Status exec(const std::string& sql);  // one or more statements without results
+  Result<void> exec(const std::string& sql);  // one or more statements without results
   Result<SqliteStmt> prepare(std::string_view sql);
   Result<int64_t> query_int(std::string_view sql);  // first column of the first row
   int64_t last_insert_rowid() const;
@@ -83,12 +83,12 @@ class SqliteTransaction {
   ~SqliteTransaction();
   SqliteTransaction(const SqliteTransaction&) = delete;
   SqliteTransaction& operator=(const SqliteTransaction&) = delete;
-  const Status& begun() const { return begun_; }
-  Status commit();
+  const Result<void>& begun() const { return begun_; }
+  Result<void> commit();
 
  private:
   SqliteDb& db_;
-  Status begun_;
+  Result<void> begun_;
   bool open_ = false;
 };
 

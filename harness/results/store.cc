@@ -59,16 +59,16 @@ Result<RunRecord> ResultStore::load_record(const std::string& run_id) const {
   return parse_record(*text, file.string());
 }
 
-Status ResultStore::save_record(const RunRecord& record) const {
+Result<void> ResultStore::save_record(const RunRecord& record) const {
   return write_file_atomic(run_dir(record.id.run_id) / "run.json",
                            encode_record(record).dump(2) + "\n");
 }
 
-Status ResultStore::save_text(const std::string& name, const std::string& text) const {
+Result<void> ResultStore::save_text(const std::string& name, const std::string& text) const {
   return write_file_atomic(dir_ / name, text);
 }
 
-Status ResultStore::save_plan(const StoredPlan& plan) const {
+Result<void> ResultStore::save_plan(const StoredPlan& plan) const {
   json runs = json::array();
   for (const RunIdentity& id : plan.runs) runs.push_back(encode_identity(id));
   json j = {{"schema", kPlanSchema},

@@ -59,10 +59,10 @@ class ResultStore {
   std::filesystem::path run_dir(const std::string& run_id) const;
   bool has_record(const std::string& run_id) const;
   Result<RunRecord> load_record(const std::string& run_id) const;
-  Status save_record(const RunRecord& record) const;
-  Status save_text(const std::string& name, const std::string& text) const;
+  Result<void> save_record(const RunRecord& record) const;
+  Result<void> save_text(const std::string& name, const std::string& text) const;
   // Writes plan.json; `plan.runs` are the identities this session is to run.
-  Status save_plan(const StoredPlan& plan) const;
+  Result<void> save_plan(const StoredPlan& plan) const;
   // plan.json read back. Older schemas get the hash and count of their runs (a whole plan).
   Result<StoredPlan> load_plan() const;
   // The archs plan.json names, in first-seen order (empty when there is no plan).

@@ -26,9 +26,9 @@ Result<KernelSpec> stage_kernel(const fs::path& data_root) {
 
 }  // namespace
 
-Status GuestSecondStage::run(Arch arch, const fs::path& disk,
-                             const std::vector<std::vector<std::string>>& commands,
-                             const fs::path& dir) {
+Result<void> GuestSecondStage::run(Arch arch, const fs::path& disk,
+                                   const std::vector<std::vector<std::string>>& commands,
+                                   const fs::path& dir) {
   auto spec = stage_kernel(opt_.data_root);
   FL_TRY(spec);
   auto kernel = artifacts_.kernel(*spec, arch);

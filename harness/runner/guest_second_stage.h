@@ -26,9 +26,9 @@ class GuestSecondStage : public SecondStage {
   // `backend` boots the guests (under TCG: the stage runs before any accelerator is probed).
   GuestSecondStage(ArtifactProvider& artifacts, Backend& backend, GuestSecondStageOptions options)
       : artifacts_(artifacts), backend_(backend), opt_(std::move(options)) {}
-  Status run(Arch arch, const std::filesystem::path& disk,
-             const std::vector<std::vector<std::string>>& commands,
-             const std::filesystem::path& dir) override;
+  Result<void> run(Arch arch, const std::filesystem::path& disk,
+                   const std::vector<std::vector<std::string>>& commands,
+                   const std::filesystem::path& dir) override;
 
  private:
   ArtifactProvider& artifacts_;

@@ -19,8 +19,8 @@ std::string timing_origin(const MachineSpec& m) {
 
 }  // namespace
 
-Status check_timing_mode(const Experiment& exp, const std::vector<Run>& runs,
-                         const BackendNeeds& needs) {
+Result<void> check_timing_mode(const Experiment& exp, const std::vector<Run>& runs,
+                               const BackendNeeds& needs) {
   const MachineSpec& m = exp.machine;
   if (m.timing != TimingMode::kIcount || runs.empty()) return {};
   std::string why;
@@ -119,7 +119,7 @@ std::optional<Planner::Failure> Planner::failed_artifact(const Run& run) {
   return std::nullopt;
 }
 
-Status Planner::record_failure(const Run& run, const Failure& failure, Session& session) {
+Result<void> Planner::record_failure(const Run& run, const Failure& failure, Session& session) {
   RunRecord record;
   record.id = record_identity(exp_, run);
   record.provenance.host = session.host();

@@ -28,8 +28,8 @@ namespace foliolab {
 // on a backend that cannot (the host backend; libvirt, whose domain XML has no
 // <qemu:commandline>), an error naming the first run it would refuse, before anything is built.
 // Wall timing always passes.
-Status check_timing_mode(const Experiment& exp, const std::vector<Run>& runs,
-                         const BackendNeeds& needs);
+Result<void> check_timing_mode(const Experiment& exp, const std::vector<Run>& runs,
+                               const BackendNeeds& needs);
 
 class Planner {
  public:
@@ -48,7 +48,7 @@ class Planner {
   };
   Result<std::map<Arch, AccelVerdict>> settle_accel(const std::vector<const Run*>& to_do);
   std::optional<Failure> failed_artifact(const Run& run);
-  Status record_failure(const Run& run, const Failure& failure, Session& session);
+  Result<void> record_failure(const Run& run, const Failure& failure, Session& session);
   const Result<KernelArtifact>& kernel_for(const Run& run);
   const Result<ImageArtifact>& image_for(Arch arch);
   const Result<RootfsArtifact>& rootfs_for(Arch arch);

@@ -51,7 +51,7 @@ struct ExecutorOptions {
   std::function<uint64_t(const std::filesystem::path&)> free_bytes;  // default: statvfs
   BackendNeeds needs;  // from the backend table: whether to write a per-run initrd
   // A churn step's scratch disk (image/scratch_disk.h); default: mkfs.ext4 through a real runner.
-  std::function<Status(const std::filesystem::path&, uint64_t)> make_scratch_disk;
+  std::function<Result<void>(const std::filesystem::path&, uint64_t)> make_scratch_disk;
 };
 
 // Why the guest is not running `kernel` (build id not in uname -v, or uname -r not starting with

@@ -94,7 +94,7 @@ void Session::count_kept(bool ok) {
   (ok ? summary_.ok : summary_.failed)++;
 }
 
-Status Session::save(const RunRecord& record) const {
+Result<void> Session::save(const RunRecord& record) const {
   FL_TRY(store_.save_record(record));
   if (index_) {
     if (auto st = index_->add_run(store_.dir(), record); !st.ok()) {

@@ -58,7 +58,7 @@ class Session {
   void count_kept(bool ok);
   // Stores a run's record; the run file is the source of truth, so a failure to index it is
   // reported as a warning, not returned.
-  Status save(const RunRecord& record) const;
+  Result<void> save(const RunRecord& record) const;
   // Counts a finished run and tells the status how it ended.
   void tally(const RunRecord& record);
 

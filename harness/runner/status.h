@@ -26,8 +26,8 @@ class RunStatus {
                               const std::string& last_line) = 0;
 };
 
-// Status as plain lines through `log` (library callers and tests): "  <run> ..." as a run starts,
-// "  <run>: <detail>" as it ends, notes as they are; the calls are serialized.
+// Result<void> as plain lines through `log` (library callers and tests): "  <run> ..." as a run
+// starts, "  <run>: <detail>" as it ends, notes as they are; the calls are serialized.
 std::unique_ptr<RunStatus> make_line_status(std::function<void(const std::string&)> log);
 
 }  // namespace foliolab

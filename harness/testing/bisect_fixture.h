@@ -21,7 +21,7 @@ struct FakeBisection {
 
 // Writes <dir>/bisect.json (creating dir): the meta first, then each step and confirmation, as
 // the bisect command appends them.
-inline Status write_bisect_log(const std::filesystem::path& dir, const FakeBisection& b) {
+inline Result<void> write_bisect_log(const std::filesystem::path& dir, const FakeBisection& b) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   auto log = BisectLog::open(dir / "bisect.json");

@@ -18,12 +18,12 @@ class FakeBackend : public Backend {
   std::string backend_name = "fake";  // what name() says (a pool member: "libvirt")
   std::function<Result<AccelVerdict>(const AccelRequest&)> on_accel;  // default: no_kvm_accel
   std::function<Result<BootOutcome>(const BootRequest&)> on_boot;  // default: scripted_guest_boot
-  std::function<Status()> on_reachable;                            // default: reachable
+  std::function<Result<void>()> on_reachable;                      // default: reachable
 
   std::string name() const override { return backend_name; }
   Result<AccelVerdict> resolve_accel(const AccelRequest& req) override;
   Result<BootOutcome> boot(const BootRequest& req) override;
-  Status reachable() override { return on_reachable ? on_reachable() : Status(); }
+  Result<void> reachable() override { return on_reachable ? on_reachable() : Result<void>(); }
 
   std::atomic<int> boots{0};
   std::atomic<int> accel_requests{0};

@@ -11,7 +11,7 @@
 namespace foliolab {
 namespace fs = std::filesystem;
 
-Status write_file_atomic(const fs::path& path, std::string_view data) {
+Result<void> write_file_atomic(const fs::path& path, std::string_view data) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());

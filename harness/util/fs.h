@@ -9,7 +9,7 @@
 
 namespace foliolab {
 
-Status write_file_atomic(const std::filesystem::path& path, std::string_view data);
+Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view data);
 Result<std::string> read_file(const std::filesystem::path& path);
 
 // "what: strerror(errno)".

@@ -9,20 +9,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Status failed(std::string_view what, const fs::path& p, const std::error_code& ec) {
+Result<void> failed(std::string_view what, const fs::path& p, const std::error_code& ec) {
   return make_env_error(fmt::format("cannot {} {}: {}", what, p.string(), ec.message()));
 }
 
 }  // namespace
 
-Status make_dirs(const fs::path& dir) {
+Result<void> make_dirs(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return failed("create directory", dir, ec);
   return {};
 }
 
-Status copy_file_over(const fs::path& from, const fs::path& to) {
+Result<void> copy_file_over(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
   if (ec) {
@@ -32,7 +32,7 @@ Status copy_file_over(const fs::path& from, const fs::path& to) {
   return {};
 }
 
-Status rename_path(const fs::path& from, const fs::path& to) {
+Result<void> rename_path(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::rename(from, to, ec);
   if (ec) {
@@ -42,7 +42,7 @@ Status rename_path(const fs::path& from, const fs::path& to) {
   return {};
 }
 
-Status remove_tree(const fs::path& p) {
+Result<void> remove_tree(const fs::path& p) {
   std::error_code ec;
   fs::remove_all(p, ec);
   if (ec) return failed("remove", p, ec);

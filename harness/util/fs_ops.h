@@ -11,12 +11,12 @@
 
 namespace foliolab {
 
-Status make_dirs(const std::filesystem::path& dir);
+Result<void> make_dirs(const std::filesystem::path& dir);
 // Copies a regular file over whatever `to` is.
-Status copy_file_over(const std::filesystem::path& from, const std::filesystem::path& to);
-Status rename_path(const std::filesystem::path& from, const std::filesystem::path& to);
+Result<void> copy_file_over(const std::filesystem::path& from, const std::filesystem::path& to);
+Result<void> rename_path(const std::filesystem::path& from, const std::filesystem::path& to);
 // Removes `p` and everything under it; absent is fine.
-Status remove_tree(const std::filesystem::path& p);
+Result<void> remove_tree(const std::filesystem::path& p);
 // Whether `p` exists; a path that cannot be examined (no permission on a parent) does not.
 bool path_exists(const std::filesystem::path& p);
 bool is_dir(const std::filesystem::path& p);

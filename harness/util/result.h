@@ -33,7 +33,7 @@ inline Error make_internal_error(std::string message) {
   return Error{std::move(message), ErrorKind::kInternal};
 }
 
-// Returns the error of `expr` (a Status or Result) from the enclosing function.
+// Returns the error of `expr` (a Result<void> or Result) from the enclosing function.
 #define FL_TRY(expr)                                                                       \
   do {                                                                                     \
     if (auto fl_try_status_ = (expr); !fl_try_status_.ok()) return fl_try_status_.error(); \
@@ -60,6 +60,8 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
+// A step that gives nothing back but may fail: ok, or the Error (what was called `Status`, a
+// name that read like progress beside RunStatus).
 template <>
 class [[nodiscard]] Result<void> {
  public:
@@ -73,7 +75,5 @@ class [[nodiscard]] Result<void> {
   Error error_;
   bool ok_ = true;
 };
-
-using Status = Result<void>;
 
 }  // namespace foliolab

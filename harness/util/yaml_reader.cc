@@ -142,8 +142,8 @@ Result<YamlFields> YamlReader::read_map(const YamlField& f, const Keys* allowed)
   return out;
 }
 
-Status YamlReader::require(const YamlFields& fields, const YamlField& f,
-                           const Keys& required) const {
+Result<void> YamlReader::require(const YamlFields& fields, const YamlField& f,
+                                 const Keys& required) const {
   for (const auto& name : required) {
     if (!fields.find(name)) {
       return error(pos(f.value), f.path, "missing required key '" + name + "'");

@@ -83,7 +83,7 @@ class YamlReader {
   // ("unknown key; did you mean 'x'?", else "unknown key; valid keys here: ...").
   Result<YamlFields> read_map(const YamlField& f, const Keys* allowed) const;
   // Missing keys are reported at the map that lacks them.
-  Status require(const YamlFields& fields, const YamlField& f, const Keys& required) const;
+  Result<void> require(const YamlFields& fields, const YamlField& f, const Keys& required) const;
   // The items of a list; an empty one is an error when `what_if_empty` is given.
   Result<std::vector<YamlField>> read_list(const YamlField& f, const char* what_if_empty) const;
 
