@@ -131,32 +131,42 @@ TEST(Comparison, RunsWithGuestsBesideThemAreNamed) {
     EXPECT_EQ(w.find("beside"), std::string::npos) << w;
 }
 
-// Two boots of a thpscale-fragmented guest a side, as the arm64 A/A measured them: each boot's
-// reps agree, the boots do not quite (15, 15 against 14, 14 PMD fallbacks of 32). Rep against
-// rep, the exact rule called that a change; boot against boot there are 2 samples a side, and
-// no verdict comes from 2.
-TEST(Comparison, FragmentedGuestsAreComparedBootAgainstBoot) {
+// A boot of a thpscale-fragmented guest: two reps that meet the same layout.
+RunRecord fragmented_boot(int64_t fallbacks) {
   FakeRun f;
   f.knobs = "pinned";
-  const auto boot = [&](int64_t fallbacks) {
-    f.metrics = {{"faults", {32, 32}}};
-    f.deltas = {{"vmstat.thp_fault_fallback", {fallbacks, fallbacks}}};
-    RunRecord r = fake_record(f);
-    r.prepared = {{"fragment", {{"status", "ok"}, {"method", "thpscale"}}}};
-    return r;
-  };
-  const RunRecord a1 = boot(15), a2 = boot(15), b1 = boot(14), b2 = boot(14);
-  GroupRuns in{"k · arm64 · thpscale",
-               "k",
-               "arm64",
-               "thpscale",
-               "",
-               {{"A", {&a1, &a2}, ""}, {"B", {&b1, &b2}, ""}}};
-  ComparisonGroup g = compare_group(in, {});
+  f.metrics = {{"faults", {32, 32}}};
+  f.deltas = {{"vmstat.thp_fault_fallback", {fallbacks, fallbacks}}};
+  RunRecord r = fake_record(f);
+  r.prepared = {{"fragment", {{"status", "ok"}, {"method", "thpscale"}}}};
+  return r;
+}
+
+// Variants A and B of one group, from the runs given.
+GroupRuns two_variants(std::vector<const RunRecord*> a, std::vector<const RunRecord*> b) {
+  return GroupRuns{"k · arm64 · thpscale",
+                   "k",
+                   "arm64",
+                   "thpscale",
+                   "",
+                   {{"A", std::move(a), ""}, {"B", std::move(b), ""}}};
+}
+
+const Delta& fallback_delta(const ComparisonGroup& g) {
+  return *row(g, "vmstat.thp_fault_fallback")->deltas[1];
+}
+
+// Two boots a side, as the arm64 A/A measured them: each boot's reps agree, the boots do not
+// quite (15, 15 against 14, 14 PMD fallbacks of 32). Rep against rep, the exact rule called that
+// a change; boot against boot there are 2 samples a side, and no verdict comes from 2.
+TEST(Comparison, FragmentedGuestsAreComparedBootAgainstBoot) {
+  const RunRecord a1 = fragmented_boot(15), a2 = fragmented_boot(15);
+  const RunRecord b1 = fragmented_boot(14), b2 = fragmented_boot(14);
+  const ComparisonGroup g = compare_group(two_variants({&a1, &a2}, {&b1, &b2}), {});
   const MetricRow* fallback = row(g, "vmstat.thp_fault_fallback");
   ASSERT_NE(fallback, nullptr);
   EXPECT_EQ(fallback->stats[0].n, 2u);  // boots, not reps
-  const Delta& d = *fallback->deltas[1];
+  const Delta& d = fallback_delta(g);
   EXPECT_TRUE(d.per_boot);
   EXPECT_EQ(d.verdict, Verdict::kInconclusive);
   EXPECT_NE(d.basis, VerdictBasis::kExact);
@@ -165,36 +175,30 @@ TEST(Comparison, FragmentedGuestsAreComparedBootAgainstBoot) {
     noted = noted || w.find("fragmented guests (A, B): each boot's layout differs") == 0;
   }
   EXPECT_TRUE(noted);
-  // The same values from fresh guests are an exact change: the reps of a fresh boot are the
-  // boots' (counts are deterministic there).
-  RunRecord fa1 = a1, fa2 = a2, fb1 = b1, fb2 = b2;
-  for (RunRecord* r : {&fa1, &fa2, &fb1, &fb2}) r->prepared.clear();
-  GroupRuns fresh{"k · arm64 · thpscale",
-                  "k",
-                  "arm64",
-                  "thpscale",
-                  "",
-                  {{"A", {&fa1, &fa2}, ""}, {"B", {&fb1, &fb2}, ""}}};
-  g = compare_group(fresh, {});
+}
+
+// The same values from fresh guests are an exact change: the reps of a fresh boot are the
+// boots' (counts are deterministic there).
+TEST(Comparison, FreshGuestsWithTheSameCountsAreAnExactChange) {
+  RunRecord a1 = fragmented_boot(15), a2 = fragmented_boot(15);
+  RunRecord b1 = fragmented_boot(14), b2 = fragmented_boot(14);
+  for (RunRecord* r : {&a1, &a2, &b1, &b2}) r->prepared.clear();
+  const ComparisonGroup g = compare_group(two_variants({&a1, &a2}, {&b1, &b2}), {});
   EXPECT_EQ(row(g, "vmstat.thp_fault_fallback")->stats[0].n, 4u);
-  EXPECT_EQ(row(g, "vmstat.thp_fault_fallback")->deltas[1]->basis, VerdictBasis::kExact);
-  // Four boots a side that differ throughout are a change (the rank test's smallest p at 4/4
-  // is 0.029), and so is a large move the experiment's threshold does not cover.
+  EXPECT_EQ(fallback_delta(g).basis, VerdictBasis::kExact);
+}
+
+// Four boots a side that differ throughout are a change (the rank test's smallest p at 4/4 is
+// 0.029), and the experiment's `thresholds:` can say that a move of that size is none.
+TEST(Comparison, FourFragmentedBootsASideGiveAVerdictWithinTheExperimentsThreshold) {
   std::vector<RunRecord> many;
-  for (int64_t x : {15, 16, 14, 15, 24, 25, 23, 26}) many.push_back(boot(x));
-  GroupRuns four{"k · arm64 · thpscale",
-                 "k",
-                 "arm64",
-                 "thpscale",
-                 "",
-                 {{"A", {&many[0], &many[1], &many[2], &many[3]}, ""},
-                  {"B", {&many[4], &many[5], &many[6], &many[7]}, ""}}};
-  EXPECT_EQ(row(compare_group(four, {}), "vmstat.thp_fault_fallback")->deltas[1]->verdict,
-            Verdict::kChanged);
+  for (int64_t x : {15, 16, 14, 15, 24, 25, 23, 26}) many.push_back(fragmented_boot(x));
+  const GroupRuns four = two_variants({&many[0], &many[1], &many[2], &many[3]},
+                                      {&many[4], &many[5], &many[6], &many[7]});
+  EXPECT_EQ(fallback_delta(compare_group(four, {})).verdict, Verdict::kChanged);
   CompareOptions wide;
   wide.thresholds = {{"vmstat.thp_fault_*", {12, 0}, {}}};
-  EXPECT_EQ(row(compare_group(four, wide), "vmstat.thp_fault_fallback")->deltas[1]->verdict,
-            Verdict::kNoChange);
+  EXPECT_EQ(fallback_delta(compare_group(four, wide)).verdict, Verdict::kNoChange);
 }
 
 TEST(Pairing, SessionsPairByIdentityAndKernelsByWhatDiffers) {
