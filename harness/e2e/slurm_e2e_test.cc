@@ -70,11 +70,20 @@ class SlurmCluster {
   ~SlurmCluster() { stop(); }
 
   Result<void> start() {
+    const fs::path socket = dir_ / "munge" / "munge.socket";
+    FL_TRY(start_munge(socket));
+    FL_TRY(write_conf(socket));
+    return start_slurm();
+  }
+
+ private:
+  // munged with a key made for this cluster, listening on `socket`.
+  Result<void> start_munge(const fs::path& socket) {
     for (const char* d : {"munge-key", "munge", "state", "spool", "log"})
       fs::create_directories(dir_ / d);
     fs::permissions(dir_ / "munge-key",
                     fs::perms::owner_all);  // munged insists on a private key dir
-    const fs::path key = dir_ / "munge-key" / "munge.key", socket = dir_ / "munge" / "munge.socket";
+    const fs::path key = dir_ / "munge-key" / "munge.key";
     if (auto r = client({"mungekey", "--create", "--keyfile=" + key.string()}); !r.ok()) {
       return make_error("mungekey: " + r.describe() + ": " + r.output);
     }
@@ -85,7 +94,11 @@ class SlurmCluster {
           dir_ / "log" / "munged.out");
     if (!wait_for([&] { return fs::exists(socket); }, 60s))
       return make_error("munged did not create its socket");
+    return {};
+  }
 
+  // slurm.conf: one node (this host on 127.0.0.1), free ports, everything under dir_.
+  Result<void> write_conf(const fs::path& socket) {
     const std::string host = short_hostname();
     const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
     const std::string conf =
@@ -122,7 +135,12 @@ PartitionName=foliolab Nodes=ALL Default=YES MaxTime=INFINITE State=UP
                     fmt::arg("host", host), fmt::arg("ctld_port", free_port()),
                     fmt::arg("d_port", free_port()), fmt::arg("socket", socket.string()),
                     fmt::arg("dir", dir_.string()), fmt::arg("cpus", cpus));
-    if (auto st = write_file_atomic(conf_, conf); !st.ok()) return st;
+    return write_file_atomic(conf_, conf);
+  }
+
+  // slurmctld and slurmd, until the node is idle.
+  Result<void> start_slurm() {
+    const std::string host = short_hostname();
     spawn({"slurmctld", "-D", "-f", conf_.string()}, dir_ / "log" / "slurmctld.out");
     spawn({"slurmd", "-D", "-f", conf_.string(), "-N", host}, dir_ / "log" / "slurmd.out");
     const bool idle = wait_for(
@@ -139,6 +157,7 @@ PartitionName=foliolab Nodes=ALL Default=YES MaxTime=INFINITE State=UP
     return {};
   }
 
+ public:
   // A Slurm client (sbatch, squeue, scontrol, ...) against this cluster.
   ProcessResult client(std::vector<std::string> argv,
                        std::map<std::string, std::string> env = {}) const {
