@@ -295,6 +295,63 @@ std::map<std::string, std::string> run_summary(const std::vector<RunRecord>& rec
   return out;
 }
 
+// The merged session: the same plan, from the four shards, all on this host; and each shard
+// root holds one session, its slice of the same plan.
+void expect_merged_from_four_shards(const fs::path& dir, const std::string& name,
+                                    const std::vector<Run>& plan) {
+  const fs::path logs = dir / "sharded" / "logs";
+  const Loaded merged = load_latest(dir / "sharded" / "merged", name);
+  ASSERT_TRUE(merged.store);
+  auto merged_plan = merged.store->load_plan();
+  ASSERT_TRUE(merged_plan.ok()) << merged_plan.error().message;
+  EXPECT_EQ(merged_plan->hash, plan_hash(plan));
+  EXPECT_FALSE(merged_plan->shard);
+  ASSERT_EQ(merged_plan->merged_from.size(), 4u);
+  std::set<std::string> shards_seen;
+  int from_shards = 0;
+  for (const MergedSource& src : merged_plan->merged_from) {
+    shards_seen.insert(src.shard);
+    from_shards += src.runs;
+    EXPECT_EQ(src.hosts, std::vector<std::string>{short_hostname()}) << src.session;
+  }
+  EXPECT_EQ(shards_seen, (std::set<std::string>{"1/4", "2/4", "3/4", "4/4"}));
+  EXPECT_EQ(from_shards, 6);
+  // Each shard root holds one session: its slice of the same plan.
+  size_t shard_runs_total = 0;
+  for (int k = 1; k <= 4; ++k) {
+    const Loaded shard = load_latest(dir / "sharded" / fmt::format("shard-{}", k), name);
+    ASSERT_TRUE(shard.store) << "shard " << k << ": "
+                             << tail_lines(logs / fmt::format("shard-{}.log", k), 20);
+    shard_runs_total += shard.records.size();
+    auto p = shard.store->load_plan();
+    ASSERT_TRUE(p.ok());
+    EXPECT_EQ(p->shard, (Shard{k, 4}));
+    EXPECT_EQ(p->hash, plan_hash(plan));
+    EXPECT_EQ(shard.records.size(), shard_runs(plan, {k, 4}).size()) << "shard " << k;
+  }
+  EXPECT_EQ(shard_runs_total, 6u);
+}
+
+// The merged session reads like any other: report, compare against the plain run, index.
+void expect_merged_reads_like_any_session(const fs::path& dir, const Loaded& merged,
+                                          const Loaded& reference) {
+  RealProcessRunner proc;
+  auto report = proc.run(
+      {.argv = {foliolab::cli_binary(), "report", merged.store->dir().string()}, .capture = true});
+  EXPECT_TRUE(report.ok()) << report.describe() << "\n" << report.output;
+  auto compare = proc.run({.argv = {foliolab::cli_binary(), "compare",
+                                    reference.store->dir().string(), merged.store->dir().string()},
+                           .capture = true});
+  EXPECT_TRUE(compare.ok()) << compare.describe() << "\n" << compare.output;
+  EXPECT_EQ(compare.output.find("warning: BASE ran on"), std::string::npos)
+      << compare.output;  // one host
+  auto index = proc.run(
+      {.argv = {foliolab::cli_binary(), "index", "rebuild", (dir / "sharded" / "merged").string()},
+       .capture = true});
+  EXPECT_TRUE(index.ok()) << index.output;
+  EXPECT_NE(index.output.find("indexed 6 runs"), std::string::npos) << index.output;
+}
+
 TEST(E2ESlurm, ArrayJobOfFourShardsMergesIntoTheRunsOfOnePlainRun) {
   for (const char* p : {"munged", "mungekey", "slurmctld", "slurmd", "sbatch", "scontrol"}) {
     ASSERT_FALSE(find_program(p).empty())
@@ -346,38 +403,9 @@ TEST(E2ESlurm, ArrayJobOfFourShardsMergesIntoTheRunsOfOnePlainRun) {
   const auto task_states = slurm.job_states(shards_job);
   EXPECT_EQ(task_states, std::vector<std::string>(4, "COMPLETED")) << job_logs();
 
-  // The merged session: the same plan, from the four shards, all on this host.
+  expect_merged_from_four_shards(dir, exp->name, plan);
   const Loaded merged = load_latest(dir / "sharded" / "merged", exp->name);
   ASSERT_TRUE(merged.store);
-  auto merged_plan = merged.store->load_plan();
-  ASSERT_TRUE(merged_plan.ok()) << merged_plan.error().message;
-  EXPECT_EQ(merged_plan->hash, plan_hash(plan));
-  EXPECT_FALSE(merged_plan->shard);
-  ASSERT_EQ(merged_plan->merged_from.size(), 4u);
-  std::set<std::string> shards_seen;
-  int from_shards = 0;
-  for (const MergedSource& src : merged_plan->merged_from) {
-    shards_seen.insert(src.shard);
-    from_shards += src.runs;
-    EXPECT_EQ(src.hosts, std::vector<std::string>{short_hostname()}) << src.session;
-  }
-  EXPECT_EQ(shards_seen, (std::set<std::string>{"1/4", "2/4", "3/4", "4/4"}));
-  EXPECT_EQ(from_shards, 6);
-  // Each shard root holds one session: its slice of the same plan.
-  size_t shard_runs_total = 0;
-  for (int k = 1; k <= 4; ++k) {
-    const Loaded shard = load_latest(dir / "sharded" / fmt::format("shard-{}", k), exp->name);
-    ASSERT_TRUE(shard.store) << "shard " << k << ": "
-                             << tail_lines(logs / fmt::format("shard-{}.log", k), 20);
-    shard_runs_total += shard.records.size();
-    auto p = shard.store->load_plan();
-    ASSERT_TRUE(p.ok());
-    EXPECT_EQ(p->shard, (Shard{k, 4}));
-    EXPECT_EQ(p->hash, plan_hash(plan));
-    EXPECT_EQ(shard.records.size(), shard_runs(plan, {k, 4}).size()) << "shard " << k;
-  }
-  EXPECT_EQ(shard_runs_total, 6u);
-
   // The merged run set and counts equal the plain run's.
   const Loaded reference = load_latest(dir / "single", exp->name);
   ASSERT_TRUE(reference.store);
@@ -386,21 +414,7 @@ TEST(E2ESlurm, ArrayJobOfFourShardsMergesIntoTheRunsOfOnePlainRun) {
   for (const auto& [id, summary] : run_summary(merged.records))
     EXPECT_EQ(summary, "ok reps=2") << id;
 
-  // The merged session reads like any other: report, compare against the plain run, index.
-  auto report = proc.run(
-      {.argv = {foliolab::cli_binary(), "report", merged.store->dir().string()}, .capture = true});
-  EXPECT_TRUE(report.ok()) << report.describe() << "\n" << report.output;
-  auto compare = proc.run({.argv = {foliolab::cli_binary(), "compare",
-                                    reference.store->dir().string(), merged.store->dir().string()},
-                           .capture = true});
-  EXPECT_TRUE(compare.ok()) << compare.describe() << "\n" << compare.output;
-  EXPECT_EQ(compare.output.find("warning: BASE ran on"), std::string::npos)
-      << compare.output;  // one host
-  auto index = proc.run(
-      {.argv = {foliolab::cli_binary(), "index", "rebuild", (dir / "sharded" / "merged").string()},
-       .capture = true});
-  EXPECT_TRUE(index.ok()) << index.output;
-  EXPECT_NE(index.output.find("indexed 6 runs"), std::string::npos) << index.output;
+  expect_merged_reads_like_any_session(dir, merged, reference);
 }
 
 }  // namespace
