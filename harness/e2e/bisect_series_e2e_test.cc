@@ -160,14 +160,8 @@ void copy_patches(const fs::path& to, size_t n) {
   ASSERT_TRUE(write_file_atomic(to / "series", series).ok());
 }
 
-TEST(E2EBisectSeries, ANightlyWhoseSeriesGrewIsGatedAndBisectedFromItsChangePoint) {
-  const fs::path dir = fresh_e2e_dir("bisect-nightly");
-  const fs::path root = dir / "root", results = dir / "results";
-  fs::create_directories(root);
-  for (const char* shared : {"images", "kernel-config", "workloads"}) {
-    fs::create_directory_symlink(fs::path(source_dir()) / shared, root / shared);
-  }
-  ASSERT_TRUE(write_file_atomic(root / "nightly.yaml", R"(name: nightly
+// A nightly of the series: one fault count whose gate rule calls any move a failure.
+constexpr const char* kNightlyYaml = R"(name: nightly
 kernels:
   - name: mm
     patches: nightly
@@ -186,8 +180,37 @@ gate:
   - name: the fault count is a contract
     metric: faults
     equal: true
-)")
-                  .ok());
+)";
+
+// `history --change-points` finds the session where faults moved, and the index keeps it
+// (results/finding_index.h).
+void expect_change_point(const fs::path& dir, const fs::path& results,
+                         const std::string& first_after) {
+  auto [hcode, hout] = cli(
+      {"history", "faults", "--change-points", "--format", "json", "--results", results.string()},
+      dir / "history.log");
+  ASSERT_EQ(hcode, 0) << hout;
+  EXPECT_NE(hout.find(fmt::format("\"first_after\": \"{}\"", first_after)), std::string::npos)
+      << hout;
+  {
+    auto db = SqliteDb::open(results / kIndexFile, 1000);
+    ASSERT_TRUE(db.ok()) << db.error().message;
+    EXPECT_EQ(
+        *db->query_int(fmt::format("SELECT COUNT(*) FROM change_points WHERE metric = 'faults' AND "
+                                   "after_session = '{}' AND method = 'count step'",
+                                   first_after)),
+        1);
+  }
+}
+
+TEST(E2EBisectSeries, ANightlyWhoseSeriesGrewIsGatedAndBisectedFromItsChangePoint) {
+  const fs::path dir = fresh_e2e_dir("bisect-nightly");
+  const fs::path root = dir / "root", results = dir / "results";
+  fs::create_directories(root);
+  for (const char* shared : {"images", "kernel-config", "workloads"}) {
+    fs::create_directory_symlink(fs::path(source_dir()) / shared, root / shared);
+  }
+  ASSERT_TRUE(write_file_atomic(root / "nightly.yaml", kNightlyYaml).ok());
   const std::vector<std::string> common = {"--root", root.string(), "--results", results.string(),
                                            "-j",     "1",           "-q"};
   auto with = [&](std::vector<std::string> args) {
@@ -209,21 +232,7 @@ gate:
   ASSERT_EQ(sessions.size(), 2u);
   const std::string first_after = "nightly/" + sessions[1].filename().string();
 
-  auto [hcode, hout] = cli(
-      {"history", "faults", "--change-points", "--format", "json", "--results", results.string()},
-      dir / "history.log");
-  ASSERT_EQ(hcode, 0) << hout;
-  EXPECT_NE(hout.find(fmt::format("\"first_after\": \"{}\"", first_after)), std::string::npos)
-      << hout;
-  {  // and the index keeps it (results/finding_index.h)
-    auto db = SqliteDb::open(results / kIndexFile, 1000);
-    ASSERT_TRUE(db.ok()) << db.error().message;
-    EXPECT_EQ(
-        *db->query_int(fmt::format("SELECT COUNT(*) FROM change_points WHERE metric = 'faults' AND "
-                                   "after_session = '{}' AND method = 'count step'",
-                                   first_after)),
-        1);
-  }
+  expect_change_point(dir, results, first_after);
 
   auto [gcode, gout] = cli(with({"gate", sessions[1].string(), "--baseline", sessions[0].string(),
                                  "--confirm", "1", "--bisect"}),

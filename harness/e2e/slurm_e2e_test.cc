@@ -295,6 +295,16 @@ std::map<std::string, std::string> run_summary(const std::vector<RunRecord>& rec
   return out;
 }
 
+// The ends of the four shards' logs, the merge's and slurmd's: what a failed job says.
+std::string array_job_logs(const fs::path& logs, const fs::path& slurm_dir) {
+  std::string out;
+  for (int k = 1; k <= 4; ++k)
+    out += fmt::format("--- shard-{}.log\n{}", k,
+                       tail_lines(logs / fmt::format("shard-{}.log", k), 15));
+  out += "--- merge.log\n" + tail_lines(logs / "merge.log", 30);
+  return out + "--- slurmd.log\n" + tail_lines(slurm_dir / "log" / "slurmd.log", 15);
+}
+
 // The merged session: the same plan, from the four shards, all on this host; and each shard
 // root holds one session, its slice of the same plan.
 void expect_merged_from_four_shards(const fs::path& dir, const std::string& name,
@@ -391,14 +401,7 @@ TEST(E2ESlurm, ArrayJobOfFourShardsMergesIntoTheRunsOfOnePlainRun) {
 
   const std::string merge_state = slurm.wait_job(merge_job, 90min);
   const fs::path logs = dir / "sharded" / "logs";
-  auto job_logs = [&] {
-    std::string out;
-    for (int k = 1; k <= 4; ++k)
-      out += fmt::format("--- shard-{}.log\n{}", k,
-                         tail_lines(logs / fmt::format("shard-{}.log", k), 15));
-    out += "--- merge.log\n" + tail_lines(logs / "merge.log", 30);
-    return out + "--- slurmd.log\n" + tail_lines(slurm.dir() / "log" / "slurmd.log", 15);
-  };
+  auto job_logs = [&] { return array_job_logs(logs, slurm.dir()); };
   ASSERT_EQ(merge_state, "COMPLETED") << job_logs();
   const auto task_states = slurm.job_states(shards_job);
   EXPECT_EQ(task_states, std::vector<std::string>(4, "COMPLETED")) << job_logs();

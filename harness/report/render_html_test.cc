@@ -57,17 +57,14 @@ int attr(const std::string& dom, const std::string& name) {
 }
 
 // Seed 001's size sweep: one knob set per mTHP size, a per-size counter each.
-TEST(E2EHtmlReport, SeedSizeSweepDrawsInChromium) {
-  auto exp = load_experiment((kRoot / "experiments/seeds/001-anon-mthp.yaml").string());
-  ASSERT_TRUE(exp.ok()) << exp.error().message;
+// Fake records of every run of seed 001: the fault count and the folios of each size.
+std::vector<RunRecord> size_sweep_records(const Experiment& exp) {
   std::vector<RunRecord> records;
-  size_t expected_dots = 0, expected_bars = 0;
-  std::set<std::string> groups;
-  for (const foliolab::Run& run : expand(*exp)) {
+  for (const foliolab::Run& run : expand(exp)) {
     FakeRun f;
-    f.kernel = exp->kernels[run.kernel].name;
+    f.kernel = exp.kernels[run.kernel].name;
     f.arch = arch_info(run.arch).name;
-    f.knobs = exp->knob_sets[run.knob_set].name;
+    f.knobs = exp.knob_sets[run.knob_set].name;
     const double kb = f.knobs == "4K" ? 4
                                       : std::stod(f.knobs.substr(0, f.knobs.size() - 1)) *
                                             (f.knobs.back() == 'M' ? 1024 : 1);
@@ -80,8 +77,15 @@ TEST(E2EHtmlReport, SeedSizeSweepDrawsInChromium) {
     RunRecord r = fake_record(f);
     r.id.run_id = run.id;
     records.push_back(r);
-    groups.insert(f.kernel + f.arch);
   }
+  return records;
+}
+
+TEST(E2EHtmlReport, SeedSizeSweepDrawsInChromium) {
+  auto exp = load_experiment((kRoot / "experiments/seeds/001-anon-mthp.yaml").string());
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  const std::vector<RunRecord> records = size_sweep_records(*exp);
+  size_t expected_dots = 0, expected_bars = 0;
   const SessionReport report = build_session_report(*exp, records);
   for (const ComparisonGroup& g : report.model.groups) {
     size_t sizes = 0;
