@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "catalog/validate.h"
+#include "kernel/guest_fragments.h"
 #include "model/image_recipe.h"
 #include "model/project.h"
 
@@ -50,15 +51,13 @@ class Collector {
 
 std::vector<NamedFile> named_files(const Experiment& exp, const fs::path& data_root) {
   Collector c(exp, data_root);
-  std::vector<std::string> base = {"guest-base"};
-  for (Arch a : exp.archs) base.emplace_back(arch_info(a).config_fragment);
   for (const KernelSpec& k : exp.kernels) {
     if (k.source_git || k.source != "debian") c.path("kernel source", k.source);
     if (!k.patches.empty()) c.named("series", k.patches, fs::path("patches") / k.patches);
-    std::vector<std::string> fragments = base;
-    fragments.insert(fragments.end(), k.config.begin(), k.config.end());
-    for (const std::string& f : fragments) {
-      c.named("fragment", f, fs::path("kernel-config") / (f + ".config"));
+    for (Arch a : exp.archs) {
+      for (const std::string& f : kernel_fragments(k, a)) {
+        c.named("fragment", f, fs::path("kernel-config") / (f + ".config"));
+      }
     }
   }
   if (!exp.machine.image.empty() && exp.machine.image != "initramfs") {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "kernel/guest_fragments.h"
 #include "kernel/kbuild.h"
 #include "kernel/kernel_meta.h"
 #include "kernel/tree.h"
@@ -119,8 +120,7 @@ KernelBuilder::KernelBuilder(ProcessRunner& runner, KernelBuildOptions options)
 
 Result<std::vector<ConfigRequest>> KernelBuilder::config_requests(const KernelSpec& spec,
                                                                   Arch arch) const {
-  std::vector<std::string> names = {"guest-base", std::string(arch_info(arch).config_fragment)};
-  for (const auto& extra : spec.config) names.push_back(extra);
+  const std::vector<std::string> names = kernel_fragments(spec, arch);
   std::vector<std::vector<ConfigRequest>> fragments;
   const SearchPath places(opt_.project, opt_.data_root);
   for (const auto& name : names) {
