@@ -1,8 +1,7 @@
 // End-to-end tests of Debian root filesystems (machine.image, issue 20): images built by the real
-// mmdebstrap from Debian's archive and cached, booted on the quickstart's kernels with the root
-// filesystems' fragment (ext4 and IPv4: kernel-config/guest-rootfs.config, added because the
-// experiments set machine.image) under TCG, running Debian's own redis and stress. Every test goes
-// through the foliolab binary, as a user would.
+// mmdebstrap from Debian's archive and cached, booted on the quickstart kernels (which carry the
+// block, ext4 and network options: kernel-config/guest-base.config) under TCG, running Debian's
+// own redis and stress. Every test goes through the foliolab binary, as a user would.
 #include <gtest/gtest.h>
 
 #include <chrono>

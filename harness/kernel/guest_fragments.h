@@ -9,12 +9,10 @@
 
 namespace foliolab {
 
-// The fragments every guest kernel of `arch` is built from, in order: guest-base, the arch's own
-// (x86_64, arm64), then what the experiment's guests need (GuestNeeds): guest-rootfs (ext4,
-// TCP/IP loopback) and guest-zswap. The small kernel is the first two alone.
-std::vector<std::string> guest_fragments(Arch arch, const GuestNeeds& needs);
-
-// guest_fragments, then the kernel's own `config:` list, as the builder applies them.
+// The fragments of a guest kernel for `arch`, in the order the builder applies them: guest-base
+// and the arch's own (x86_64, arm64), always; then the kernel's own `config:` list. One guest
+// kernel serves initramfs, root-filesystem, swapping and zswap runs alike (README, "Kernel
+// configs"), so an A/B of any of those compares one build.
 std::vector<std::string> kernel_fragments(const KernelSpec& kernel, Arch arch);
 
 }  // namespace foliolab

@@ -1,7 +1,5 @@
 #include "model/experiment.h"
 
-#include <algorithm>
-
 namespace foliolab {
 
 std::string SourceLoc::str() const {
@@ -105,19 +103,6 @@ bool any_prepare_steps(const Experiment& exp) {
     if (!ks.prepare.empty()) return true;
   }
   return false;
-}
-
-GuestNeeds guest_needs(const Experiment& exp) {
-  GuestNeeds needs;
-  needs.rootfs = !exp.machine.image.empty();
-  const auto churns = [](const std::vector<PrepareStep>& steps) {
-    return std::any_of(steps.begin(), steps.end(), is_churn);
-  };
-  needs.rootfs = needs.rootfs || churns(exp.state.prepare) ||
-                 std::any_of(exp.knob_sets.begin(), exp.knob_sets.end(),
-                             [&](const KnobSet& ks) { return churns(ks.prepare); });
-  needs.zswap = exp.machine.zswap.enabled;
-  return needs;
 }
 
 }  // namespace foliolab

@@ -23,16 +23,6 @@ using KeyValues = std::vector<std::pair<std::string, std::string>>;  // ordered 
 // (catalog/plan_limits.h), an adaptive `max` above it by the loader.
 inline constexpr int kMaxRepeat = 10000;
 
-// What the guests that boot a kernel need beyond the small guest kernel (guest-base and the
-// arch's fragment): each adds a fragment (kernel/guest_fragments.h), so the quickstart, the seeds
-// and count-only bisections build the small kernel. Derived from the experiment by the loader
-// (guest_needs), never read from YAML; it reaches run ids only through the kernel's build id.
-struct GuestNeeds {
-  bool rootfs = false;  // ext4 and TCP/IP loopback: machine.image, or a churn prepare step
-  bool zswap = false;   // machine.zswap.enabled
-  bool operator==(const GuestNeeds&) const = default;
-};
-
 struct KernelSpec {
   std::string name;
   // "debian" (default: Debian's linux-source-6.12 tarball in /usr/src), or a path to a local
@@ -57,7 +47,6 @@ struct KernelSpec {
   // runs on the kernels that session booted, though its series or git ref moved since.
   std::string build_id;
   std::string cmdline;  // extra kernel command-line parameters
-  GuestNeeds needs;     // set by the loader from the whole experiment (guest_needs)
   SourceLoc loc;
   SourceLoc source_loc;                // of the `source:` value (unknown when defaulted)
   std::vector<SourceLoc> config_locs;  // parallel to `config`
@@ -263,9 +252,6 @@ struct Run {
 std::vector<PrepareStep> run_prepare_steps(const Experiment& exp, const Run& run);
 // Whether any run of the experiment prepares its guest (a knob set's steps count).
 bool any_prepare_steps(const Experiment& exp);
-// What the experiment's guests need of their kernels (GuestNeeds): one answer for every kernel,
-// so an A/B pair differs only in what the experiment varies.
-GuestNeeds guest_needs(const Experiment& exp);
 
 // True when every field `sel` gives equals the run's.
 bool selector_matches(const RunSelector& sel, const Experiment& exp, const Run& run);

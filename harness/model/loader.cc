@@ -33,8 +33,6 @@ Result<Experiment> Parser::parse(const YAML::Node& root) const {
   for (const auto& [key, field] : fields->entries) FL_TRY(parse_top_field(key, field, &exp));
   FL_TRY(require(*fields, top, {"name", "kernels", "archs", "knobs", "workloads"}));
   FL_TRY(check_references(exp));
-  const GuestNeeds needs = guest_needs(exp);
-  for (KernelSpec& k : exp.kernels) k.needs = needs;
   return exp;
 }
 

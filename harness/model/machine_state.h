@@ -34,8 +34,7 @@ struct ZswapSpec {
   SourceLoc loc;
 };
 
-// Compressors the guest kernels carry: zram's (kernel-config/guest-base.config), zswap's
-// (kernel-config/guest-zswap.config, added where machine.zswap is enabled).
+// Compressors the guest kernels carry (kernel-config/guest-base.config).
 inline const std::vector<std::string>& zram_compressors() {
   static const std::vector<std::string> k = {"lzo-rle", "lzo", "lz4"};
   return k;

@@ -15,16 +15,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The kernel the second stage boots: the quickstart's first with the root filesystems' options
-// (ext4: guest-rootfs), the kernel every rootfs experiment of the quickstart's shape boots.
+// The kernel the second stage boots: the quickstart's first.
 Result<KernelSpec> stage_kernel(const fs::path& data_root) {
   const fs::path file = data_root / "experiments" / "quickstart.yaml";
   auto exp = load_experiment(file.string());
   if (!exp.ok()) return in_context("the second stage's kernel", exp.error());
   if (exp->kernels.empty()) return make_error(file.string() + ": no kernel");
-  KernelSpec kernel = exp->kernels.front();
-  kernel.needs.rootfs = true;
-  return kernel;
+  return exp->kernels.front();
 }
 
 }  // namespace
