@@ -144,7 +144,8 @@ TEST_F(BuilderTest, UnreadableKernelJsonIsACacheMissWithAReason) {
   auto again = b.build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_FALSE(again->cache_hit);
-  EXPECT_EQ(make_.calls.size(), 3u);
+  // Built again, in the O= directory that the same Kconfig inputs configured.
+  EXPECT_EQ(make_.calls, (std::vector<std::string>{"bzImage"}));
   ASSERT_FALSE(lines.empty());
   EXPECT_NE(lines[0].find("the cached copy is not usable"), std::string::npos) << lines[0];
   EXPECT_NE(lines[0].find("schema 2 is newer than this foliolab reads (1)"), std::string::npos)
@@ -211,6 +212,38 @@ TEST_F(BuilderTest, EditedDirectorySourceReusesItsWorkingTreeAndObjDirAndCopiesO
   EXPECT_EQ(third->build_id, first->build_id);
   EXPECT_NE(third->source.find("directory " + (tree_ / "src").string()), std::string::npos)
       << third->source;
+}
+
+// A kernel whose tree differs from the one last built in its O= directory only outside the
+// Kconfig inputs (a bisection step's .c patch) reuses that .config: no kconfig run. A changed
+// Kconfig file, or a .config changed by hand since, configures again.
+TEST_F(BuilderTest, OnlyAChangedKconfigInputOrConfigConfiguresTheObjDirAgain) {
+  auto b = builder();
+  auto first = b.build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  const fs::path objdir = make_.objdirs.back();
+  make_.calls.clear();
+  auto second = b.build(spec("b"), Arch::kX86_64);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_FALSE(second->cache_hit);
+  EXPECT_EQ(make_.calls, (std::vector<std::string>{"bzImage"}));
+  EXPECT_EQ(*read_file(second->dotconfig), *read_file(first->dotconfig));
+
+  tree_.put("src/mm/Kconfig", "config TRANSPARENT_HUGEPAGE\n\tbool\n");
+  make_.calls.clear();
+  auto kconfig_edited = b.build(spec("b"), Arch::kX86_64);
+  ASSERT_TRUE(kconfig_edited.ok()) << kconfig_edited.error().message;
+  EXPECT_EQ(make_.objdirs.back(), objdir);
+  EXPECT_EQ(make_.calls, (std::vector<std::string>{"tinyconfig", "olddefconfig", "bzImage"}));
+
+  tree_.put("src/mm/memory.c", "one\ntwo\nfour\n");
+  ASSERT_TRUE(
+      write_file_atomic(objdir / ".config", "CONFIG_64BIT=y\nCONFIG_NUMA=y\nCONFIG_X=y\n").ok());
+  make_.calls.clear();
+  auto hand_edited = b.build(spec(""), Arch::kX86_64);
+  ASSERT_TRUE(hand_edited.ok()) << hand_edited.error().message;
+  EXPECT_EQ(make_.calls, (std::vector<std::string>{"tinyconfig", "olddefconfig", "bzImage"}));
+  EXPECT_EQ(read_file(hand_edited->dotconfig)->find("CONFIG_X=y"), std::string::npos);
 }
 
 TEST_F(BuilderTest, DirectorySourceHoldingBuildOutputsIsRefusedWithHowToCleanIt) {

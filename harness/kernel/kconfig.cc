@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "util/hash.h"
 #include "util/text.h"
 
 namespace foliolab {
@@ -121,6 +123,43 @@ std::string describe_mismatches(const std::vector<ConfigMismatch>& mismatches) {
                     m.request.origin, m.actual == "n" ? std::string("not set") : "as " + m.actual);
   }
   return out;
+}
+
+bool is_kconfig_input(std::string_view rel) {
+  const size_t slash = rel.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
+  const std::string_view dir = slash == std::string_view::npos ? "" : rel.substr(0, slash);
+  if (name.starts_with("Kconfig")) return true;
+  if (name.starts_with("tiny") && name.ends_with(".config")) return true;
+  if (rel.starts_with("scripts/kconfig/")) return true;
+  if (dir == "scripts" && name.ends_with(".sh")) return true;
+  return rel == "Makefile";
+}
+
+Result<std::string> kconfig_inputs_digest(const std::filesystem::path& tree,
+                                          std::string_view skip_prefix) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> inputs;
+  std::error_code ec;
+  auto it = fs::recursive_directory_iterator(tree, ec);
+  if (ec) return make_env_error(fmt::format("cannot read {}: {}", tree.string(), ec.message()));
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return make_env_error(fmt::format("cannot read {}: {}", tree.string(), ec.message()));
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      if (name == ".git" ||
+          (it.depth() == 0 && !skip_prefix.empty() && name.starts_with(skip_prefix))) {
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    std::string rel = it->path().lexically_relative(tree).string();
+    if (is_kconfig_input(rel)) inputs.push_back(std::move(rel));
+  }
+  std::sort(inputs.begin(), inputs.end());
+  Hasher h;
+  for (const std::string& rel : inputs) h.add(rel).add_file(tree / rel);
+  return h.hex();
 }
 
 }  // namespace foliolab

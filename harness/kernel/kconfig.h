@@ -3,6 +3,7 @@
 // dependencies are unmet: tuxmake's pitfall).
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
@@ -41,5 +42,19 @@ std::vector<ConfigMismatch> verify_config(const std::vector<ConfigRequest>& requ
 
 // "CONFIG_NUMA_EMU=y (from numa) ended up not set\n..." for an error message.
 std::string describe_mismatches(const std::vector<ConfigMismatch>& mismatches);
+
+// What decides the .config that `make tinyconfig` + the requests + `olddefconfig` produce, besides
+// the requests, the arch and the compiler: every file named Kconfig*, the tiny fragments
+// (tiny*.config), the kconfig tool (scripts/kconfig/), the shell probes Kconfig runs
+// (scripts/*.sh) and the top Makefile. `rel` is relative to the tree's top.
+bool is_kconfig_input(std::string_view rel);
+
+// SHA-256 over the paths and contents of the tree's Kconfig inputs (skipping `.git` and the
+// top-level folders whose names start with `skip_prefix`: foliolab's O= directories). Equal
+// digests with equal requests, arch and compiler configure to the same .config, so a prefix of a
+// series that touches only .c files reuses its O= directory's .config as it is (about 10 s of
+// kconfig and syncconfig per bisection step on 2 cores).
+Result<std::string> kconfig_inputs_digest(const std::filesystem::path& tree,
+                                          std::string_view skip_prefix);
 
 }  // namespace foliolab

@@ -51,5 +51,21 @@ TEST(Kconfig, VerifyReportsOptionDroppedByOlddefconfig) {
   EXPECT_NE(text.find("CONFIG_NR_CPUS=8 (from base) ended up as 64"), std::string::npos);
 }
 
+// What tinyconfig + olddefconfig read besides the requests: a patch to anything else (a .c file,
+// a header, a Makefile below the top, another arch's defconfig) leaves the .config as it was.
+TEST(Kconfig, KconfigInputsAreWhatConfiguringReads) {
+  for (const char* rel :
+       {"Kconfig", "mm/Kconfig", "arch/x86/Kconfig.debug", "kernel/configs/tiny.config",
+        "kernel/configs/tiny-base.config", "arch/x86/configs/tiny.config", "scripts/kconfig/conf.c",
+        "scripts/Kconfig.include", "scripts/cc-version.sh", "Makefile"}) {
+    EXPECT_TRUE(is_kconfig_input(rel)) << rel;
+  }
+  for (const char* rel : {"mm/memory.c", "mm/Makefile", "include/linux/vm_event_item.h",
+                          "arch/x86/configs/x86_64_defconfig", "kernel/configs/debug.config",
+                          "scripts/dtc/update-dtc-source.sh", "Documentation/Kbuild.rst"}) {
+    EXPECT_FALSE(is_kconfig_input(rel)) << rel;
+  }
+}
+
 }  // namespace
 }  // namespace foliolab
