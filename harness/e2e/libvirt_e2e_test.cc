@@ -349,7 +349,8 @@ std::vector<pid_t> qemu_processes_mentioning(const std::string& needle) {
 }
 
 // A host lost mid-matrix: a second libvirtd is SIGKILLed while its guest runs (each guest
-// sleeps 10 s in each of its two reps, so the kill lands inside a run however fast the machine is).
+// sleeps 5 s in each of its two reps, and the kill follows the domain's appearance within about
+// 0.1 s, so it lands inside a run however fast the machine is).
 // Its run is retried on the other host and says so in its record; the matrix finishes with
 // every planned run recorded once.
 TEST_F(E2ELibvirt, KillingOneHostsDaemonMovesItsRunToTheOther) {
@@ -357,7 +358,7 @@ TEST_F(E2ELibvirt, KillingOneHostsDaemonMovesItsRunToTheOther) {
   ASSERT_TRUE(doomed.ok()) << doomed.error().message;
   ASSERT_TRUE(
       write_file_atomic(*dir_ / "nap.c",
-                        "#include <unistd.h>\nint main(void) {\n  sleep(10);\n  return 0;\n}\n")
+                        "#include <unistd.h>\nint main(void) {\n  sleep(5);\n  return 0;\n}\n")
           .ok());
   const fs::path yaml = *dir_ / "pool-kill.yaml";
   ASSERT_TRUE(
