@@ -1,6 +1,7 @@
 // Kconfig fragments: parse, merge in order (later wins), apply onto a .config, and verify that
 // every requested option landed after olddefconfig (which silently drops options whose
-// dependencies are unmet: tuxmake's pitfall).
+// dependencies are unmet: tuxmake's pitfall); and which files of a tree decide a .config besides
+// the requests (the digest the builder keeps beside an O= directory's .config).
 #pragma once
 
 #include <filesystem>
