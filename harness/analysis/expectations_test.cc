@@ -25,7 +25,7 @@ knobs: {never: {hugepages-64kB/enabled: never}, "64K": {hugepages-64kB/enabled: 
 workloads: [{name: fault}]
 )";
 
-Experiment load(const std::string& expect_block) {
+Experiment load_expect(const std::string& expect_block) {
   auto exp = parse_experiment(std::string(kBase) + expect_block, "e.yaml");
   EXPECT_TRUE(exp.ok()) << exp.error().message;
   return exp.ok() ? *exp : Experiment{};
@@ -85,7 +85,7 @@ constexpr const char* kRatio = R"(expect:
 )";
 
 TEST(ExpectationsTest, RatioHeldOnEveryArch) {
-  const Experiment exp = load(kRatio);
+  const Experiment exp = load_expect(kRatio);
   const auto results =
       evaluate_expectations(exp, {
                                      record(exp, "x86_64", "never", {{16384, 16384}}),
@@ -104,7 +104,7 @@ TEST(ExpectationsTest, RatioHeldOnEveryArch) {
 }
 
 TEST(ExpectationsTest, NotHeldWhenOneRunFailsTheComparison) {
-  const Experiment exp = load(kRatio);
+  const Experiment exp = load_expect(kRatio);
   const auto results =
       evaluate_expectations(exp, {
                                      record(exp, "x86_64", "never", {{16384, 16384}}),
@@ -118,7 +118,7 @@ TEST(ExpectationsTest, NotHeldWhenOneRunFailsTheComparison) {
 }
 
 TEST(ExpectationsTest, CounterDeltasAndEquality) {
-  const Experiment exp = load(R"(expect:
+  const Experiment exp = load_expect(R"(expect:
   - runs: {knobs: "64K"}
     metric: mthp.64kB.anon_fault_alloc
     ">": 0
@@ -140,7 +140,7 @@ TEST(ExpectationsTest, CounterDeltasAndEquality) {
 }
 
 TEST(ExpectationsTest, FailedRunIsNotHeld) {
-  const Experiment exp = load(kRatio);
+  const Experiment exp = load_expect(kRatio);
   auto records = quickstart_records(exp);
   records[1] = record(exp, "x86_64", "64K", {}, "timeout", "no output for 300 s");
   records[2] = record(exp, "arm64", "never", {}, "failed", "workload exited 1");
@@ -155,7 +155,7 @@ TEST(ExpectationsTest, FailedRunIsNotHeld) {
 }
 
 TEST(ExpectationsTest, MissingMetricOrRunIsNotHeld) {
-  const Experiment exp = load(R"(expect:
+  const Experiment exp = load_expect(R"(expect:
   - runs: {knobs: "64K"}
     metric: faults
     ">": 0
@@ -177,7 +177,7 @@ TEST(ExpectationsTest, MissingMetricOrRunIsNotHeld) {
 }
 
 TEST(ExpectationsTest, ZeroReferenceIsNotHeld) {
-  const Experiment exp = load(R"(expect:
+  const Experiment exp = load_expect(R"(expect:
   - runs: {knobs: "64K", arch: x86_64}
     metric: mthp.64kB.anon_fault_alloc
     ratio_to: {knobs: never}
@@ -191,7 +191,7 @@ TEST(ExpectationsTest, ZeroReferenceIsNotHeld) {
 }
 
 TEST(ExpectationsTest, RatioAcrossArches) {
-  const Experiment exp = load(R"(expect:
+  const Experiment exp = load_expect(R"(expect:
   - runs: {arch: arm64}
     metric: faults
     ratio_to: {arch: x86_64}
@@ -217,7 +217,7 @@ TEST(ExpectationsTest, ApproxTolerance) {
     approx: 1000
     tolerance: 0.1
 )";
-  const Experiment exp = load(block);
+  const Experiment exp = load_expect(block);
   auto held = evaluate_expectations(exp, {record(exp, "x86_64", "64K", {{1090, 1110}})});
   EXPECT_TRUE(held[0].held) << expectation_details(held[0])[0];
   EXPECT_EQ(expectation_details(held[0])[0],
@@ -229,7 +229,7 @@ TEST(ExpectationsTest, ApproxTolerance) {
 }
 
 TEST(ExpectationsTest, Statistics) {
-  const Experiment exp = load(R"(expect:
+  const Experiment exp = load_expect(R"(expect:
   - {runs: {knobs: "64K", arch: x86_64}, metric: faults, stat: min, "==": 1}
   - {runs: {knobs: "64K", arch: x86_64}, metric: faults, stat: max, "==": 9}
   - {runs: {knobs: "64K", arch: x86_64}, metric: faults, stat: median, "==": 2}
@@ -242,7 +242,7 @@ TEST(ExpectationsTest, Statistics) {
 }
 
 TEST(ExpectationsTest, SelectingNothingIsNotHeld) {
-  const Experiment exp = load(R"(exclude: [{knobs: "64K"}]
+  const Experiment exp = load_expect(R"(exclude: [{knobs: "64K"}]
 expect:
   - {runs: {knobs: "64K"}, metric: faults, ">": 0}
   - {runs: {knobs: never}, metric: faults, ratio_to: {knobs: "64K"}, ">": 0}
@@ -257,7 +257,7 @@ expect:
 }
 
 TEST(ExpectationsTest, RecordsFoundByNamesWhenIdsDiffer) {
-  const Experiment exp = load(R"(expect:
+  const Experiment exp = load_expect(R"(expect:
   - {runs: {knobs: "64K", arch: arm64}, metric: faults, ">": 1000}
 )");
   RunRecord r = record(exp, "arm64", "64K", {{1030, 1030}});
@@ -266,7 +266,7 @@ TEST(ExpectationsTest, RecordsFoundByNamesWhenIdsDiffer) {
 }
 
 TEST(ExpectationsTest, SessionReportHasSection) {
-  const Experiment exp = load(R"(expect:
+  const Experiment exp = load_expect(R"(expect:
   - name: "64K mTHP serves anonymous faults"
     runs: {knobs: "64K"}
     metric: mthp.64kB.anon_fault_alloc
@@ -294,7 +294,7 @@ TEST(ExpectationsTest, SessionReportHasSection) {
 }
 
 TEST(ExpectationsTest, NoSectionWithoutExpectations) {
-  const Experiment exp = load("");
+  const Experiment exp = load_expect("");
   const SessionReport report = build_session_report(exp, quickstart_records(exp));
   EXPECT_THAT(session_text(report), ::testing::Not(HasSubstr("expectations:")));
   EXPECT_EQ(report.expectations_held + report.expectations_failed, 0);

@@ -18,7 +18,7 @@ using ::testing::HasSubstr;
 
 std::string host_arch_name() { return std::string(arch_info(host_arch()).name); }
 
-Experiment parse(const std::string& yaml) {
+Experiment parse_host(const std::string& yaml) {
   auto exp = parse_experiment(yaml, "h.yaml");
   EXPECT_TRUE(exp.ok()) << exp.error().message;
   return exp.ok() ? *exp : Experiment{};
@@ -43,7 +43,7 @@ struct Fixture {
     EXPECT_TRUE(write_file_atomic(sys / "proc/sys/vm/overcommit_memory", "0\n").ok());
   }
   Result<void> preflight(const std::string& yaml) {
-    Experiment exp = parse(yaml);
+    Experiment exp = parse_host(yaml);
     return backend.preflight(exp, expand(exp));
   }
 };
@@ -135,7 +135,7 @@ TEST(BackendTableTest, OnlyQemuPassesIcount) {  // libvirt's domain XML has no <
 }
 
 TEST(BackendTableTest, UnknownMachineBackendIsALocatedErrorWithASuggestion) {
-  Experiment exp = parse(
+  Experiment exp = parse_host(
       "name: h\nkernels:\n  - name: k\narchs: [x86_64]\nmachine:\n  backend: hots\n"
       "knobs:\n  a: {enabled: never}\nworkloads:\n  - name: fault\n");
   EXPECT_EQ(exp.machine.backend, "hots");
@@ -146,7 +146,7 @@ TEST(BackendTableTest, UnknownMachineBackendIsALocatedErrorWithASuggestion) {
                         "'host'? (valid: qemu, host, libvirt)"));
   exp.machine.backend = "host";
   EXPECT_TRUE(validate_backend(exp).ok());
-  EXPECT_EQ(parse(yaml_with("  a: {enabled: never}\n")).machine.backend, "host");
+  EXPECT_EQ(parse_host(yaml_with("  a: {enabled: never}\n")).machine.backend, "host");
 }
 
 }  // namespace

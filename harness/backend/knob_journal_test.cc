@@ -24,11 +24,11 @@ const std::string kOvercommit = "/proc/sys/vm/overcommit_memory";
 // A fake sysfs/procfs tree: plain files holding what the kernel's files read as. (A real knob
 // file shows "[choice]" after a write; a plain file shows what was written: both read back to
 // the same knob_value.)
-struct FakeHost {
+struct JournalHost {
   fs::path dir = fresh_test_dir("foliolab-journal");
   fs::path sys = dir / "root";
   fs::path state = dir / "state";
-  FakeHost() {
+  JournalHost() {
     set(kEnabled, "always [madvise] never\n");
     set(k64k, "always inherit madvise [never]\n");
     set(kScan, "4096\n");
@@ -56,7 +56,7 @@ TEST(KnobJournalTest, KnobValueTrimsAllAsciiWhitespace) {
 }
 
 TEST(KnobJournalTest, SaveWritesTheOldValuesAndRestorePutsThemBack) {
-  FakeHost h;
+  JournalHost h;
   KnobJournal j(journal_path(h.state), h.sys);
   ASSERT_TRUE(j.save({kEnabled, k64k, kScan, kOvercommit}).ok());
   ASSERT_TRUE(j.pending());
@@ -79,7 +79,7 @@ TEST(KnobJournalTest, SaveWritesTheOldValuesAndRestorePutsThemBack) {
 }
 
 TEST(KnobJournalTest, SaveRefusesWhileAJournalIsPendingAndWhenAKnobIsMissing) {
-  FakeHost h;
+  JournalHost h;
   KnobJournal j(journal_path(h.state), h.sys);
   auto missing = j.save({kEnabled, "/sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled"});
   ASSERT_FALSE(missing.ok());
@@ -92,7 +92,7 @@ TEST(KnobJournalTest, SaveRefusesWhileAJournalIsPendingAndWhenAKnobIsMissing) {
 }
 
 TEST(KnobJournalTest, AKnobThatCannotBeWrittenBackKeepsTheJournal) {
-  FakeHost h;
+  JournalHost h;
   KnobJournal j(journal_path(h.state), h.sys);
   ASSERT_TRUE(j.save({kEnabled, kScan}).ok());
   h.set(kEnabled, "always");
@@ -109,7 +109,7 @@ TEST(KnobJournalTest, AKnobThatCannotBeWrittenBackKeepsTheJournal) {
 // A foliolab SIGKILLed between save and restore: its lock dies with it, its journal stays, and
 // the next start restores and says so.
 TEST(KnobJournalTest, RecoveryAfterAKilledHolderRestoresAndSaysSo) {
-  FakeHost h;
+  JournalHost h;
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -138,7 +138,7 @@ TEST(KnobJournalTest, RecoveryAfterAKilledHolderRestoresAndSaysSo) {
 
 // A journal whose owner is alive is its owner's to restore.
 TEST(KnobJournalTest, RecoveryLeavesALiveHoldersJournalAlone) {
-  FakeHost h;
+  JournalHost h;
   auto lock = HostLock::acquire(h.state);
   ASSERT_TRUE(lock.ok());
   KnobJournal j(journal_path(h.state), h.sys);

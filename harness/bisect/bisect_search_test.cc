@@ -25,7 +25,7 @@ Outcome run(size_t n, const std::function<BisectObservation(size_t)>& truth) {
   return {s.state(), s.culprits(), s.steps()};
 }
 
-BisectObservation step_at(size_t culprit, size_t i) {
+BisectObservation observation_at(size_t culprit, size_t i) {
   return BisectObservation::of(i >= culprit ? "bad" : "good");
 }
 
@@ -34,7 +34,7 @@ TEST(BisectSearch, EveryCulpritOfEverySeriesUpTo32InCeilLog2Steps) {
     const size_t bound = std::bit_width(patches - 1);  // ceil(log2 patches)
     for (size_t culprit = 1; culprit <= patches; ++culprit) {
       // Candidates: the prefixes 0..patches; prefix k has patches 1..k.
-      const Outcome o = run(patches + 1, [&](size_t i) { return step_at(culprit, i); });
+      const Outcome o = run(patches + 1, [&](size_t i) { return observation_at(culprit, i); });
       ASSERT_EQ(o.state, BisectState::kDone);
       ASSERT_EQ(o.culprits.size(), 1u);
       EXPECT_TRUE(o.culprits[0].exact());
@@ -47,7 +47,7 @@ TEST(BisectSearch, EveryCulpritOfEverySeriesUpTo32InCeilLog2Steps) {
 }
 
 TEST(BisectSearch, EightVariantsSwitchingAtTheSixthTakeThreeSteps) {
-  const Outcome o = run(8, [](size_t i) { return step_at(5, i); });
+  const Outcome o = run(8, [](size_t i) { return observation_at(5, i); });
   ASSERT_EQ(o.culprits.size(), 1u);
   EXPECT_EQ(o.culprits[0].first, 5u);  // the 6th variant
   EXPECT_EQ(o.steps, 3u);
@@ -98,7 +98,7 @@ TEST(BisectSearch, EveryPairOfCulpritsWithThreeValues) {
 TEST(BisectSearch, ASkippedStepIsWentAround) {
   // Culprit 6 of 0..8; candidate 4 (the first midpoint) cannot be decided.
   const Outcome o =
-      run(9, [](size_t i) { return i == 4 ? BisectObservation::skip() : step_at(6, i); });
+      run(9, [](size_t i) { return i == 4 ? BisectObservation::skip() : observation_at(6, i); });
   ASSERT_EQ(o.culprits.size(), 1u);
   EXPECT_TRUE(o.culprits[0].exact());
   EXPECT_EQ(o.culprits[0].first, 6u);
@@ -107,8 +107,9 @@ TEST(BisectSearch, ASkippedStepIsWentAround) {
 TEST(BisectSearch, SkipsNextToTheCulpritLeaveARange) {
   // Culprit 5; 4 and 5 both undecidable, 3 good and 6 bad: the first bad one is 4, 5 or 6
   // (git bisect's "there are only 'skip'ped commits left to test").
-  const Outcome o =
-      run(9, [](size_t i) { return i == 4 || i == 5 ? BisectObservation::skip() : step_at(5, i); });
+  const Outcome o = run(9, [](size_t i) {
+    return i == 4 || i == 5 ? BisectObservation::skip() : observation_at(5, i);
+  });
   ASSERT_EQ(o.culprits.size(), 1u);
   EXPECT_FALSE(o.culprits[0].exact());
   EXPECT_EQ(o.culprits[0].first, 4u);
@@ -118,7 +119,7 @@ TEST(BisectSearch, SkipsNextToTheCulpritLeaveARange) {
 TEST(BisectSearch, ReplayingTheLogInAnyOrderResumesWhereItStopped) {
   // A first search stopped after two steps; a second one fed the same observations (the log)
   // asks next for what the first would have asked, and ends with the same answer.
-  const auto truth = [](size_t i) { return step_at(11, i); };
+  const auto truth = [](size_t i) { return observation_at(11, i); };
   BisectSearch first(20);
   std::vector<size_t> log;
   for (int k = 0; k < 4; ++k) {

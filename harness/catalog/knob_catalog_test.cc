@@ -168,14 +168,14 @@ TEST(KnobCatalogTest, KernelFacts) {
   EXPECT_FALSE(kernel_facts(local, Arch::kX86_64));
 }
 
-Experiment load(const std::string& text) {
+Experiment load_catalog(const std::string& text) {
   auto exp = parse_experiment(text, "k.yaml");
   EXPECT_TRUE(exp.ok()) << exp.error().message;
   return exp.ok() ? *exp : Experiment{};
 }
 
 TEST(ValidateKnobsTest, ReportsEachProblemWithLocationAndArchs) {
-  const Experiment exp = load(R"(name: q
+  const Experiment exp = load_catalog(R"(name: q
 kernels:
   - name: k
   - name: k64
@@ -204,7 +204,7 @@ workloads: [{name: fault}, {name: fault, label: again}]
 }
 
 TEST(ValidateKnobsTest, ExcludedCombinationsAreNotChecked) {
-  const Experiment exp = load(R"(name: q
+  const Experiment exp = load_catalog(R"(name: q
 kernels:
   - name: k
   - name: k64

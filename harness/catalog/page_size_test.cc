@@ -11,7 +11,7 @@ namespace {
 using ::testing::HasSubstr;
 
 // Two kernels: 4K pages on both arches, and a 64K-page kernel on arm64 only (as seed 001).
-Experiment experiment(const std::string& size) {
+Experiment page_experiment(const std::string& size) {
   const std::string yaml = R"(name: pages
 kernels:
   - name: "6.12"
@@ -51,7 +51,7 @@ TEST(PageSize, SizeText) {
 
 // 6K fits no kernel of the plan: both page sizes are named, each with its nearest sizes.
 TEST(PageSize, SixKOnA4KKernelIsRejectedWithTheLocationAndNearestSizes) {
-  Result<void> st = check_page_multiples(experiment("6K"));
+  Result<void> st = check_page_multiples(page_experiment("6K"));
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(
       st.error().message,
@@ -64,7 +64,7 @@ TEST(PageSize, SixKOnA4KKernelIsRejectedWithTheLocationAndNearestSizes) {
 }
 
 TEST(PageSize, NinetySixKFailsOnlyThe64KKernel) {
-  Result<void> st = check_page_multiples(experiment("96K"));
+  Result<void> st = check_page_multiples(page_experiment("96K"));
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(
       st.error().message,
@@ -73,8 +73,8 @@ TEST(PageSize, NinetySixKFailsOnlyThe64KKernel) {
 }
 
 TEST(PageSize, SixtyFourKFitsEveryKernel) {
-  EXPECT_TRUE(check_page_multiples(experiment("64K")).ok());
-  EXPECT_TRUE(check_page_multiples(experiment("64M")).ok());
+  EXPECT_TRUE(check_page_multiples(page_experiment("64K")).ok());
+  EXPECT_TRUE(check_page_multiples(page_experiment("64M")).ok());
 }
 
 }  // namespace

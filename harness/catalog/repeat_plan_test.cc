@@ -7,7 +7,7 @@
 namespace foliolab {
 namespace {
 
-Experiment experiment(std::vector<std::string> workloads) {
+Experiment repeat_experiment(std::vector<std::string> workloads) {
   Experiment e;
   e.name = "t";
   e.repeat = 3;
@@ -35,7 +35,7 @@ TEST(RepeatPlan, BuiltInPrimaryMetricsAreTimings) {
 }
 
 TEST(RepeatPlan, GateTimingsFirstThenPrimaryOnesCountsNever) {
-  Experiment e = experiment({"fault", "zero-page"});
+  Experiment e = repeat_experiment({"fault", "zero-page"});
   e.adaptive = AdaptiveRepeat{.max = 20, .ci = 0.02};
   e.gate_rules = {GateRule{.metric = "wall_s"}, GateRule{.metric = "faults"},
                   GateRule{.metric = "sys_s"}};
@@ -53,7 +53,7 @@ TEST(RepeatPlan, GateTimingsFirstThenPrimaryOnesCountsNever) {
 }
 
 TEST(RepeatPlan, CustomWorkloadsWatchTheirPrimaryTimingsFromJsonOnly) {
-  Experiment e = experiment({"custom"});
+  Experiment e = repeat_experiment({"custom"});
   e.adaptive = AdaptiveRepeat{};
   e.workloads[0].metrics = {
       {"lat_ns", MetricInfo{"ns", Better::kLower, MetricKind::kTiming, true}}};
@@ -64,7 +64,7 @@ TEST(RepeatPlan, CustomWorkloadsWatchTheirPrimaryTimingsFromJsonOnly) {
 }
 
 TEST(RepeatPlan, PlanSaysRepsAreAdaptive) {
-  Experiment e = experiment({"fault", "zero-page"});
+  Experiment e = repeat_experiment({"fault", "zero-page"});
   const std::vector<foliolab::Run> runs = {run_of(0), run_of(1)};
   EXPECT_EQ(format_repeat_plan(e, runs), "");
   e.warmup = 1;

@@ -80,15 +80,15 @@ const std::vector<Case>& cases() {
   return kCases;
 }
 
-struct Outcome {
+struct AgentOutcome {
   long n = 0;
   RepeatStopReason reason = RepeatStopReason::kContinue;
   std::vector<std::vector<double>> series;
 };
 
 // Feeds the reps one at a time, as the agent does, to the C or the C++ rule.
-Outcome run(const Case& c, bool use_c) {
-  Outcome out;
+AgentOutcome run(const Case& c, bool use_c) {
+  AgentOutcome out;
   out.series.resize(c.reps[0].size());
   for (size_t r = 0; r < c.reps.size(); ++r) {
     for (size_t m = 0; m < c.reps[r].size(); ++m) {
@@ -123,7 +123,7 @@ TEST(RepeatRule, TheAgentsCAndTheHostsCxxStopAlike) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.name);
     for (bool use_c : {true, false}) {
-      const Outcome o = run(c, use_c);
+      const AgentOutcome o = run(c, use_c);
       const std::string side = use_c ? "C" : "C++";
       EXPECT_EQ(o.n, c.want.n) << side;
       EXPECT_EQ(repeat_stop_reason_name(o.reason), repeat_stop_reason_name(c.want.reason)) << side;

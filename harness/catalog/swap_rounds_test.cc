@@ -13,14 +13,14 @@
 namespace foliolab {
 namespace {
 
-std::unique_ptr<wl_swap_rounds> parse(const std::string& text) {
+std::unique_ptr<wl_swap_rounds> parse_rounds(const std::string& text) {
   auto r = std::make_unique<wl_swap_rounds>();
   wl_swap_parse(text.c_str(), r.get());
   return r;
 }
 
 TEST(SwapRounds, ReadsTheProgramsRounds) {
-  auto r = parse(
+  auto r = parse_rounds(
       "madvise dontneed: Invalid argument\n"
       "Iteration 1: swpout inc: 224, swpout fallback inc: 0, Fallback percentage: 0.00%\n"
       "Iteration 2: swpout inc: 131, swpout fallback inc: 101, Fallback percentage: 43.53%\n"
@@ -51,7 +51,7 @@ TEST(SwapRounds, TenthsOfAHundredRounds) {
     text += "Iteration " + std::to_string(i) + ": swpout inc: " + std::to_string(100 - i) +
             ", swpout fallback inc: " + std::to_string(i) + ", Fallback percentage: x%\n";
   }
-  auto r = parse(text);
+  auto r = parse_rounds(text);
   ASSERT_EQ(r->n, 100u);
   const wl_swap_summary first = wl_swap_decile(r.get(), 0), last = wl_swap_decile(r.get(), 9);
   EXPECT_EQ(first.rounds, 10u);
@@ -60,15 +60,15 @@ TEST(SwapRounds, TenthsOfAHundredRounds) {
 }
 
 TEST(SwapRounds, GarbageIsNoRoundAndOrderIsChecked) {
-  auto r = parse(
+  auto r = parse_rounds(
       "Iteration x: swpout inc: 1, swpout fallback inc: 2, F\n"
       "Iteration 1: swpout inc: 1\n"
       "Iteration 2: swpout inc: 5, swpout fallback inc: 0, Fallback percentage: 0.00%\n" +
       std::string(2000, 'I') + "\n" + "\n\n");
   ASSERT_EQ(r->n, 1u);
   EXPECT_EQ(r->out_of_order, 1u);  // round 2 without round 1
-  EXPECT_EQ(parse("")->n, 0u);
-  EXPECT_EQ(wl_swap_summarize(parse("").get(), 0, 0).pooled_pct, -1);
+  EXPECT_EQ(parse_rounds("")->n, 0u);
+  EXPECT_EQ(wl_swap_summarize(parse_rounds("").get(), 0, 0).pooled_pct, -1);
 }
 
 }  // namespace

@@ -41,13 +41,13 @@ timeout: {}
                      name, machine, size, repeat, timeout);
 }
 
-struct Session {
+struct AdaptiveSession {
   std::string output;  // foliolab run's stdout and stderr
   std::vector<RunRecord> records;
 };
 
 // `foliolab run --quiet` of the experiment `yaml` named `name` into a fresh results root.
-void run_session(const std::string& name, const std::string& yaml, Session* out) {
+void run_session(const std::string& name, const std::string& yaml, AdaptiveSession* out) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("foliolab-{}-{}", name, ::getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -72,7 +72,7 @@ void run_session(const std::string& name, const std::string& yaml, Session* out)
 // (CV under 0.1 % there) is reached at the minimum on any machine; the issue's
 // `repeat: {min: 3, max: 30, ci: 2%}`.
 TEST(E2EAdaptive, IcountFault256MReachesTwoPercentBeforeMax) {
-  Session s;
+  AdaptiveSession s;
   run_session("e2e-adaptive-icount",
               adaptive_yaml("e2e-adaptive-icount", "cpus: 1, memory: 1G, timing: icount", "256M",
                             "repeat: {min: 3, max: 30, ci: 2%}", 1800),
@@ -93,7 +93,7 @@ TEST(E2EAdaptive, IcountFault256MReachesTwoPercentBeforeMax) {
 }
 
 TEST(E2EAdaptive, Fault16MReachesFiftyPercentBeforeMax) {
-  Session s;
+  AdaptiveSession s;
   run_session("e2e-adaptive",
               adaptive_yaml("e2e-adaptive", "cpus: 1, memory: 1G", "16M",
                             "repeat: {min: 3, max: 12, ci: 50%}\nwarmup: 1", 900),

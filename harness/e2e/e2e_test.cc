@@ -25,8 +25,8 @@
 #include "runner/building_artifact_provider.h"
 #include "runner/experiment_runner.h"
 #include "testing/cli_binary.h"
+#include "testing/source_root.h"
 #include "testing/temp_dir.h"
-#include "util/build_info.h"
 #include "util/cache_root.h"
 #include "util/fs.h"
 
@@ -34,27 +34,27 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-const fs::path kRoot = foliolab::source_dir();
-
-struct Session {
+struct RunOutcome {
   SessionSummary summary;
   std::vector<RunRecord> records;
 };
 
 void log_to_stderr(const std::string& s) { fmt::print(stderr, "{}\n", s); }
 
-Session run_experiment(const Experiment& exp,
-                       AccelProbeOptions probe = {.cache_dir = cache_root()}) {
+RunOutcome run_experiment(const Experiment& exp,
+                          AccelProbeOptions probe = {.cache_dir = cache_root()}) {
   RealProcessRunner proc;
   QemuBackend backend(proc, probe);
   BuildingArtifactProvider artifacts(
-      proc, {.data_root = kRoot, .spec_dir = exp.dir, .cache = cache_root(), .log = log_to_stderr});
+      proc,
+      {.data_root = kSourceRoot, .spec_dir = exp.dir, .cache = cache_root(), .log = log_to_stderr});
   const fs::path results = fs::temp_directory_path() / fmt::format("foliolab-e2e-{}", ::getpid());
-  ExperimentRunner runner(artifacts, backend,
-                          {.data_root = kRoot, .results_root = results, .log = log_to_stderr});
+  ExperimentRunner runner(
+      artifacts, backend,
+      {.data_root = kSourceRoot, .results_root = results, .log = log_to_stderr});
   auto summary = runner.run(exp, expand(exp));
   EXPECT_TRUE(summary.ok()) << summary.error().message;
-  Session s;
+  RunOutcome s;
   if (!summary.ok()) return s;
   s.summary = *summary;
   auto store = ResultStore::open(summary->dir);
@@ -64,21 +64,22 @@ Session run_experiment(const Experiment& exp,
   return s;
 }
 
-const RunRecord* find(const Session& s, const std::string& arch, const std::string& knob_set) {
+const RunRecord* find(const RunOutcome& s, const std::string& arch, const std::string& knob_set) {
   return find_run(s.records, arch, knob_set);
 }
 
 // The quickstart on both arches (expect_quickstart_claims).
 TEST(E2EQuickstart, BothArchesShow64KmTHPCounters) {
-  auto exp = load_experiment((kRoot / "experiments/quickstart.yaml").string());
+  auto exp = load_experiment((kSourceRoot / "experiments/quickstart.yaml").string());
   ASSERT_TRUE(exp.ok()) << exp.error().message;
-  Session s = run_experiment(*exp);
+  RunOutcome s = run_experiment(*exp);
   ASSERT_EQ(s.summary.failed, 0);
   expect_quickstart_claims(s.records);
   // Nothing changed: asking again must not invoke make.
   RealProcessRunner proc;
   KernelBuilder builder(
-      proc, {.data_root = kRoot, .spec_dir = kRoot / "experiments", .cache = cache_root()});
+      proc,
+      {.data_root = kSourceRoot, .spec_dir = kSourceRoot / "experiments", .cache = cache_root()});
   for (Arch a : exp->archs) {
     auto k = builder.build(exp->kernels[0], a);
     ASSERT_TRUE(k.ok()) << k.error().message;
@@ -135,7 +136,7 @@ TEST(E2EFailures, PanicAndUnknownKnobFailOnlyTheirRunsAndTheMatrixGoesOn) {
       "  unknown-knob:\n    hugepages-4kB/enabled: always\n"
       "  fine:\n    enabled: never\n",
       120, "size: 16M");
-  Session s = run_experiment(exp);
+  RunOutcome s = run_experiment(exp);
   const RunRecord* panic = find(s, "x86_64", "panic");
   const RunRecord* unknown = find(s, "x86_64", "unknown-knob");
   const RunRecord* fine = find(s, "x86_64", "fine");
@@ -166,7 +167,7 @@ TEST(E2EFailures, HungGuestIsKilledAtItsTimeoutAndItsConsoleKept) {
   Experiment exp = load_yaml(
       small_x86_yaml("  spin:\n    enabled: never\n", 20,
                      "  - name: custom\n    label: spin\n    params: {source: spin.c}\n"));
-  Session s = run_experiment(exp);
+  RunOutcome s = run_experiment(exp);
   const RunRecord* spin = find(s, "x86_64", "spin");
   ASSERT_TRUE(spin);
   EXPECT_EQ(spin->status, "timed-out") << spin->reason;
@@ -288,7 +289,7 @@ exec {} "$@"
 
   Experiment exp = small_x86_experiment("  a:\n    enabled: never\n", 600, "size: 16M");
   for (int pass = 0; pass < 2; ++pass) {  // the second pass takes the cached verdict
-    Session s = run_experiment(exp, probe);
+    RunOutcome s = run_experiment(exp, probe);
     ASSERT_EQ(s.records.size(), 1u);
     const RunRecord& r = s.records[0];
     EXPECT_EQ(r.status, "ok") << r.reason;
@@ -303,9 +304,9 @@ exec {} "$@"
   RealProcessRunner proc;
   QemuBackend backend(proc, probe);
   BuildingArtifactProvider artifacts(
-      proc, {.data_root = kRoot, .spec_dir = e2e_dir(), .cache = cache_root()});
+      proc, {.data_root = kSourceRoot, .spec_dir = e2e_dir(), .cache = cache_root()});
   const fs::path results = e2e_dir() / "kvm-results";
-  ExperimentRunner runner(artifacts, backend, {.data_root = kRoot, .results_root = results});
+  ExperimentRunner runner(artifacts, backend, {.data_root = kSourceRoot, .results_root = results});
   auto summary = runner.run(exp, expand(exp));
   ASSERT_FALSE(summary.ok());
   EXPECT_NE(summary.error().message.find("accel kvm was requested for x86_64 guests"),
@@ -326,10 +327,10 @@ namespace {
 // Each seed cover letter's effect as an asserted experiment: every `expect:` in the YAML must
 // hold (on both arches, and for 001 on a 64K-page arm64 kernel too).
 void expect_seed_holds(const std::string& file) {
-  auto exp = load_experiment((kRoot / "experiments/seeds" / file).string());
+  auto exp = load_experiment((kSourceRoot / "experiments/seeds" / file).string());
   ASSERT_TRUE(exp.ok()) << exp.error().message;
   ASSERT_FALSE(exp->expectations.empty());
-  Session s = run_experiment(*exp);
+  RunOutcome s = run_experiment(*exp);
   EXPECT_EQ(s.summary.failed, 0);
   auto results = evaluate_expectations(*exp, s.records);
   ASSERT_EQ(results.size(), exp->expectations.size());
@@ -594,7 +595,7 @@ namespace foliolab {
 namespace {
 
 // Every `expect:` of `exp` holds and no run failed.
-void expect_all_held(const Experiment& exp, const Session& s) {
+void expect_all_held(const Experiment& exp, const RunOutcome& s) {
   EXPECT_EQ(s.summary.failed, 0);
   for (const auto& r : s.records) EXPECT_TRUE(r.ok()) << r.id.run_id << ": " << r.reason;
   auto results = evaluate_expectations(exp, s.records);
@@ -613,16 +614,16 @@ void expect_all_held(const Experiment& exp, const Session& s) {
 TEST(E2EAdapters, TapAndRegexProgramsOnBothArchesFromTheRepositoryRoot) {
   ScopedTestDir dir("adapters");
   auto r = run_cli(
-      {"run", "experiments/examples/adapters.yaml", "--results", (dir / "results").string()}, kRoot,
-      dir / "run.log");
+      {"run", "experiments/examples/adapters.yaml", "--results", (dir / "results").string()},
+      kSourceRoot, dir / "run.log");
   EXPECT_TRUE(r.ok()) << r.output;  // exit 1 when a run failed or an expectation did not hold
-  auto exp = load_experiment((kRoot / "experiments/examples/adapters.yaml").string());
+  auto exp = load_experiment((kSourceRoot / "experiments/examples/adapters.yaml").string());
   ASSERT_TRUE(exp.ok()) << exp.error().message;
   auto session = ResultStore::latest(dir / "results", "adapters");
   ASSERT_TRUE(session);
   auto records = ResultStore::open(*session)->load_all();
   ASSERT_TRUE(records.ok()) << records.error().message;
-  Session s{.summary = {}, .records = *records};
+  RunOutcome s{.summary = {}, .records = *records};
   ASSERT_EQ(s.records.size(), 8u);
   expect_all_held(*exp, s);
   for (const auto& r : s.records) {
@@ -708,7 +709,7 @@ expect:
   - {name: cow ran its cases, metric: tap.pass, ">": 100}
 )",
                              "kselftest.yaml");
-  Session s = run_experiment(exp);
+  RunOutcome s = run_experiment(exp);
   ASSERT_EQ(s.records.size(), 2u);
   expect_all_held(exp, s);
   for (const auto& r : s.records) {

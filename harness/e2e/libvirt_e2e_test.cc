@@ -25,15 +25,13 @@
 #include "model/matrix.h"
 #include "results/store.h"
 #include "testing/cli_binary.h"
-#include "util/build_info.h"
+#include "testing/source_root.h"
 #include "util/fs.h"
 #include "util/process.h"
 
 namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
-
-const fs::path kRoot = foliolab::source_dir();
 
 // A loopback TCP port nobody listens on now (the kernel's pick for port 0).
 int free_tcp_port() {
@@ -168,7 +166,7 @@ std::string hostname() {
 // The quickstart through libvirt holds the same claims as through the QEMU backend, on both
 // arches; the records say where they ran.
 TEST_F(E2ELibvirt, QuickstartOnBothArchesMatchesTheQemuBackend) {
-  CliRun r = run(kRoot / "experiments/quickstart.yaml", "quickstart");
+  CliRun r = run(kSourceRoot / "experiments/quickstart.yaml", "quickstart");
   EXPECT_EQ(r.process.exit_code, 0) << r.process.describe() << "\n" << r.process.output;
   expect_quickstart_claims(r.records);
   for (const RunRecord& rec : r.records) {
@@ -284,7 +282,7 @@ std::set<std::string> recorded_ids(const CliRun& r) {
 // runs), every expectation holds, each kernel went to the remote host once, and no per-run
 // initrd is left there.
 TEST_F(E2ELibvirt, PoolOfTwoHostsRunsSeed001OnBothAndUploadsEachKernelOnce) {
-  const fs::path yaml = kRoot / "experiments/seeds/001-anon-mthp.yaml";
+  const fs::path yaml = kSourceRoot / "experiments/seeds/001-anon-mthp.yaml";
   const std::string hosts = daemon_->uri() + "*1," + tcp_uri() + "*1";
   CliRun r = run_with(yaml, "pool", {"--hosts", hosts});
   EXPECT_EQ(r.process.exit_code, 0) << r.process.describe() << "\n" << r.process.output;
@@ -420,10 +418,10 @@ TEST(LibvirtCli, UnreachableUriIsAnErrorNamingIt) {
   const std::string bad =
       "qemu:///system?socket=" + (fs::temp_directory_path() / "foliolab-no-such-sock").string();
   RealProcessRunner proc;
-  ProcessResult p = proc.run(
-      {.argv = {foliolab::cli_binary(), "run", (kRoot / "experiments/quickstart.yaml").string(),
-                "--backend", "libvirt", "--connect", bad},
-       .capture = true});
+  ProcessResult p = proc.run({.argv = {foliolab::cli_binary(), "run",
+                                       (kSourceRoot / "experiments/quickstart.yaml").string(),
+                                       "--backend", "libvirt", "--connect", bad},
+                              .capture = true});
   EXPECT_EQ(p.exit_code, 2) << p.output;
   EXPECT_NE(p.output.find("error: cannot connect to libvirt at " + bad), std::string::npos)
       << p.output;

@@ -27,8 +27,8 @@
 #include "model/matrix.h"
 #include "results/store.h"
 #include "testing/cli_binary.h"
+#include "testing/source_root.h"
 #include "testing/temp_dir.h"
-#include "util/build_info.h"
 #include "util/fs.h"
 #include "util/process.h"
 
@@ -36,8 +36,6 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-const fs::path kRoot = foliolab::source_dir();
 
 // A TCP port nothing listens on right now (the kernel's pick for port 0).
 int free_port() {
@@ -390,8 +388,8 @@ TEST(E2ESlurm, ArrayJobOfFourShardsMergesIntoTheRunsOfOnePlainRun) {
   SlurmCluster slurm(slurm_dir);
   auto started = slurm.start();
   ASSERT_TRUE(started.ok()) << started.error().message;
-  auto submit = slurm.client({(kRoot / "examples/slurm/submit.sh").string(), yaml.string(), "4",
-                              (dir / "sharded").string()},
+  auto submit = slurm.client({(kSourceRoot / "examples/slurm/submit.sh").string(), yaml.string(),
+                              "4", (dir / "sharded").string()},
                              {{"FOLIOLAB", foliolab::cli_binary()}});
   ASSERT_TRUE(submit.ok()) << submit.describe() << ": " << submit.output;
   std::smatch ids;

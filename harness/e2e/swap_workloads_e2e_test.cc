@@ -15,7 +15,7 @@
 namespace foliolab {
 namespace {
 
-constexpr const char* kKernel =
+constexpr const char* kSwapKernel =
     "kernels:\n  - name: 6.12-mthp-vmstat\n    patches: mthp-vmstat\narchs: [x86_64, arm64]\n";
 constexpr const char* k64K =
     "knobs:\n  \"64K\": {hugepages-2048kB/enabled: never, hugepages-64kB/enabled: always}\n";
@@ -43,7 +43,7 @@ expect:
   - {{runs: {{workload: swap}}, metric: mthp.64kB.swpout, stat: min, ">": 0}}
   - {{runs: {{workload: collapse}}, metric: collapsed, stat: min, "==": 16}}
 )",
-                                                      kKernel, k64K),
+                                                      kSwapKernel, k64K),
                                           &raw);
   ASSERT_EQ(records.size(), 6u);
   for (const RunRecord& r : records) {
@@ -85,7 +85,7 @@ expect:
   - {{metric: rounds, "==": 100}}
   - {{metric: swpout_fallback, stat: min, ">": 0}}
 )",
-                                                      kKernel, k64K));
+                                                      kSwapKernel, k64K));
   ASSERT_EQ(records.size(), 2u);
   for (const RunRecord& r : records) {
     ASSERT_EQ(r.status, "ok") << r.reason;

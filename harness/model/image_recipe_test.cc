@@ -17,7 +17,7 @@ using ::testing::ElementsAre;
 
 constexpr const char* kFile = "images/debian-redis.yaml";
 
-constexpr const char* kFull = R"(description: redis and stress
+constexpr const char* kFullRecipe = R"(description: redis and stress
 suite: bookworm
 variant: minbase
 packages: [redis-server, redis-tools, stress]
@@ -29,14 +29,14 @@ commands:
 free: 512M
 )";
 
-std::string error_of(const std::string& text) {
+std::string recipe_error(const std::string& text) {
   auto r = parse_image_recipe(text, kFile);
   if (r.ok()) return "<parsed without error>";
   return r.error().message;
 }
 
 TEST(ImageRecipe, ParsesEveryKey) {
-  auto r = parse_image_recipe(kFull, kFile);
+  auto r = parse_image_recipe(kFullRecipe, kFile);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->name, "debian-redis");
   EXPECT_EQ(r->file, kFile);
@@ -97,88 +97,88 @@ TEST(ImageRecipe, RecipeNamesAreTheYamlFilesUnderImages) {
 }
 
 TEST(ImageRecipe, UnknownKeySuggestsTheClosest) {
-  EXPECT_EQ(error_of("pakages: [stress]\n"),
+  EXPECT_EQ(recipe_error("pakages: [stress]\n"),
             "images/debian-redis.yaml:1:1: pakages: unknown key; did you mean 'packages'?");
-  EXPECT_EQ(error_of("packages: [stress]\nfiles:\n  - {form: a, to: /a}\n"),
+  EXPECT_EQ(recipe_error("packages: [stress]\nfiles:\n  - {form: a, to: /a}\n"),
             "images/debian-redis.yaml:3:6: files[0].form: unknown key; did you mean 'from'?");
 }
 
 TEST(ImageRecipe, InvalidPackageName) {
-  EXPECT_EQ(error_of("packages: [stress, Redis_Server]\n"),
+  EXPECT_EQ(recipe_error("packages: [stress, Redis_Server]\n"),
             "images/debian-redis.yaml:1:20: packages[1]: 'Redis_Server' is not a Debian package "
             "name (lower-case letters, digits, + - .)");
-  EXPECT_EQ(error_of("packages: [x]\n"),  // at least two characters
+  EXPECT_EQ(recipe_error("packages: [x]\n"),  // at least two characters
             "images/debian-redis.yaml:1:12: packages[0]: 'x' is not a Debian package name "
             "(lower-case letters, digits, + - .)");
-  EXPECT_EQ(error_of("packages: [-x]\n"),  // starts with a letter or digit
+  EXPECT_EQ(recipe_error("packages: [-x]\n"),  // starts with a letter or digit
             "images/debian-redis.yaml:1:12: packages[0]: '-x' is not a Debian package name "
             "(lower-case letters, digits, + - .)");
   EXPECT_TRUE(parse_image_recipe("packages: [g++, libc6.1, 0ad]\n", kFile).ok());
 }
 
 TEST(ImageRecipe, DuplicatePackageSaysWhereItWasFirst) {
-  EXPECT_EQ(error_of("packages:\n  - stress\n  - redis-server\n  - stress\n"),
+  EXPECT_EQ(recipe_error("packages:\n  - stress\n  - redis-server\n  - stress\n"),
             "images/debian-redis.yaml:4:5: packages[2]: package 'stress' listed twice (first at "
             "2:5)");
 }
 
 TEST(ImageRecipe, FileTargetMustBeAnAbsolutePathWithoutDotDot) {
   const std::string head = "packages: [stress]\nfiles:\n";
-  EXPECT_EQ(error_of(head + "  - {from: a.conf, to: etc/a.conf}\n"),
+  EXPECT_EQ(recipe_error(head + "  - {from: a.conf, to: etc/a.conf}\n"),
             "images/debian-redis.yaml:3:24: files[0].to: 'etc/a.conf' must be an absolute file "
             "path without . or ..");
-  EXPECT_EQ(error_of(head + "  - {from: a.conf, to: /etc/../root/a.conf}\n"),
+  EXPECT_EQ(recipe_error(head + "  - {from: a.conf, to: /etc/../root/a.conf}\n"),
             "images/debian-redis.yaml:3:24: files[0].to: '/etc/../root/a.conf' must be an "
             "absolute file path without . or ..");
-  EXPECT_EQ(error_of(head + "  - {from: a.conf, to: /etc/}\n"),  // a file, not a folder
+  EXPECT_EQ(recipe_error(head + "  - {from: a.conf, to: /etc/}\n"),  // a file, not a folder
             "images/debian-redis.yaml:3:24: files[0].to: '/etc/' must be an absolute file path "
             "without . or ..");
-  EXPECT_EQ(error_of(head + "  - {from: a.conf}\n"),
+  EXPECT_EQ(recipe_error(head + "  - {from: a.conf}\n"),
             "images/debian-redis.yaml:3:5: files[0]: missing required key 'to'");
 }
 
 TEST(ImageRecipe, PackagesAreRequiredAndNotEmpty) {
-  EXPECT_EQ(error_of("suite: bookworm\n"),
+  EXPECT_EQ(recipe_error("suite: bookworm\n"),
             "images/debian-redis.yaml:1:1: missing required key 'packages'");
-  EXPECT_EQ(error_of("packages: []\n"),
+  EXPECT_EQ(recipe_error("packages: []\n"),
             "images/debian-redis.yaml:1:11: packages: must list at least one package, e.g. "
             "[redis-server]");
 }
 
 TEST(ImageRecipe, UnknownVariantOrSuiteSuggestsTheClosest) {
-  EXPECT_EQ(error_of("variant: minbse\npackages: [stress]\n"),
+  EXPECT_EQ(recipe_error("variant: minbse\npackages: [stress]\n"),
             "images/debian-redis.yaml:1:10: variant: unknown variant 'minbse'; did you mean "
             "'minbase'? (valid: essential, apt, required, minbase, buildd, important, standard)");
-  EXPECT_EQ(error_of("suite: bookwrm\npackages: [stress]\n"),
+  EXPECT_EQ(recipe_error("suite: bookwrm\npackages: [stress]\n"),
             "images/debian-redis.yaml:1:8: suite: unknown suite 'bookwrm'; did you mean "
             "'bookworm'? (valid: bookworm)");
 }
 
 TEST(ImageRecipe, FreeSpaceIsAtLeast16M) {
-  EXPECT_EQ(error_of("packages: [stress]\nfree: 8M\n"),
+  EXPECT_EQ(recipe_error("packages: [stress]\nfree: 8M\n"),
             "images/debian-redis.yaml:2:7: free: at least 16M: the image's applications write "
             "logs and data");
   auto r = parse_image_recipe("packages: [stress]\nfree: 16M\n", kFile);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->free_mb, 16u);
-  EXPECT_EQ(error_of("packages: [stress]\nfree: lots\n")
+  EXPECT_EQ(recipe_error("packages: [stress]\nfree: lots\n")
                 .rfind("images/debian-redis.yaml:2:7: free: invalid memory size 'lots'", 0),
             0u)
-      << error_of("packages: [stress]\nfree: lots\n");
+      << recipe_error("packages: [stress]\nfree: lots\n");
 }
 
 TEST(ImageRecipe, EmptyCommandsAreRefused) {
-  EXPECT_EQ(error_of("packages: [stress]\ncommands: []\n"),
+  EXPECT_EQ(recipe_error("packages: [stress]\ncommands: []\n"),
             "images/debian-redis.yaml:2:11: commands: must list at least one command, e.g. "
             "[[sed, -i, ...]]");
-  EXPECT_EQ(error_of("packages: [stress]\ncommands: [[]]\n"),
+  EXPECT_EQ(recipe_error("packages: [stress]\ncommands: [[]]\n"),
             "images/debian-redis.yaml:2:12: commands[0]: empty; expected a command: [program, "
             "arg, ...] or 'program arg ...'");
 }
 
 TEST(ImageRecipe, EmptyOrMissingFile) {
-  EXPECT_EQ(error_of(""), "images/debian-redis.yaml:1:1: empty image recipe");
-  EXPECT_EQ(error_of("# only a comment\n"), "images/debian-redis.yaml:1:1: empty image recipe");
+  EXPECT_EQ(recipe_error(""), "images/debian-redis.yaml:1:1: empty image recipe");
+  EXPECT_EQ(recipe_error("# only a comment\n"), "images/debian-redis.yaml:1:1: empty image recipe");
   auto missing = load_image_recipe("/nonexistent/images/x.yaml");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().message.rfind("/nonexistent/images/x.yaml: cannot open", 0), 0u)

@@ -9,7 +9,7 @@
 namespace foliolab {
 namespace {
 
-std::string error_of(const std::string& yaml) {
+std::string known_issue_error(const std::string& yaml) {
   auto r = parse_known_issues(yaml, "k.yaml");
   EXPECT_FALSE(r.ok());
   return r.ok() ? "" : r.error().message;
@@ -54,29 +54,36 @@ TEST(KnownIssueFile, AnEntryReadsEveryField) {
 TEST(KnownIssueFile, ErrorsAreLocated) {
   std::string typo = kEntry;
   typo.replace(typo.find("expires"), 7, "expiers");
-  EXPECT_EQ(error_of(typo).rfind("k.yaml:7:5: ", 0), 0u) << error_of(typo);
-  EXPECT_NE(error_of(typo).find("did you mean 'expires'"), std::string::npos) << error_of(typo);
+  EXPECT_EQ(known_issue_error(typo).rfind("k.yaml:7:5: ", 0), 0u) << known_issue_error(typo);
+  EXPECT_NE(known_issue_error(typo).find("did you mean 'expires'"), std::string::npos)
+      << known_issue_error(typo);
   std::string bad_date = kEntry;
   bad_date.replace(bad_date.find("2027-01-31"), 10, "2027-02-30");
-  EXPECT_NE(error_of(bad_date).find("k.yaml:7:14: "), std::string::npos) << error_of(bad_date);
-  EXPECT_NE(error_of(bad_date).find("expected a date YYYY-MM-DD, got '2027-02-30'"),
+  EXPECT_NE(known_issue_error(bad_date).find("k.yaml:7:14: "), std::string::npos)
+      << known_issue_error(bad_date);
+  EXPECT_NE(known_issue_error(bad_date).find("expected a date YYYY-MM-DD, got '2027-02-30'"),
             std::string::npos);
   std::string no_expiry = kEntry;
   no_expiry.erase(no_expiry.find("    expires"));
-  EXPECT_NE(error_of(no_expiry).find("expires"), std::string::npos) << error_of(no_expiry);
-  EXPECT_EQ(error_of(no_expiry).rfind("k.yaml:2:", 0), 0u) << error_of(no_expiry);
+  EXPECT_NE(known_issue_error(no_expiry).find("expires"), std::string::npos)
+      << known_issue_error(no_expiry);
+  EXPECT_EQ(known_issue_error(no_expiry).rfind("k.yaml:2:", 0), 0u) << known_issue_error(no_expiry);
   std::string bad_pct = kEntry;
   bad_pct.replace(bad_pct.find("<= 8%"), 5, "8");
-  EXPECT_NE(error_of(bad_pct).find("k.yaml:5:16: "), std::string::npos) << error_of(bad_pct);
+  EXPECT_NE(known_issue_error(bad_pct).find("k.yaml:5:16: "), std::string::npos)
+      << known_issue_error(bad_pct);
   std::string two = kEntry;
   two.insert(two.find("    url"), "    flaky: true\n");
-  EXPECT_NE(error_of(two).find("give one expected effect"), std::string::npos) << error_of(two);
+  EXPECT_NE(known_issue_error(two).find("give one expected effect"), std::string::npos)
+      << known_issue_error(two);
   std::string bad_arch = kEntry;
   bad_arch.replace(bad_arch.find("arm64"), 5, "arm65");
-  EXPECT_NE(error_of(bad_arch).find("k.yaml:3:18"), std::string::npos) << error_of(bad_arch);
+  EXPECT_NE(known_issue_error(bad_arch).find("k.yaml:3:18"), std::string::npos)
+      << known_issue_error(bad_arch);
   std::string twice =
       std::string(kEntry) + std::string(kEntry).substr(std::string(kEntry).find("  - id"));
-  EXPECT_NE(error_of(twice).find("duplicate id 'mm-1'"), std::string::npos) << error_of(twice);
+  EXPECT_NE(known_issue_error(twice).find("duplicate id 'mm-1'"), std::string::npos)
+      << known_issue_error(twice);
 }
 
 TEST(KnownIssueFile, DatesAreStrictCalendarDates) {

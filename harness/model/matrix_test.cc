@@ -56,7 +56,7 @@ kernels:
 name: quickstart
 )";
 
-Experiment load(const std::string& text) {
+Experiment load_matrix(const std::string& text) {
   auto exp = parse_experiment(text, "m.yaml");
   EXPECT_TRUE(exp.ok()) << exp.error().message;
   return exp.ok() ? *exp : Experiment{};
@@ -69,7 +69,7 @@ std::map<std::string, std::string> ids_by_slug(const std::vector<foliolab::Run>&
 }
 
 TEST(MatrixTest, SizeAndOrder) {
-  const Experiment exp = load(R"(name: q
+  const Experiment exp = load_matrix(R"(name: q
 kernels: [{name: k1}, {name: k2}]
 archs: [x86_64, arm64]
 knobs: {s1: {}, s2: {}, s3: {}}
@@ -93,7 +93,7 @@ workloads: [{name: w1}, {name: w2}]
 }
 
 TEST(MatrixTest, IdShape) {
-  const std::vector<foliolab::Run> runs = expand(load(kTwoByTwo));
+  const std::vector<foliolab::Run> runs = expand(load_matrix(kTwoByTwo));
   ASSERT_EQ(runs.size(), 4u);
   const std::regex shape(R"([a-z0-9._-]+\.[0-9a-f]{8})");
   for (const foliolab::Run& run : runs) EXPECT_TRUE(std::regex_match(run.id, shape)) << run.id;
@@ -103,15 +103,15 @@ TEST(MatrixTest, IdShape) {
 }
 
 TEST(MatrixTest, SameContentSameId) {
-  const std::vector<foliolab::Run> a = expand(load(kTwoByTwo));
-  const std::vector<foliolab::Run> b = expand(load(kTwoByTwo));
+  const std::vector<foliolab::Run> a = expand(load_matrix(kTwoByTwo));
+  const std::vector<foliolab::Run> b = expand(load_matrix(kTwoByTwo));
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].id, b[i].id);
 }
 
 TEST(MatrixTest, ReorderedYamlKeepsIds) {
-  const auto a = ids_by_slug(expand(load(kTwoByTwo)));
-  const auto b = ids_by_slug(expand(load(kTwoByTwoReordered)));
+  const auto a = ids_by_slug(expand(load_matrix(kTwoByTwo)));
+  const auto b = ids_by_slug(expand(load_matrix(kTwoByTwoReordered)));
   EXPECT_EQ(a.size(), 4u);
   EXPECT_EQ(a, b);
 }
@@ -120,8 +120,8 @@ TEST(MatrixTest, ChangedKnobValueChangesOnlyThatRun) {
   std::string text = kTwoByTwo;
   const std::string from = "hugepages-64kB/enabled: always";
   text.replace(text.find(from), from.size(), "hugepages-64kB/enabled: madvise");
-  const auto a = ids_by_slug(expand(load(kTwoByTwo)));
-  const auto b = ids_by_slug(expand(load(text)));
+  const auto a = ids_by_slug(expand(load_matrix(kTwoByTwo)));
+  const auto b = ids_by_slug(expand(load_matrix(text)));
   for (const auto& [slug, id] : a) {
     if (slug.find("64k-mthp") != std::string::npos) {
       EXPECT_NE(id, b.at(slug));
@@ -132,13 +132,13 @@ TEST(MatrixTest, ChangedKnobValueChangesOnlyThatRun) {
 }
 
 TEST(MatrixTest, OutcomeRelevantChangesChangeIds) {
-  const auto base = ids_by_slug(expand(load(kTwoByTwo)));
+  const auto base = ids_by_slug(expand(load_matrix(kTwoByTwo)));
   auto changed = [&](const std::string& from, const std::string& to) {
     std::string text = kTwoByTwo;
     const size_t at = text.find(from);
     EXPECT_NE(at, std::string::npos) << from;
     text.replace(at, from.size(), to);
-    const auto ids = ids_by_slug(expand(load(text)));
+    const auto ids = ids_by_slug(expand(load_matrix(text)));
     size_t differ = 0;
     for (const auto& [slug, id] : base) differ += ids.count(slug) && ids.at(slug) != id;
     return differ;
@@ -160,7 +160,7 @@ TEST(MatrixTest, OutcomeRelevantChangesChangeIds) {
 
 TEST(MatrixTest, IdsUniqueEvenWhenSlugsCollide) {
   // "64K mTHP" and "64k-mthp" slugify alike; the content hash keeps the ids apart.
-  const std::vector<foliolab::Run> runs = expand(load(R"(name: q
+  const std::vector<foliolab::Run> runs = expand(load_matrix(R"(name: q
 kernels: [{name: k1}, {name: k2}]
 archs: [x86_64, arm64]
 knobs:
@@ -176,7 +176,7 @@ workloads: [{name: w1}, {name: w1, label: w1-again}, {name: w2}]
 }
 
 TEST(MatrixTest, FormatPlanListsEveryRun) {
-  const Experiment exp = load(kTwoByTwo);
+  const Experiment exp = load_matrix(kTwoByTwo);
   const std::vector<foliolab::Run> runs = expand(exp);
   const std::string plan = format_plan(exp, runs);
   EXPECT_TRUE(plan.starts_with(
@@ -192,7 +192,7 @@ TEST(MatrixTest, FormatPlanListsEveryRun) {
 // Each run's machine state stands beside its id: swap, zswap, cgroup, then the prepare steps
 // (the experiment's, then its knob set's); a run without any is "fresh".
 TEST(MatrixTest, FormatPlanShowsEachRunsMachineState) {
-  const Experiment exp = load(R"(name: s
+  const Experiment exp = load_matrix(R"(name: s
 kernels: [{name: k}]
 archs: [x86_64]
 machine: {memory: 512M, swap: {type: zram, size: 256M, compressor: lz4}, zswap: {enabled: true}}
@@ -225,9 +225,9 @@ workloads: [{name: fault}]
     EXPECT_THAT(line, HasSubstr(machine_state_text(exp, run)));
   }
   // A fresh experiment's plan has no such column.
-  EXPECT_THAT(format_plan(load(kTwoByTwo), expand(load(kTwoByTwo))),
+  EXPECT_THAT(format_plan(load_matrix(kTwoByTwo), expand(load_matrix(kTwoByTwo))),
               Not(HasSubstr("MACHINE STATE")));
-  Experiment fresh = load(kTwoByTwo);
+  Experiment fresh = load_matrix(kTwoByTwo);
   EXPECT_EQ(machine_state_text(fresh, expand(fresh)[0]), "fresh");
 }
 
@@ -236,7 +236,7 @@ TEST(MatrixTest, QuickstartExampleExpandsToFourRuns) {
   ASSERT_TRUE(exp.ok()) << exp.error().message;
   EXPECT_EQ(expand(*exp).size(), 4u);
   // Same content as kTwoByTwo except timeout and description: same ids.
-  EXPECT_EQ(ids_by_slug(expand(*exp)), ids_by_slug(expand(load(kTwoByTwo))));
+  EXPECT_EQ(ids_by_slug(expand(*exp)), ids_by_slug(expand(load_matrix(kTwoByTwo))));
 }
 
 // ---- filters ----
@@ -259,7 +259,7 @@ std::vector<std::string> slugs(const std::vector<foliolab::Run>& runs) {
 }
 
 TEST(MatrixFilterTest, KernelArchsRestrictAKernel) {
-  const Experiment exp = load(kFiltered);
+  const Experiment exp = load_matrix(kFiltered);
   const auto runs = expand(exp);
   EXPECT_EQ(runs.size(), 12u);  // k: 2 archs × 2 × 2; k64: arm64 only × 2 × 2
   for (const auto& run : runs) {
@@ -274,7 +274,7 @@ TEST(MatrixFilterTest, ExcludeDropsRunsMatchingEveryGivenKey) {
   const std::string text = std::string(kFiltered) +
                            "exclude:\n  - {arch: x86_64, knobs: \"64K\"}\n  - {workload: shmem, "
                            "kernel: k64}\n";
-  const Experiment exp = load(text);
+  const Experiment exp = load_matrix(text);
   const auto runs = expand(exp);
   EXPECT_THAT(slugs(runs),
               ::testing::ElementsAre("x86_64.k.4k.fault", "x86_64.k.4k.shmem", "arm64.k.4k.fault",
@@ -284,13 +284,13 @@ TEST(MatrixFilterTest, ExcludeDropsRunsMatchingEveryGivenKey) {
 }
 
 TEST(MatrixFilterTest, FiltersKeepIdsOfRemainingRuns) {
-  const Experiment all = load(R"(name: f
+  const Experiment all = load_matrix(R"(name: f
 kernels: [{name: k}]
 archs: [x86_64, arm64]
 knobs: {"4K": {}, "64K": {}}
 workloads: [{name: fault}]
 )");
-  const Experiment some = load(R"(name: f
+  const Experiment some = load_matrix(R"(name: f
 kernels: [{name: k, archs: [arm64]}]
 archs: [x86_64, arm64]
 knobs: {"4K": {}, "64K": {}}
@@ -304,18 +304,18 @@ exclude: [{knobs: "4K"}]
 }
 
 TEST(MatrixFilterTest, FormatPlanCountsExcluded) {
-  const Experiment exp = load(std::string(kFiltered) + "exclude: [{knobs: \"64K\"}]\n");
+  const Experiment exp = load_matrix(std::string(kFiltered) + "exclude: [{knobs: \"64K\"}]\n");
   const std::string plan = format_plan(exp, expand(exp));
   EXPECT_THAT(plan, HasSubstr("f: 2 kernels × 2 archs × 2 knob sets × 2 workloads = 6 runs (10 "
                               "excluded), 3 repetitions each\n"));
-  const Experiment plain = load(kTwoByTwo);
+  const Experiment plain = load_matrix(kTwoByTwo);
   EXPECT_THAT(format_plan(plain, expand(plain)), HasSubstr("= 4 runs, 3 repetitions"));
 }
 
 // machine.image is part of a run's identity only when set: the runs of every experiment written
 // before it keep their ids (and so their stored results and baselines).
 TEST(MatrixTest, MachineImageChangesIdsAndWithoutItTheIdsStay) {
-  Experiment exp = load(kTwoByTwo);
+  Experiment exp = load_matrix(kTwoByTwo);
   const auto before = ids_by_slug(expand(exp));
   ASSERT_EQ(before.size(), 4u);
   exp.machine.image = "debian-redis";
@@ -334,7 +334,7 @@ TEST(MatrixTest, MachineImageChangesIdsAndWithoutItTheIdsStay) {
     std::string text = kTwoByTwo;
     const std::string from = "machine: {cpus: 1, memory: 1G}";
     text.replace(text.find(from), from.size(), to);
-    const auto ids = ids_by_slug(expand(load(text)));
+    const auto ids = ids_by_slug(expand(load_matrix(text)));
     size_t differ = 0;
     for (const auto& [slug, id] : before) differ += ids.at(slug) != id;
     return differ;
@@ -347,7 +347,7 @@ TEST(MatrixTest, MachineImageChangesIdsAndWithoutItTheIdsStay) {
 // every stored result of every experiment.
 TEST(MatrixTest, IdsOfAnExperimentWithoutAnImageAreThoseItHadBefore) {
   std::vector<std::string> ids;
-  for (const foliolab::Run& run : expand(load(kTwoByTwo))) ids.push_back(run.id);
+  for (const foliolab::Run& run : expand(load_matrix(kTwoByTwo))) ids.push_back(run.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"x86_64.6.12-mthp-vmstat.4k.fault.df075a3e",
                                            "x86_64.6.12-mthp-vmstat.64k-mthp.fault.304198e9",
                                            "arm64.6.12-mthp-vmstat.4k.fault.18e5633b",

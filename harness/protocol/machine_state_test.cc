@@ -18,8 +18,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Experiment load(const std::string& extra, const std::string& arch = "x86_64",
-                const std::string& kernel_extra = "") {
+Experiment load_state(const std::string& extra, const std::string& arch = "x86_64",
+                      const std::string& kernel_extra = "") {
   auto exp = parse_experiment(
       "name: q\nkernels:\n  - name: k\n" + kernel_extra + "archs: [" + arch +
           "]\nmachine: {memory: 1G}\nknobs:\n  a: {enabled: always, defrag: never}\n"
@@ -90,22 +90,22 @@ TEST(MachineStateCheck, RefusesWhatTheKernelOrBackendCannotDo) {
     Result<void> st = check_machine_state(e);
     return st.ok() ? std::string("(ok)") : st.error().message;
   };
-  EXPECT_EQ(message(load("prepare:\n  - fragment: {order: 10, unusable: 0.5}\n")), "(ok)");
-  EXPECT_EQ(message(load("prepare:\n  - fragment: {order: 11, unusable: 0.5}\n")),
+  EXPECT_EQ(message(load_state("prepare:\n  - fragment: {order: 10, unusable: 0.5}\n")), "(ok)");
+  EXPECT_EQ(message(load_state("prepare:\n  - fragment: {order: 11, unusable: 0.5}\n")),
             "q.yaml:11:15: prepare[0].fragment.order: order 11 is beyond the largest buddy order "
             "10 of kernel k (x86_64, 4K pages)");
-  EXPECT_EQ(message(load("prepare:\n  - fragment: {order: 13, unusable: 0.5}\n", "arm64",
-                         "    config: [arm64-64k]\n")),
+  EXPECT_EQ(message(load_state("prepare:\n  - fragment: {order: 13, unusable: 0.5}\n", "arm64",
+                               "    config: [arm64-64k]\n")),
             "(ok)");
-  EXPECT_THAT(message(load("prepare:\n  - fragment: {method: thpscale}\n", "arm64",
-                           "    config: [arm64-64k]\n")),
+  EXPECT_THAT(message(load_state("prepare:\n  - fragment: {method: thpscale}\n", "arm64",
+                                 "    config: [arm64-64k]\n")),
               HasSubstr("thpscale fills with PMD THPs, 512M each at 64K pages"));
-  Experiment host = load("cgroup: {memory.max: 32M}\n");
+  Experiment host = load_state("cgroup: {memory.max: 32M}\n");
   host.machine.backend = "host";
   EXPECT_THAT(message(host), HasSubstr("the host backend runs on this machine's own memory"));
-  EXPECT_THAT(message(load("prepare:\n  - fragment: {method: thpscale, reserve: 1G}\n")),
+  EXPECT_THAT(message(load_state("prepare:\n  - fragment: {method: thpscale, reserve: 1G}\n")),
               HasSubstr("1024 MiB leaves nothing of the guest's 1024 MiB to fragment"));
-  EXPECT_THAT(message(load("monitor: {period: 100ms, counters: [memcg.anon]}\n")),
+  EXPECT_THAT(message(load_state("monitor: {period: 100ms, counters: [memcg.anon]}\n")),
               HasSubstr("memcg.anon: memcg counters are the workload cgroup's memory.stat"));
 }
 

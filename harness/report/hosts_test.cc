@@ -47,7 +47,7 @@ Sessions quickstart() {
   return s;
 }
 
-std::string text_of(const ComparisonModel& m) {
+std::string hosts_text(const ComparisonModel& m) {
   std::ostringstream out;
   render_comparison(m, Format::kText, out);
   return out.str();
@@ -57,7 +57,7 @@ TEST(HostWarnings, NoneWhenBothSidesRanOnOneHostAndAccel) {
   Sessions s = quickstart();
   const ComparisonModel m = compare_sides({"a", "", s.base}, {"b", "", s.cand}, {});
   EXPECT_TRUE(m.warnings.empty());
-  EXPECT_EQ(text_of(m).find("ran on"), std::string::npos) << text_of(m);
+  EXPECT_EQ(hosts_text(m).find("ran on"), std::string::npos) << hosts_text(m);
 }
 
 TEST(HostWarnings, DifferentHostsAreNamedInTextJsonAndGate) {
@@ -68,7 +68,7 @@ TEST(HostWarnings, DifferentHostsAreNamedInTextJsonAndGate) {
   const std::string expected =
       "BASE ran on testhost, CAND on node2: timings of different hosts do not compare";
   EXPECT_EQ(m.warnings[0], expected);
-  EXPECT_NE(text_of(m).find("warning: " + expected), std::string::npos) << text_of(m);
+  EXPECT_NE(hosts_text(m).find("warning: " + expected), std::string::npos) << hosts_text(m);
   std::ostringstream js;
   render_comparison(m, Format::kJson, js);
   EXPECT_EQ(nlohmann::json::parse(js.str()).at("warnings").at(0), expected);

@@ -3,7 +3,7 @@
 // E2E-prefixed: it starts a browser (seconds, not milliseconds).
 #include "report/html.h"
 #include "report/session_layout.h"
-#include "util/build_info.h"
+#include "testing/source_root.h"
 
 #include <gtest/gtest.h>
 
@@ -25,8 +25,6 @@
 namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
-
-const fs::path kRoot = foliolab::source_dir();
 
 ProcessResult chromium(const fs::path& dir, const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {"chromium",
@@ -82,7 +80,7 @@ std::vector<RunRecord> size_sweep_records(const Experiment& exp) {
 }
 
 TEST(E2EHtmlReport, SeedSizeSweepDrawsInChromium) {
-  auto exp = load_experiment((kRoot / "experiments/seeds/001-anon-mthp.yaml").string());
+  auto exp = load_experiment((kSourceRoot / "experiments/seeds/001-anon-mthp.yaml").string());
   ASSERT_TRUE(exp.ok()) << exp.error().message;
   const std::vector<RunRecord> records = size_sweep_records(*exp);
   size_t expected_dots = 0, expected_bars = 0;

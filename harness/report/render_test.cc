@@ -17,8 +17,8 @@
 #include "report/render.h"
 #include "report/text.h"
 #include "testing/record_fixture.h"
+#include "testing/source_root.h"
 #include "testing/temp_dir.h"
-#include "util/build_info.h"
 #include "util/fs.h"
 #include "util/process.h"
 
@@ -26,8 +26,6 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-const fs::path kRoot = foliolab::source_dir();
 
 // Plausible, wide numbers for every metric a run of this workload could print, and the
 // counters the report shows.
@@ -59,7 +57,7 @@ RunRecord synthetic(const Experiment& exp, const Run& run, double scale) {
 
 std::vector<fs::path> shipped_experiments() {
   std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(kRoot / "experiments")) {
+  for (const auto& e : fs::recursive_directory_iterator(kSourceRoot / "experiments")) {
     if (e.path().extension() == ".yaml") files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
@@ -112,7 +110,7 @@ struct QuickstartPair {
 
 QuickstartPair quickstart_pair() {
   QuickstartPair p;
-  auto exp = load_experiment((kRoot / "experiments/quickstart.yaml").string());
+  auto exp = load_experiment((kSourceRoot / "experiments/quickstart.yaml").string());
   EXPECT_TRUE(exp.ok()) << exp.error().message;
   p.exp = *exp;
   for (const foliolab::Run& run : expand(p.exp)) {
@@ -165,18 +163,19 @@ TEST(Render, GateFailsOn64KNeverAndWritesValidJUnit) {
   write_junit(report, "quickstart <nightly> & co", xml);
   ASSERT_TRUE(write_file_atomic(dir / "gate.xml", xml.str()).ok());
   RealProcessRunner proc;
-  const ProcessResult r = proc.run({.argv = {"xmllint", "--noout", "--schema",
-                                             (kRoot / "harness/report/testdata/junit.xsd").string(),
-                                             (dir / "gate.xml").string()},
-                                    .capture = true,
-                                    .timeout = std::chrono::seconds(60)});
+  const ProcessResult r =
+      proc.run({.argv = {"xmllint", "--noout", "--schema",
+                         (kSourceRoot / "harness/report/testdata/junit.xsd").string(),
+                         (dir / "gate.xml").string()},
+                .capture = true,
+                .timeout = std::chrono::seconds(60)});
   EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.output;
   EXPECT_NE(xml.str().find("<failure message=\"regressed: 1025 → 16.4k"), std::string::npos)
       << xml.str();
   // A damaged document must not validate: the check can fail.
   ASSERT_TRUE(write_file_atomic(dir / "bad.xml", "<testsuites><testcase/></testsuites>").ok());
   EXPECT_FALSE(proc.run({.argv = {"xmllint", "--noout", "--schema",
-                                  (kRoot / "harness/report/testdata/junit.xsd").string(),
+                                  (kSourceRoot / "harness/report/testdata/junit.xsd").string(),
                                   (dir / "bad.xml").string()},
                          .capture = true,
                          .timeout = std::chrono::seconds(60)})

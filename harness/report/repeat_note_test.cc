@@ -43,25 +43,25 @@ std::string markdown(const ComparisonModel& m) {
   return out.str();
 }
 
-const RepeatStop kReached{
+const RepeatStop kReachedStop{
     .reason = RepeatStopReason::kReached, .n = 7, .target = 0.02, .half_width = {{"sys_s", 0.018}}};
 
 TEST(RepeatNote, ReachedAndMaxAreSaidNextToN) {
-  const ComparisonModel both = model(kReached, kReached);
+  const ComparisonModel both = model(kReachedStop, kReachedStop);
   EXPECT_THAT(text(both), HasSubstr("· n=7 (reached ±2 %)"));
   EXPECT_THAT(markdown(both), HasSubstr("| sys_s† | s | 4K | 7 (reached ±2 %) |"));
   EXPECT_THAT(markdown(both), HasSubstr("| faults | faults | 4K | 7 |"));  // not watched
-  RepeatStop max = kReached;
+  RepeatStop max = kReachedStop;
   max.reason = RepeatStopReason::kMax;
   max.n = 30;
   max.half_width = {{"sys_s", 0.034}};
-  const ComparisonModel one_max = model(kReached, max);
+  const ComparisonModel one_max = model(kReachedStop, max);
   EXPECT_THAT(text(one_max), HasSubstr("(max; ±3.4 %)"));
   EXPECT_THAT(markdown(one_max), HasSubstr("| 64K | 7 (max; ±3.4 %) |"));
 }
 
 TEST(RepeatNote, FixedCountsAndOldRecordsShowNOnly) {
-  RepeatStop fixed = kReached;
+  RepeatStop fixed = kReachedStop;
   fixed.reason = RepeatStopReason::kFixed;
   for (const ComparisonModel& m : {model(fixed, fixed), model(std::nullopt, std::nullopt)}) {
     EXPECT_THAT(text(m), HasSubstr("· n=7"));

@@ -122,7 +122,7 @@ TEST(RecordCodec, DamagedOrUnknownInputIsAnErrorNamingTheFile) {
 
 // A run.json as foliolab wrote it before the typed record (schema 1: the runner's raw JSON
 // with the guest report nested).
-constexpr const char* kSchema1 = R"({
+constexpr const char* kRecordSchema1 = R"({
   "run_id": "x86_64.6-12-mthp-vmstat.64k-mthp.fault.3f2a9c1e",
   "experiment": "quickstart",
   "arch": "x86_64",
@@ -172,7 +172,7 @@ constexpr const char* kSchema1 = R"({
 })";
 
 TEST(RecordCodec, ReadsSchema1Files) {
-  auto r = parse_record(kSchema1, "old/run.json");
+  auto r = parse_record(kRecordSchema1, "old/run.json");
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->schema, 1);
   EXPECT_TRUE(r->ok());
@@ -195,7 +195,7 @@ TEST(RecordCodec, ReadsSchema1Files) {
   EXPECT_EQ(again->schema, 2);
   EXPECT_EQ(again->samples("sys_s"), r->samples("sys_s"));
 
-  json failed = json::parse(kSchema1);
+  json failed = json::parse(kRecordSchema1);
   failed["status"] = "build-failed";
   failed["reason"] = "make failed";
   failed.erase("report");
