@@ -107,7 +107,8 @@ int numa_nodes_seen(const fs::path& console) {
   return nodes;
 }
 
-// The experiment's kernel (its first) of `arch`, from the kernel cache (built if missing).
+// The experiment's kernel (its first) of `arch`, from the kernel cache (built if missing), as the
+// full guest kernel (kernel/guest_fragments.h): every platform boots a 2-CPU NUMA machine.
 Result<KernelArtifact> experiment_kernel(const Experiment& exp, const fs::path& yaml, Arch arch,
                                          ProcessRunner& proc) {
   KernelBuilder builder(proc, {.data_root = foliolab::source_dir(),
@@ -116,7 +117,9 @@ Result<KernelArtifact> experiment_kernel(const Experiment& exp, const fs::path& 
                                .log = [](const std::string& line) { fmt::print("{}\n", line); }});
   for (const auto& k : exp.kernels) {
     if (k.archs.empty() || std::find(k.archs.begin(), k.archs.end(), arch) != k.archs.end()) {
-      return builder.build(k, arch);
+      KernelSpec full = k;
+      full.full_guest = {arch};
+      return builder.build(full, arch);
     }
   }
   return make_error(fmt::format("{} builds no {} kernel", yaml.string(), arch_info(arch).name));

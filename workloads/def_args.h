@@ -7,6 +7,7 @@
 
 #define FL_WORKLOAD(name, doc)
 #define FL_PACKAGES(list)
+#define FL_FULL_GUEST(why)
 #define FL_METRIC(name, unit, better, kind, doc)
 #define FL_PAGE_MULTIPLE(name)
 #define FL_PRIMARY(name)

@@ -90,6 +90,12 @@ std::string domain_xml(const DomainSpec& s) {
   // unix socket QEMU listens on, which keeps what the guest wrote last when QEMU exits (a pty's
   // hangup would flush it).
   x += chardev_xml("serial", s.console_log, "<target port='0'/>", "pty", "");
+  // arm64: the virtio-serial controller on the board's virtio-mmio transports (its guest
+  // kernels have no PCI), as the QEMU backend's virtio-serial-device.
+  if (ai.virtio_mmio) {
+    x += "    <controller type='virtio-serial' index='0'>\n      <address type='virtio-mmio'/>\n"
+         "    </controller>\n";
+  }
   x += chardev_xml("channel", s.records_file,
                    fmt::format("<target type='virtio' name='{}'/>", kResultsPortName), "unix",
                    "<source mode='bind'/>");

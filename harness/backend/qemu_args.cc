@@ -110,7 +110,8 @@ std::vector<std::string> qemu_argv(const QemuLaunch& l) {
     a.insert(a.end(), {"-icount", std::string(kIcountOptions)});
   }
   if (!l.bios.empty()) a.insert(a.end(), {"-bios", l.bios.string()});
-  const bool mmio = l.machine_override.starts_with("microvm");  // no PCI bus: virtio over MMIO
+  // Virtio over MMIO: arm64 virt's transports (its guest kernels have no PCI), or microvm's.
+  const bool mmio = ai.virtio_mmio || l.machine_override.starts_with("microvm");
   a.insert(a.end(), {"-kernel",
                      l.kernel.string(),
                      "-initrd",

@@ -129,7 +129,8 @@ TEST(QemuArgs, RootDiskIsASnapshotVirtioBlkDriveOnBothArches) {
                          "file=/cache/images/rootfs-x/disk.ext4,if=none,id=root,format=raw,"
                          "snapshot=on,cache=unsafe"))
         << arch_info(arch).name;
-    EXPECT_TRUE(has_pair(a, "-device", "virtio-blk-pci,drive=root")) << arch_info(arch).name;
+    const std::string blk = arch == Arch::kArm64 ? "virtio-blk-device" : "virtio-blk-pci";
+    EXPECT_TRUE(has_pair(a, "-device", blk + ",drive=root")) << arch_info(arch).name;
     EXPECT_EQ(a.size(), plain.size() + 4);  // nothing else changes
     EXPECT_TRUE(std::equal(plain.begin(), plain.end(), a.begin()));
     EXPECT_TRUE(has_pair(a, "-initrd", "/r/initrd.cpio"));  // the agent still boots from it
@@ -145,11 +146,12 @@ TEST(QemuArgs, SwapAndScratchDisksAreWritableAndNamedBySerial) {
     const auto a = qemu_argv(l);
     EXPECT_TRUE(has_pair(a, "-drive",
                          "file=/r/swap.img,if=none,id=swap,format=raw,cache=unsafe,discard=unmap"));
-    EXPECT_TRUE(has_pair(a, "-device", "virtio-blk-pci,drive=swap,serial=foliolab-swap"));
+    const std::string blk = arch == Arch::kArm64 ? "virtio-blk-device" : "virtio-blk-pci";
+    EXPECT_TRUE(has_pair(a, "-device", blk + ",drive=swap,serial=foliolab-swap"));
     EXPECT_TRUE(has_pair(a, "-drive",
                          "file=/r/scratch.img,if=none,id=scratch,format=raw,cache=unsafe,"
                          "discard=unmap"));
-    EXPECT_TRUE(has_pair(a, "-device", "virtio-blk-pci,drive=scratch,serial=foliolab-scratch"));
+    EXPECT_TRUE(has_pair(a, "-device", blk + ",drive=scratch,serial=foliolab-scratch"));
   }
 }
 
@@ -159,6 +161,15 @@ TEST(QemuArgs, NoDriveWithoutARootDisk) {
     EXPECT_EQ(std::count(a.begin(), a.end(), "-drive"), 0);
     EXPECT_EQ(std::count(a.begin(), a.end(), "virtio-blk-pci,drive=root"), 0);
   }
+}
+
+// arm64 guest kernels have no PCI: every virtio device sits on virt's MMIO transports.
+TEST(QemuArgs, Arm64VirtioDevicesSitOnMmioX86OnPci) {
+  const auto arm = qemu_argv(launch(Arch::kArm64));
+  EXPECT_NE(std::find(arm.begin(), arm.end(), "virtio-serial-device"), arm.end());
+  EXPECT_EQ(std::find(arm.begin(), arm.end(), "virtio-serial-pci"), arm.end());
+  const auto x86 = qemu_argv(launch(Arch::kX86_64));
+  EXPECT_NE(std::find(x86.begin(), x86.end(), "virtio-serial-pci"), x86.end());
 }
 
 TEST(QemuArgs, RootDiskOnMicrovmSitsOnVirtioMmio) {
@@ -178,7 +189,7 @@ TEST(QemuArgs, AWritableRootDiskKeepsTheGuestsWrites) {
   const auto a = qemu_argv(l);
   EXPECT_TRUE(has_pair(a, "-drive",
                        "file=/tmp/stage/disk.ext4,if=none,id=root,format=raw,cache=writeback"));
-  EXPECT_TRUE(has_pair(a, "-device", "virtio-blk-pci,drive=root"));
+  EXPECT_TRUE(has_pair(a, "-device", "virtio-blk-device,drive=root"));  // arm64: virtio-mmio
 }
 
 TEST(QemuArgs, CommasInTheRootDiskPathAreDoubled) {

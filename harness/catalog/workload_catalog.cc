@@ -94,6 +94,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #define FL_PAGE_MULTIPLE(name) mark_page_multiple(all.back(), name);
 #define FL_PRIMARY(name) mark_primary(all.back(), name);
 #define FL_PACKAGES(list) all.back().packages = split_words(list);
+#define FL_FULL_GUEST(why) all.back().full_guest = why;
 // The catalog's order (custom last) is the order of these lines.
 // clang-format off
 #include "../../workloads/fault.def"
@@ -118,6 +119,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #undef FL_PAGE_MULTIPLE
 #undef FL_PRIMARY
 #undef FL_PACKAGES
+#undef FL_FULL_GUEST
   for (WorkloadInfo& w : all) {
     for (ParamInfo& p : common_params()) w.params.push_back(std::move(p));
   }
@@ -296,6 +298,10 @@ std::string format_workload_details(const WorkloadInfo& w) {
     out +=
         fmt::format("\npackages: {} (Debian; a machine.image root filesystem that installs them)\n",
                     join(w.packages, " "));
+  }
+  if (!w.full_guest.empty()) {
+    out += fmt::format("\nguest kernel: the full one (kernel-config/guest-full.config): {}\n",
+                       w.full_guest);
   }
   out += "\nparameters:\n";
   for (const auto& p : w.params) {

@@ -50,6 +50,9 @@ struct WorkloadInfo {
   // Debian root filesystem (`machine.image`) whose recipe installs them. Empty: the initramfs
   // is enough.
   std::vector<std::string> packages;
+  // Why it needs the full guest kernel (FL_FULL_GUEST in the .def: "debugfs, userfaultfd and
+  // hugetlbfs"); empty: the small one serves (catalog/guest_kernel.h).
+  std::string full_guest;
   const ParamInfo* param(std::string_view name) const;
   const WorkloadMetric* metric(std::string_view name) const;
 };

@@ -16,7 +16,9 @@
 namespace foliolab {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string read(const std::string& rel) {
   std::ifstream in(std::string(foliolab::source_dir()) + "/" + rel);
@@ -189,6 +191,24 @@ TEST(WorkloadCatalog, Listing) {
   EXPECT_THAT(fault, HasSubstr("mapping"));
   EXPECT_THAT(fault, HasSubstr("anon | anon-shared | tmpfs | memfd | sysv-shm"));
   EXPECT_THAT(fault, HasSubstr("faults_per_sec"));
+  EXPECT_THAT(fault, Not(HasSubstr("guest kernel")));  // the small one serves
+  EXPECT_THAT(format_workload_details(*find_workload("kselftest-mm")),
+              HasSubstr("guest kernel: the full one (kernel-config/guest-full.config): debugfs, "
+                        "userfaultfd and hugetlbfs"));
+}
+
+// Which workloads need the full guest kernel (catalog/guest_kernel.h): those that need a root
+// filesystem, a cgroup, swap, NUMA or the selftests' options; the C workloads that do not, not.
+TEST(WorkloadCatalog, FullGuestWorkloadsSayWhy) {
+  std::vector<std::string> full;
+  for (const WorkloadInfo& w : workload_catalog()) {
+    if (!w.full_guest.empty()) full.push_back(w.name);
+    if (!w.packages.empty()) {
+      EXPECT_FALSE(w.full_guest.empty()) << w.name;  // a root filesystem
+    }
+  }
+  EXPECT_THAT(full, ElementsAre("numa-thp", "kselftest-mm", "thp-swap-allocator", "swap", "redis",
+                                "memcg-stress", "postgres", "memcached", "kbuild"));
 }
 
 }  // namespace

@@ -16,9 +16,9 @@
 namespace foliolab {
 namespace {
 
-// /proc/vmstat names of the guest kernel config (Linux 6.12, kernel-config/guest-base): the
-// agent snapshots every line, so a config or a patch series may add names; a name not listed
-// is accepted unless it is a likely typo of a listed one.
+// /proc/vmstat names of the guest kernel config (Linux 6.12, kernel-config/guest-base and
+// guest-full): the agent snapshots every line, so a config or a patch series may add names; a name
+// not listed is accepted unless it is a likely typo of a listed one.
 const std::vector<std::string> kVmstat = {"allocstall_dma32",
                                           "allocstall_movable",
                                           "allocstall_normal",

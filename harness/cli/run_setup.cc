@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "backend/libvirt_backend.h"
+#include "catalog/guest_kernel.h"
 #include "catalog/validate.h"
 #include "cli/timing_flag.h"
 #include "kernel/builder.h"
@@ -20,6 +21,10 @@ std::optional<Experiment> load(const std::string& file, const Common& c,
   auto exp = load_experiment(file);
   if (!exp.ok()) {
     fmt::print(stderr, "error: {}\n", exp.error().message);
+    return std::nullopt;
+  }
+  if (auto st = settle_guest_kernels(*exp); !st.ok()) {
+    fmt::print(stderr, "error: {}\n", st.error().message);
     return std::nullopt;
   }
   if (auto st = validate_project(*exp, c.root, read_host_facts()); !st.ok()) {

@@ -1,6 +1,6 @@
 // End-to-end tests of Debian root filesystems (machine.image, issue 20): images built by the real
-// mmdebstrap from Debian's archive and cached, booted on the quickstart kernels (which carry the
-// block, ext4 and network options: kernel-config/guest-base.config) under TCG, running Debian's
+// mmdebstrap from Debian's archive and cached, booted on the full guest kernels (which carry the
+// block, ext4 and network options: kernel-config/guest-full.config) under TCG, running Debian's
 // own redis and stress. Every test goes through the foliolab binary, as a user would.
 #include <gtest/gtest.h>
 

@@ -30,6 +30,8 @@ struct ArchInfo {
   std::string_view direct_boot_image;
   std::string_view direct_boot_option;
   std::string_view config_fragment;  // kernel-config/<name>.config, always applied
+  // Applied after guest-full when the kernel is the full guest kernel ("" = none).
+  std::string_view full_config_fragment;
   std::string_view qemu_binary;
   std::string_view qemu_machine;
   std::string_view qemu_cpu;
@@ -45,9 +47,13 @@ struct ArchInfo {
   std::string_view binfmt_magic;
   std::string_view binfmt_mask;
   unsigned elf_machine;  // e_machine of its ELF executables (EM_X86_64, EM_AARCH64)
-  // Powers off through ACPI (libvirt's <features><acpi/><apic/>); else through PSCI, from the
-  // device tree it boots with.
+  // The machine has ACPI (libvirt's <features><acpi/><apic/>): the full guest kernel powers off
+  // through it; the small x86_64 one has no ACPI and its agent ends the guest by a reset
+  // (-no-reboot, <on_reboot>destroy). Else PSCI, from the device tree the guest boots with.
   bool acpi;
+  // Virtio devices sit on the board's MMIO transports, not PCI (arm64 virt: its guest kernels
+  // have no PCI); x86_64 q35 uses virtio-pci (microvm: MMIO too).
+  bool virtio_mmio;
   // The KVM smoke test (backend/kvm_smoke.h: x86 code) runs before the probe boot.
   bool kvm_smoke;
   int base_page_kb;                            // the page size without a choice

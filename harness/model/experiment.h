@@ -23,6 +23,9 @@ using KeyValues = std::vector<std::pair<std::string, std::string>>;  // ordered 
 // (catalog/plan_limits.h), an adaptive `max` above it by the loader.
 inline constexpr int kMaxRepeat = 10000;
 
+// Which guest kernel a kernel spec is built as (`kernels[].guest`).
+enum class GuestKernel { kAuto, kSmall, kFull };
+
 struct KernelSpec {
   std::string name;
   // "debian" (default: Debian's linux-source-6.12 tarball in /usr/src), or a path to a local
@@ -55,6 +58,14 @@ struct KernelSpec {
   // not part of run ids.
   std::vector<Arch> archs;
   std::vector<SourceLoc> arch_locs;  // parallel to `archs`
+  // `guest:` which guest kernel this is built as (kernel/guest_fragments.h): unset, the small one
+  // unless the experiment's runs need the full one on an arch; `full` on every arch; `small`
+  // refuses an experiment that needs more (catalog/guest_kernel.h says what needs what).
+  GuestKernel guest = GuestKernel::kAuto;
+  SourceLoc guest_loc;
+  // The archs this kernel is built as the full guest kernel for. Not read from YAML: settled from
+  // the experiment (settle_guest_kernels, catalog/guest_kernel.h) before anything is built.
+  std::vector<Arch> full_guest;
 };
 
 struct NumaNode {

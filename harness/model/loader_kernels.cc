@@ -9,7 +9,8 @@
 namespace foliolab::loader_internal {
 namespace {
 
-const Keys kKernelKeys = {"name", "source", "config", "options", "patches", "cmdline", "archs"};
+const Keys kKernelKeys = {"name",    "source",  "config", "options",
+                          "patches", "cmdline", "archs",  "guest"};
 const Keys kGitSourceKeys = {"git", "ref"};
 const Keys kGitRangeKeys = {"git", "repo"};
 
@@ -125,6 +126,12 @@ Result<void> Parser::parse_kernel(const Field& f, KernelSpec* k, SourceLoc* name
   if (const Field* a = fields->find("archs")) {
     FL_TRY(parse_arch_list(*a, "must list at least one arch (or leave 'archs' out: all archs)",
                            &k->archs, &k->arch_locs));
+  }
+  if (const Field* g = fields->find("guest")) {
+    auto name = read_choice(*g, {"small", "full"}, "guest kernel");
+    FL_TRY(name);
+    k->guest = *name == "full" ? GuestKernel::kFull : GuestKernel::kSmall;
+    k->guest_loc = loc(*g);
   }
   return require(*fields, f, {"name"});
 }

@@ -34,7 +34,7 @@ struct ZswapSpec {
   SourceLoc loc;
 };
 
-// Compressors the guest kernels carry (kernel-config/guest-base.config).
+// Compressors the full guest kernel carries (kernel-config/guest-full.config).
 inline const std::vector<std::string>& zram_compressors() {
   static const std::vector<std::string> k = {"lzo-rle", "lzo", "lz4"};
   return k;

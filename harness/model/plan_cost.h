@@ -13,6 +13,9 @@ struct PlannedKernel {
   std::string arch;
   std::string build_id;
   bool cached = false;
+  // The full guest kernel (kernel/guest_fragments.h) and why ("" = the small one).
+  bool full_guest = false;
+  std::string full_guest_why;
 };
 
 struct PlannedImage {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -25,9 +26,17 @@ std::string plan_cost_text(const PlanCost& cost) {
   if (!cost.kernels.empty()) {
     std::vector<std::string> items;
     for (const auto& k : cost.kernels) {
-      items.push_back(fmt::format("{} {} {} ({})", k.kernel, k.arch, state(k.cached), k.build_id));
+      items.push_back(fmt::format("{} {} {} {} ({})", k.kernel, k.arch,
+                                  k.full_guest ? "full" : "small", state(k.cached), k.build_id));
     }
     out += "kernels: " + join(items, ", ") + "\n";
+    std::vector<std::string> why;
+    for (const auto& k : cost.kernels) {
+      const std::string line = fmt::format("  {} on {}: {}\n", k.kernel, k.arch, k.full_guest_why);
+      if (k.full_guest && std::find(why.begin(), why.end(), line) == why.end()) why.push_back(line);
+    }
+    if (!why.empty())
+      out += "full guest kernel (kernel-config/guest-full.config) for:\n" + join(why, "");
   }
   std::vector<std::string> images;
   for (const auto& i : cost.images) images.push_back(i.arch + " " + state(i.cached));

@@ -15,13 +15,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The kernel the second stage boots: the quickstart's first.
-Result<KernelSpec> stage_kernel(const fs::path& data_root) {
+// The kernel the second stage boots: the quickstart's first, built as the full guest kernel
+// (kernel/guest_fragments.h): the stage writes the root filesystem's ext4 disk.
+Result<KernelSpec> stage_kernel(const fs::path& data_root, Arch arch) {
   const fs::path file = data_root / "experiments" / "quickstart.yaml";
   auto exp = load_experiment(file.string());
   if (!exp.ok()) return in_context("the second stage's kernel", exp.error());
   if (exp->kernels.empty()) return make_error(file.string() + ": no kernel");
-  return exp->kernels.front();
+  KernelSpec k = exp->kernels.front();
+  k.full_guest = {arch};
+  return k;
 }
 
 }  // namespace
@@ -29,7 +32,7 @@ Result<KernelSpec> stage_kernel(const fs::path& data_root) {
 Result<void> GuestSecondStage::run(Arch arch, const fs::path& disk,
                                    const std::vector<std::vector<std::string>>& commands,
                                    const fs::path& dir) {
-  auto spec = stage_kernel(opt_.data_root);
+  auto spec = stage_kernel(opt_.data_root, arch);
   FL_TRY(spec);
   auto kernel = artifacts_.kernel(*spec, arch);
   FL_TRY(kernel);

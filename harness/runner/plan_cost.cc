@@ -4,7 +4,10 @@
 #include <set>
 #include <utility>
 
+#include "catalog/guest_kernel.h"
 #include "catalog/repeat_plan.h"
+#include "kernel/guest_fragments.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace {
@@ -74,7 +77,13 @@ Result<PlanCost> plan_cost(const Experiment& exp, const std::vector<Run>& runs,
       const KernelSpec& spec = exp.kernels[run.kernel];
       auto found = kernels.lookup(spec, run.arch);
       if (!found.ok()) return found.error();
-      cost.kernels.push_back({spec.name, arch, found->build_id, found->cached});
+      const bool full = is_full_guest(spec, run.arch);
+      std::string why;
+      if (full) {
+        const std::vector<std::string> reasons = full_guest_reasons(exp, run.arch);
+        why = reasons.empty() ? std::string("guest: full") : join(reasons, "; ");
+      }
+      cost.kernels.push_back({spec.name, arch, found->build_id, found->cached, full, why});
     }
     if (archs_seen.insert(run.arch).second) {
       auto found = images.lookup(run.arch);

@@ -18,11 +18,22 @@ TEST(PlanCost, CachedKernelsCostNothing) {
   cost.guests = {.seconds = 21.4, .known = 4, .runs = 4};
   EXPECT_EQ(cost.builds.seconds, 0);
   EXPECT_EQ(plan_cost_text(cost),
-            "kernels: k x86_64 cached (1300c8170a8f29e2), k arm64 cached (237247518efd22e7)\n"
+            "kernels: k x86_64 small cached (1300c8170a8f29e2), k arm64 small cached "
+            "(237247518efd22e7)\n"
             "images: x86_64 cached, arm64 to build (seconds each)\n"
             "builds: none (all 2 kernels cached)\n"
             "guests: about 21s for 4 of the 4 runs, one after another (this host's last ok run of "
             "each; -j N guests at once take less)\n");
+}
+
+// A full guest kernel says so, and why, once per reason.
+TEST(PlanCost, AFullGuestKernelSaysWhy) {
+  PlanCost cost{.kernels = {{"k", "x86_64", "a1", false, true, "machine.cpus: 2 (x86_64 ...)"},
+                            {"k", "arm64", "b2", true}}};
+  EXPECT_THAT(plan_cost_text(cost),
+              HasSubstr("kernels: k x86_64 full to build (a1), k arm64 small cached (b2)\n"
+                        "full guest kernel (kernel-config/guest-full.config) for:\n"
+                        "  k on x86_64: machine.cpus: 2 (x86_64 ...)\n"));
 }
 
 // A kernel to build takes the median of this host's builds of its arch, else of any arch.

@@ -1,0 +1,61 @@
+#include "catalog/guest_kernel.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "catalog/workload_catalog.h"
+#include "util/text.h"
+
+namespace foliolab {
+
+std::vector<std::string> full_guest_reasons(const Experiment& exp, Arch arch) {
+  std::vector<std::string> why;
+  const MachineSpec& m = exp.machine;
+  if (!m.image.empty()) why.push_back("machine.image (a root filesystem on virtio-blk ext4)");
+  if (m.swap.enabled()) why.push_back("machine.swap");
+  if (m.zswap.enabled) why.push_back("machine.zswap");
+  if (exp.state.cgroup.enabled()) why.push_back("cgroup (a memory cgroup)");
+  if (any_prepare_steps(exp)) why.push_back("prepare");
+  if (!m.numa.empty()) why.push_back("machine.numa");
+  if (m.cpus > 1 && arch_info(arch).acpi) {
+    why.push_back(fmt::format("machine.cpus: {} ({} brings its other CPUs up through ACPI)",
+                              m.cpus, arch_info(arch).name));
+  }
+  for (const WorkloadSpec& w : exp.workloads) {
+    const WorkloadInfo* info = find_workload(w.name);
+    if (info == nullptr || info->full_guest.empty()) continue;
+    std::string reason = fmt::format("workload {}: {}", w.name, info->full_guest);
+    if (std::find(why.begin(), why.end(), reason) == why.end()) why.push_back(std::move(reason));
+  }
+  return why;
+}
+
+Result<void> settle_guest_kernels(Experiment& exp) {
+  std::string problems;
+  for (size_t i = 0; i < exp.kernels.size(); ++i) {
+    KernelSpec& k = exp.kernels[i];
+    k.full_guest.clear();
+    for (Arch a : exp.archs) {
+      if (!k.archs.empty() && std::find(k.archs.begin(), k.archs.end(), a) == k.archs.end())
+        continue;
+      if (k.guest == GuestKernel::kFull) {
+        k.full_guest.push_back(a);
+        continue;
+      }
+      const std::vector<std::string> why = full_guest_reasons(exp, a);
+      if (why.empty()) continue;
+      if (k.guest == GuestKernel::kSmall) {
+        problems += fmt::format(
+            "{}{}: kernels[{}].guest: small, but the runs on {} need the full guest kernel: {}",
+            problems.empty() ? "" : "\n", k.guest_loc.str(), i, arch_info(a).name,
+            join(why, "; "));
+        continue;
+      }
+      k.full_guest.push_back(a);
+    }
+  }
+  return problems.empty() ? Result<void>() : make_error(problems);
+}
+
+}  // namespace foliolab
