@@ -19,8 +19,8 @@ std::vector<std::string> full_guest_reasons(const Experiment& exp, Arch arch) {
   if (any_prepare_steps(exp)) why.push_back("prepare");
   if (!m.numa.empty()) why.push_back("machine.numa");
   if (m.cpus > 1 && arch_info(arch).acpi) {
-    why.push_back(fmt::format("machine.cpus: {} ({} brings its other CPUs up through ACPI)",
-                              m.cpus, arch_info(arch).name));
+    why.push_back(fmt::format("machine.cpus: {} ({} brings its other CPUs up through ACPI)", m.cpus,
+                              arch_info(arch).name));
   }
   for (const WorkloadSpec& w : exp.workloads) {
     const WorkloadInfo* info = find_workload(w.name);
@@ -48,8 +48,7 @@ Result<void> settle_guest_kernels(Experiment& exp) {
       if (k.guest == GuestKernel::kSmall) {
         problems += fmt::format(
             "{}{}: kernels[{}].guest: small, but the runs on {} need the full guest kernel: {}",
-            problems.empty() ? "" : "\n", k.guest_loc.str(), i, arch_info(a).name,
-            join(why, "; "));
+            problems.empty() ? "" : "\n", k.guest_loc.str(), i, arch_info(a).name, join(why, "; "));
         continue;
       }
       k.full_guest.push_back(a);
