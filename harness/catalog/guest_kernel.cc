@@ -8,6 +8,19 @@
 #include "util/text.h"
 
 namespace foliolab {
+namespace {
+
+// Sysctls (paths under /proc/sys/) that exist only with an option of the full kernel.
+struct FullSysctl {
+  const char* prefix;
+  const char* option;
+};
+constexpr FullSysctl kFullSysctls[] = {
+    {"vm/nr_hugepages", "hugetlbfs"}, {"vm/nr_overcommit_hugepages", "hugetlbfs"},
+    {"vm/hugetlb_", "hugetlbfs"},     {"vm/numa_", "NUMA"},
+    {"vm/zone_reclaim_mode", "NUMA"}, {"kernel/numa_balancing", "NUMA"}};
+
+}  // namespace
 
 std::vector<std::string> full_guest_reasons(const Experiment& exp, Arch arch) {
   std::vector<std::string> why;
@@ -21,6 +34,16 @@ std::vector<std::string> full_guest_reasons(const Experiment& exp, Arch arch) {
   if (m.cpus > 1 && arch_info(arch).acpi) {
     why.push_back(fmt::format("machine.cpus: {} ({} brings its other CPUs up through ACPI)", m.cpus,
                               arch_info(arch).name));
+  }
+  for (const KnobSet& ks : exp.knob_sets) {
+    for (const auto& [path, value] : ks.sysctls) {
+      for (const FullSysctl& s : kFullSysctls) {
+        if (!path.starts_with(s.prefix)) continue;
+        std::string reason = fmt::format("sysctl {} ({})", path, s.option);
+        if (std::find(why.begin(), why.end(), reason) == why.end())
+          why.push_back(std::move(reason));
+      }
+    }
   }
   for (const WorkloadSpec& w : exp.workloads) {
     const WorkloadInfo* info = find_workload(w.name);

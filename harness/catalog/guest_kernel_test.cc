@@ -58,6 +58,21 @@ TEST(GuestKernel, SeveralCpusNeedTheFullKernelOnX86Only) {
   EXPECT_THAT(exp.kernels[0].full_guest, ElementsAre(Arch::kX86_64));
 }
 
+// A sysctl that only the full kernel has (hugetlbfs, NUMA) is a reason too: on the small one the
+// run would fail at the knob's write.
+TEST(GuestKernel, ASysctlOnlyTheFullKernelHasIsAReason) {
+  auto exp = parse_experiment(
+      "name: g\n"
+      "kernels: [{name: k}]\n"
+      "archs: [arm64]\n"
+      "knobs: {a: {sysctl: {vm/nr_hugepages: 16, vm/overcommit_memory: 1}}}\n"
+      "workloads: [{name: fault}]\n",
+      "g.yaml");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_THAT(full_guest_reasons(*exp, Arch::kArm64),
+              ElementsAre("sysctl vm/nr_hugepages (hugetlbfs)"));
+}
+
 TEST(GuestKernel, GuestFullForcesItAndAKernelsArchsFilterIsKept) {
   auto exp = parse_experiment(
       "name: g\n"

@@ -4,6 +4,7 @@
 
 #include <mutex>
 
+#include "catalog/guest_kernel.h"
 #include "runner/planner.h"
 #include "runner/scheduler.h"
 #include "util/process.h"
@@ -30,7 +31,12 @@ SessionOptions ExperimentRunner::session_options() const {
           .shard = opt_.shard};
 }
 
-Result<SessionSummary> ExperimentRunner::run(const Experiment& exp, const std::vector<Run>& runs) {
+Result<SessionSummary> ExperimentRunner::run(const Experiment& given,
+                                             const std::vector<Run>& runs) {
+  // Which guest kernel each kernel is (catalog/guest_kernel.h), settled here as `foliolab run`
+  // does, so a caller that loaded the experiment itself (a test, a bench) builds the same ones.
+  Experiment exp = given;
+  FL_TRY(settle_guest_kernels(exp));
   // A plan the backend cannot run is refused before a session exists.
   FL_TRY(check_timing_mode(exp, runs, opt_.needs));
   FL_TRY(backend_.preflight(exp, runs));

@@ -197,6 +197,24 @@ TEST_F(RunnerTest, AccelIsResolvedOncePerArchAndRecordedWithItsReason) {
   EXPECT_EQ(rec->provenance.accel_reason, "auto: fake host has no KVM");
 }
 
+// The runner settles which guest kernel each kernel is (catalog/guest_kernel.h) as `foliolab run`
+// does, so an experiment loaded by its caller builds the same kernels: small here, full once a
+// run needs more than one CPU on x86_64.
+TEST_F(RunnerTest, TheGuestKernelIsSettledFromTheExperiment) {
+  FakeBackend backend;
+  ExperimentRunner runner(artifacts_, backend, options());
+  ASSERT_TRUE(runner.run(exp_, runs_).ok());
+  ASSERT_FALSE(artifacts_.specs.empty());
+  for (const KernelSpec& k : artifacts_.specs) EXPECT_TRUE(k.full_guest.empty()) << k.name;
+  artifacts_.specs.clear();
+  exp_.machine.cpus = 2;
+  ASSERT_TRUE(runner.run(exp_, runs_).ok());
+  ASSERT_FALSE(artifacts_.specs.empty());
+  for (const KernelSpec& k : artifacts_.specs) {
+    EXPECT_EQ(k.full_guest, std::vector<Arch>{Arch::kX86_64}) << k.name;
+  }
+}
+
 TEST_F(RunnerTest, ExplicitKvmThatCannotWorkIsAnErrorBeforeAnyRun) {
   FakeBackend backend;
   exp_.machine.accel = AccelChoice::kKvm;
