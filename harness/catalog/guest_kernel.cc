@@ -20,6 +20,10 @@ constexpr FullSysctl kFullSysctls[] = {
     {"vm/hugetlb_", "hugetlbfs"},     {"vm/numa_", "NUMA"},
     {"vm/zone_reclaim_mode", "NUMA"}, {"kernel/numa_balancing", "NUMA"}};
 
+void add_once(std::vector<std::string>& why, std::string reason) {
+  if (std::find(why.begin(), why.end(), reason) == why.end()) why.push_back(std::move(reason));
+}
+
 }  // namespace
 
 std::vector<std::string> full_guest_reasons(const Experiment& exp, Arch arch) {
@@ -39,17 +43,14 @@ std::vector<std::string> full_guest_reasons(const Experiment& exp, Arch arch) {
     for (const auto& [path, value] : ks.sysctls) {
       for (const FullSysctl& s : kFullSysctls) {
         if (!path.starts_with(s.prefix)) continue;
-        std::string reason = fmt::format("sysctl {} ({})", path, s.option);
-        if (std::find(why.begin(), why.end(), reason) == why.end())
-          why.push_back(std::move(reason));
+        add_once(why, fmt::format("sysctl {} ({})", path, s.option));
       }
     }
   }
   for (const WorkloadSpec& w : exp.workloads) {
     const WorkloadInfo* info = find_workload(w.name);
     if (info == nullptr || info->full_guest.empty()) continue;
-    std::string reason = fmt::format("workload {}: {}", w.name, info->full_guest);
-    if (std::find(why.begin(), why.end(), reason) == why.end()) why.push_back(std::move(reason));
+    add_once(why, fmt::format("workload {}: {}", w.name, info->full_guest));
   }
   return why;
 }

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -19,25 +18,26 @@ std::string duration_text(double seconds) {
 
 std::string state(bool cached) { return cached ? "cached" : "to build"; }
 
+// "kernels: ..." (each (kernel, arch) once, small or full, cached or not), then why each full
+// guest kernel is full.
+std::string kernels_text(const std::vector<PlannedKernel>& kernels) {
+  if (kernels.empty()) return "";
+  std::vector<std::string> items;
+  std::string why;
+  for (const auto& k : kernels) {
+    items.push_back(fmt::format("{} {} {} {} ({})", k.kernel, k.arch,
+                                k.full_guest ? "full" : "small", state(k.cached), k.build_id));
+    if (k.full_guest) why += fmt::format("  {} on {}: {}\n", k.kernel, k.arch, k.full_guest_why);
+  }
+  std::string out = "kernels: " + join(items, ", ") + "\n";
+  if (!why.empty()) out += "full guest kernel (kernel-config/guest-full.config) for:\n" + why;
+  return out;
+}
+
 }  // namespace
 
 std::string plan_cost_text(const PlanCost& cost) {
-  std::string out;
-  if (!cost.kernels.empty()) {
-    std::vector<std::string> items;
-    for (const auto& k : cost.kernels) {
-      items.push_back(fmt::format("{} {} {} {} ({})", k.kernel, k.arch,
-                                  k.full_guest ? "full" : "small", state(k.cached), k.build_id));
-    }
-    out += "kernels: " + join(items, ", ") + "\n";
-    std::vector<std::string> why;
-    for (const auto& k : cost.kernels) {
-      const std::string line = fmt::format("  {} on {}: {}\n", k.kernel, k.arch, k.full_guest_why);
-      if (k.full_guest && std::find(why.begin(), why.end(), line) == why.end()) why.push_back(line);
-    }
-    if (!why.empty())
-      out += "full guest kernel (kernel-config/guest-full.config) for:\n" + join(why, "");
-  }
+  std::string out = kernels_text(cost.kernels);
   std::vector<std::string> images;
   for (const auto& i : cost.images) images.push_back(i.arch + " " + state(i.cached));
   if (!images.empty()) out += "images: " + join(images, ", ") + " (seconds each)\n";
