@@ -9,8 +9,8 @@
 #   arm64 Image); the first run as a ratio to the two (goal: <= 2.0);
 # - the objects each kernel compiled (*.o in its build directory);
 # - foliolab's own overhead: plain `make olddefconfig` + `make` of the quickstart x86_64 kernel's
-#   own .config, with the same compiler command (ccache, a cold cache of its own), against
-#   foliolab's x86_64 kernel phase (goal: <= 1.05).
+#   own .config, with the same compiler command and ccache settings (a cold cache of its own),
+#   against foliolab's x86_64 kernel phase (goal: <= 1.05).
 # Usage: bench/first-run.sh [WORKDIR]   (default: a new temporary directory, removed after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,7 @@ t_setup=$(now)
 # What scripts/quickstart.sh builds, as it builds it (scripts/build.sh without its apt step).
 cmake -S . -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFOLIOLAB_WERROR=ON \
   > "$work/build.log" 2>&1
-cmake --build "$work/build" --target foliolab >> "$work/build.log" 2>&1
+cmake --build "$work/build" --target foliolab foliolab_docs >> "$work/build.log" 2>&1
 t_build=$(now)
 "$work/build/foliolab" run experiments/quickstart.yaml --results "$work/results" 2>&1 \
   | stamp "$t_build" > "$log"
@@ -97,11 +97,13 @@ kdir=$(dirname "$meta")
 o="$work/plain-x86_64"
 mkdir -p "$o"
 cp "$kdir/config" "$o/.config"
+# ccache as foliolab runs it (kernel/kbuild.cc), with a cold cache of its own.
+ccache_env=(CCACHE_DIR="$work/plain-ccache" CCACHE_BASEDIR="$tree" CCACHE_NOHASHDIR=1
+  CCACHE_DEPEND=1 CCACHE_INODECACHE=1 CCACHE_NOCOMPRESS=1)
 t0=$(now)
-CCACHE_DIR="$work/plain-ccache" make -C "$tree" O="$o" ARCH=x86_64 olddefconfig \
-  > "$work/plain-x86_64.log" 2>&1
-CCACHE_DIR="$work/plain-ccache" make -C "$tree" O="$o" ARCH=x86_64 CC="ccache gcc" -j"$jobs" \
-  vmlinux >> "$work/plain-x86_64.log" 2>&1
+env "${ccache_env[@]}" make -C "$tree" O="$o" ARCH=x86_64 olddefconfig > "$work/plain-x86_64.log" 2>&1
+env "${ccache_env[@]}" make -C "$tree" O="$o" ARCH=x86_64 CC="ccache gcc" -j"$jobs" vmlinux \
+  >> "$work/plain-x86_64.log" 2>&1
 plain=$(echo "$(now) - $t0" | bc)
 ours=$(span "x" "building kernel .* for x86_64" "built kernel .* for x86_64" | awk '{ print $2 }')
 printf '%-40s %7.1f s\n' "plain make, same .config (x86_64)" "$plain"

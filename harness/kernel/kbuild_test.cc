@@ -27,6 +27,9 @@ TEST(Kbuild, KernelBuildsGetTheKernelCompilerCcacheAndAReproducibleEnvironment) 
   EXPECT_EQ(arm.env().at("KBUILD_BUILD_TIMESTAMP"), "foliolab-0123456789abcdef");
   EXPECT_EQ(arm.env().at("CCACHE_DIR"), "/c/ccache");
   EXPECT_EQ(arm.env().at("CCACHE_BASEDIR"), "/w/tree");
+  // A miss runs the compiler alone (no preprocessor pass first).
+  EXPECT_EQ(arm.env().at("CCACHE_DEPEND"), "1");
+  EXPECT_EQ(arm.env().at("CCACHE_INODECACHE"), "1");
   Kbuild x86(Arch::kX86_64, "/w/tree", "/o");
   x86.with_compiler(false, "/c/ccache", "b");
   EXPECT_FALSE(x86.ccache());
