@@ -73,6 +73,7 @@ struct KernelBuilder::Job {
   fs::path staging;  // <dir>.tmp, renamed to <dir> when complete
   fs::path log;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double configure_seconds = 0;  // tinyconfig, the requests, olddefconfig (or the kept .config)
 };
 
 std::string build_time_text(double seconds) {
@@ -255,8 +256,11 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
   if (!job.ok()) return job.error();
   opt_.log(fmt::format("building kernel {} for {} (build id {}, log {})", spec.name,
                        plan->arch->name, plan->build_id, job->log.string()));
+  const auto configuring = std::chrono::steady_clock::now();
   auto config = configure(*plan, *job);
   if (!config.ok()) return config.error();
+  job->configure_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - configuring).count();
   // PVH kernels boot vmlinux: compressing it into a bzImage would be wasted time.
   const ArchInfo& ai = *plan->arch;
   const std::string target(has_option(*config, ai.direct_boot_option) ? ai.direct_boot_image
@@ -399,8 +403,8 @@ Result<KernelArtifact> KernelBuilder::publish(const Plan& plan, const Job& job,
   art->kernel_name = plan.spec->name;
   art->hold = plan.hold;
   touch_last_used(art->dir);
-  opt_.log(fmt::format("built kernel {} for {} in {}", plan.spec->name, ai.name,
-                       build_time_text(seconds)));
+  opt_.log(fmt::format("built kernel {} for {} in {} (configuring {:.1f}s)", plan.spec->name,
+                       ai.name, build_time_text(seconds), job.configure_seconds));
   return *art;
 }
 
