@@ -8,4 +8,5 @@ cd "$(dirname "$0")/.."
 bash scripts/build.sh --test
 bash scripts/check-format.sh
 python3 scripts/check-includes.py
-ctest --test-dir build --output-on-failure
+# Unit tests two at a time; the end-to-end tests (RUN_SERIAL) each alone.
+ctest --test-dir build --output-on-failure -j2
