@@ -1,6 +1,8 @@
 // Where a run's kernel, base image and workload files come from: the seam. Built (or found in
 // the cache) by BuildingArtifactProvider (runner/building_artifact_provider.h), or given by a
-// fake in the tests (testing/fake_artifacts.h).
+// fake in the tests (testing/fake_artifacts.h). The planner asks for image() on a thread of its
+// own while the other calls run (runner/planner.h): image() must not share unguarded state with
+// them.
 #pragma once
 
 #include <vector>

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 
 #include "runner/record_builder.h"
@@ -55,6 +56,7 @@ Result<std::vector<PreparedRun>> Planner::plan(const std::vector<Run>& runs, Ses
   auto accel = settle_accel(to_do);
   if (!accel.ok()) return accel.error();
   status_.planned(static_cast<int>(runs.size()), static_cast<int>(runs.size() - to_do.size()));
+  prefetch_images(to_do);
   std::vector<PreparedRun> prepared;
   for (const Run* run : to_do) {
     if (auto failure = failed_artifact(*run)) {
@@ -68,6 +70,7 @@ Result<std::vector<PreparedRun>> Planner::plan(const std::vector<Run>& runs, Ses
                         .job_files = *files_for(*run),
                         .accel = accel->at(run->arch)});
   }
+  take_prefetched();  // an arch whose every run failed for its kernel
   return prepared;
 }
 
@@ -143,7 +146,28 @@ const Result<KernelArtifact>& Planner::kernel_for(const Run& run) {
   return kernels_.at(key);
 }
 
+void Planner::prefetch_images(const std::vector<const Run*>& to_do) {
+  std::vector<Arch> archs;
+  for (const Run* run : to_do) {
+    if (!images_.count(run->arch) &&
+        std::find(archs.begin(), archs.end(), run->arch) == archs.end())
+      archs.push_back(run->arch);
+  }
+  if (archs.empty()) return;
+  prefetched_ = std::async(std::launch::async, [this, archs] {
+    std::map<Arch, Result<ImageArtifact>> made;
+    for (Arch arch : archs) made.emplace(arch, artifacts_.image(arch));
+    return made;
+  });
+}
+
+void Planner::take_prefetched() {
+  if (!prefetched_.valid()) return;
+  for (auto& [arch, image] : prefetched_.get()) images_.emplace(arch, std::move(image));
+}
+
 const Result<ImageArtifact>& Planner::image_for(Arch arch) {
+  if (!images_.count(arch)) take_prefetched();
   if (!images_.count(arch)) images_.emplace(arch, artifacts_.image(arch));
   return images_.at(arch);
 }

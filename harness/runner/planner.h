@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -51,6 +52,12 @@ class Planner {
   Result<void> record_failure(const Run& run, const Failure& failure, Session& session);
   const Result<KernelArtifact>& kernel_for(const Run& run);
   const Result<ImageArtifact>& image_for(Arch arch);
+  // The base images of the arches still to run, made on a second thread from the start, while
+  // the first kernel builds (its tarball unpacking and its link leave a core idle): a newcomer's
+  // first run waits for them no more after each kernel. image_for takes them from here; plan()
+  // takes them all before it returns, so nothing is compiled while a guest runs.
+  void prefetch_images(const std::vector<const Run*>& to_do);
+  void take_prefetched();
   const Result<RootfsArtifact>& rootfs_for(Arch arch);
   const Result<std::vector<CpioEntry>>& files_for(const Run& run);
 
@@ -61,6 +68,7 @@ class Planner {
   RunStatus& status_;
   std::map<std::pair<size_t, Arch>, Result<KernelArtifact>> kernels_;
   std::map<Arch, Result<ImageArtifact>> images_;
+  std::future<std::map<Arch, Result<ImageArtifact>>> prefetched_;  // joined when destroyed
   std::map<Arch, Result<RootfsArtifact>> rootfs_;
   std::map<std::tuple<size_t, size_t, Arch>, Result<std::vector<CpioEntry>>> files_;
 };

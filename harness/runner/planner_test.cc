@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -227,6 +230,48 @@ TEST_F(PlannerTest, ARootfsFailingOnOneArchLeavesTheOtherArchsRuns) {
     ++image_failed;
   }
   EXPECT_EQ(image_failed, 4);
+}
+
+TEST_F(PlannerTest, EveryArchsImageIsMadeWhileTheFirstKernelBuilds) {
+  // A kernel build that waits for both arches' images: without a second thread it would wait
+  // for its own caller (the deadline only keeps a broken planner from hanging the test).
+  class KernelWaitsForImages : public FakeArtifacts {
+   public:
+    Result<KernelArtifact> kernel(const KernelSpec& spec, Arch arch) override {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!cv_.wait_for(lock, std::chrono::seconds(60), [this] { return images_ == 2; }))
+        ++kernels_before_images;
+      return FakeArtifacts::kernel(spec, arch);
+    }
+    Result<ImageArtifact> image(Arch arch) override {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++images_;
+      }
+      cv_.notify_all();
+      return FakeArtifacts::image(arch);
+    }
+    int kernels_before_images = 0;
+
+   private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    int images_ = 0;
+  } artifacts;
+  exp_.archs = {Arch::kX86_64, Arch::kArm64};
+  runs_ = expand(exp_);
+  auto s = session();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  Planner planner(exp_, artifacts, backend_, BackendNeeds{}, *status_);
+  auto todo = planner.plan(runs_, *s);
+  ASSERT_TRUE(todo.ok()) << todo.error().message;
+  EXPECT_EQ(artifacts.kernels_before_images, 0);
+  EXPECT_EQ(artifacts.image_builds, 2);  // once per arch, none again for a run
+  EXPECT_EQ(artifacts.kernel_builds, 4);
+  ASSERT_EQ(todo->size(), 8u);
+  for (const PreparedRun& p : *todo) {
+    EXPECT_EQ(p.image->cpio, artifacts.base_cpio);
+  }
 }
 
 TEST_F(PlannerTest, WithoutAMachineImageNoRootfsIsAskedFor) {
