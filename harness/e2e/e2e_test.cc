@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -29,6 +30,7 @@
 #include "testing/temp_dir.h"
 #include "util/cache_root.h"
 #include "util/fs.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace {
@@ -683,6 +685,64 @@ expect:
   ASSERT_TRUE(records.ok()) << records.error().message;
   ASSERT_EQ(records->size(), 2u);
   for (const RunRecord& rec : *records) EXPECT_EQ(rec.status, "ok") << rec.reason;
+}
+
+// A config A/B/C as the README runs it (experiments/examples/thp-default-config-ab.yaml), with
+// its two new configs removed from the cache first so they are built again: each new O=
+// directory starts as a copy of the nearest built one, and thp-never, two options from
+// thp-always (built just before it, its objects matching the working tree), recompiles only what
+// they reach. The kernels differ as built: THP always allocates THPs, madvise and never none.
+TEST(E2EConfigAB, ANewConfigRecompilesOnlyWhatItsOptionsReach) {
+  const std::string yaml = "experiments/examples/thp-default-config-ab.yaml";
+  auto exp = load_experiment((kSourceRoot / yaml).string());
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  RealProcessRunner proc;
+  KernelBuilder builder(proc, {.data_root = kSourceRoot,
+                               .spec_dir = kSourceRoot / "experiments/examples",
+                               .cache = cache_root()});
+  for (const KernelSpec& k : exp->kernels) {
+    if (k.name == "thp-madvise") continue;
+    auto found = builder.lookup(k, Arch::kX86_64);
+    ASSERT_TRUE(found.ok()) << found.error().message;
+    fs::remove_all(cache_root() / "kernels" / found->build_id);
+  }
+  if (fs::exists(cache_root() / "build")) {
+    for (const auto& e : fs::directory_iterator(cache_root() / "build")) {
+      auto config = read_file(e.path() / ".config");
+      if (!config.ok()) continue;
+      if (config->find("CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS=y") != std::string::npos ||
+          config->find("CONFIG_TRANSPARENT_HUGEPAGE_NEVER=y") != std::string::npos)
+        fs::remove_all(e.path());
+    }
+  }
+  ScopedTestDir dir("config-ab");
+  auto r =
+      run_cli({"run", yaml, "--results", (dir / "results").string()}, kSourceRoot, dir / "run.log");
+  EXPECT_TRUE(r.ok()) << r.output;  // exit 1 when a run failed or an expectation did not hold
+  EXPECT_EQ(r.output.find("NOT HELD"), std::string::npos) << r.output;
+  auto never = builder.lookup(exp->kernels[2], Arch::kX86_64);
+  ASSERT_TRUE(never.ok()) << never.error().message;
+  ASSERT_TRUE(never->cached);
+  const std::vector<std::string_view> said = split_lines(r.output);
+  EXPECT_NE(std::find_if(said.begin(), said.end(),
+                         [](std::string_view l) {
+                           return l.starts_with("kernel thp-never (x86_64): ") &&
+                                  l.find(" seeded from ") != std::string_view::npos &&
+                                  l.ends_with("(2 option(s) apart): make rebuilds what they reach");
+                         }),
+            said.end())
+      << r.output;
+  // What make compiled for thp-never: mm/huge_memory.c and the version objects, where a cold
+  // build compiles 690 objects.
+  auto log = read_file(cache_root() / "kernels" / never->build_id / "build.log");
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  std::vector<std::string> compiled;
+  for (std::string_view line : split_lines(*log)) {
+    if (line.starts_with("  CC ")) compiled.emplace_back(trim(line.substr(5)));
+  }
+  EXPECT_LE(compiled.size(), 10u) << join(compiled, " ");
+  EXPECT_NE(std::find(compiled.begin(), compiled.end(), "mm/huge_memory.o"), compiled.end())
+      << join(compiled, " ");
 }
 
 // A cut-down kselftest-mm on both arches (cow's ~650 cases and transhuge-stress, about a

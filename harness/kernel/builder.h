@@ -78,6 +78,7 @@ struct KernelLookup {
 struct PastKernelBuild {
   std::string arch;  // ArchInfo::name
   double build_seconds = 0;
+  bool full_guest = false;  // built from guest-full (its config requests say so)
 };
 
 class KernelBuilder {
@@ -95,13 +96,14 @@ class KernelBuilder {
  private:
   struct Plan;
   struct Job;
-  // build() = plan -> (cache hit) -> configure -> kbuild -> publish.
+  // build() = plan -> (cache hit) -> configure -> (seed a new O= directory) -> kbuild -> publish.
   Result<Plan> plan(const KernelSpec& spec, Arch arch);
   std::optional<KernelArtifact> load_cached(const Plan& plan) const;
   // KernelSpec::build_id: that build from the cache, or an error saying it is gone.
   Result<KernelArtifact> load_pinned(const KernelSpec& spec, Arch arch) const;
   Result<Job> start(const Plan& plan, const std::filesystem::path& pristine);
   Result<std::string> configure(const Plan& plan, const Job& job);  // the final .config
+  Result<void> seed_obj_dir(const Plan& plan, const std::string& dotconfig);
   Result<void> kbuild(const Plan& plan, const Job& job, const std::string& target);
   Result<KernelArtifact> publish(const Plan& plan, const Job& job, const std::string& target);
   Result<void> make(const Plan& plan, const Job& job, const std::vector<std::string>& targets,

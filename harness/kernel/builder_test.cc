@@ -7,6 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <set>
+
 #include "testing/fake_kernel_tree.h"
 #include "testing/fake_make.h"
 #include "util/fs.h"
@@ -32,12 +36,15 @@ class BuilderTest : public ::testing::Test {
     tree_.put("project/patches/bad/0001-bad.patch",
               "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n uno\n-dos\n+DOS\n tres\n");
   }
-  KernelBuilder builder() {
-    return KernelBuilder(make_, {.data_root = tree_ / "project",
-                                 .spec_dir = tree_.path(),
-                                 .cache = tree_ / "cache",
-                                 .jobs = 2,
-                                 .use_ccache = false});
+  // Its log lines go to `lines` when given.
+  KernelBuilder builder(std::vector<std::string>* lines = nullptr) {
+    KernelBuildOptions opt{.data_root = tree_ / "project",
+                           .spec_dir = tree_.path(),
+                           .cache = tree_ / "cache",
+                           .jobs = 2,
+                           .use_ccache = false};
+    if (lines) opt.log = [lines](const std::string& l) { lines->push_back(l); };
+    return KernelBuilder(make_, opt);
   }
   KernelSpec spec(const std::string& patches, std::vector<std::string> config = {}) {
     KernelSpec k;
@@ -77,6 +84,100 @@ TEST_F(BuilderTest, SecondBuildWithNothingChangedDoesNotRunMake) {
   auto third = b.build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(third.ok()) << third.error().message;
   EXPECT_NE(third->build_id, first->build_id);
+}
+
+// A config not built before starts from the O= directory of the nearest one built (a one-option
+// A/B rebuilds what the option reaches); one far from every built config starts empty.
+TEST_F(BuilderTest, ANewConfigStartsFromTheNearestBuiltObjDirAndAFarOneFromNothing) {
+  tree_.put("project/kernel-config/thp-always.config", "CONFIG_THP_ALWAYS=y\n");
+  std::string far;
+  for (int i = 0; i < 60; ++i) far += fmt::format("CONFIG_FAR_{}=y\n", i);
+  tree_.put("project/kernel-config/far.config", far);
+  std::vector<std::string> lines;
+  KernelBuilder b = builder(&lines);
+  auto obj_dirs = [&] {  // a directory source's O= folders are in its working tree
+    std::set<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(tree())) {
+      if (e.is_directory() && e.path().filename().string().starts_with(".foliolab-o-"))
+        dirs.insert(e.path());
+    }
+    return dirs;
+  };
+  ASSERT_TRUE(b.build(spec("a"), Arch::kX86_64).ok());
+  const std::set<fs::path> before = obj_dirs();
+  ASSERT_EQ(before.size(), 1u);
+  const fs::path first = *before.begin();
+  ASSERT_TRUE(write_file_atomic(first / "mm/memory.o", "built for the first config").ok());
+  // objtool's commands name their absolute output path; kbuild's own are relative to O=.
+  const fs::path objtool_cmd = "tools/objtool/.check.o.cmd";
+  ASSERT_TRUE(write_file_atomic(first / objtool_cmd,
+                                "cmd_" + (first / "tools/objtool/check.o").string() + " := gcc\n")
+                  .ok());
+  const auto objtool_time = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(first / objtool_cmd, objtool_time);
+
+  auto second = b.build(spec("a", {"thp-always"}), Arch::kX86_64);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  fs::path seeded;
+  for (const auto& d : obj_dirs()) {
+    if (!before.count(d)) seeded = d;
+  }
+  ASSERT_FALSE(seeded.empty());
+  EXPECT_EQ(*read_file(seeded / "mm/memory.o"), "built for the first config");
+  EXPECT_EQ(*read_file(seeded / objtool_cmd),
+            "cmd_" + (seeded / "tools/objtool/check.o").string() + " := gcc\n");
+  EXPECT_EQ(fs::last_write_time(seeded / objtool_cmd), objtool_time);
+  // Its own .config (configured before the copy, put back after it), not the sibling's.
+  EXPECT_NE(read_file(seeded / ".config")->find("CONFIG_THP_ALWAYS=y"), std::string::npos);
+  EXPECT_EQ(read_file(first / ".config")->find("CONFIG_THP_ALWAYS=y"), std::string::npos);
+  EXPECT_NE(*read_file(seeded / ".foliolab-configured"),
+            *read_file(first / ".foliolab-configured"));
+  const std::string said = fmt::format("kernel k (x86_64): {} seeded from {} (1 option(s) apart)",
+                                       seeded.filename().string(), first.filename().string());
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+    return l.starts_with(said);
+  })) << said;
+  // Built again with nothing changed: the kept .config, no new copy.
+  make_.calls.clear();
+  ASSERT_TRUE(write_file_atomic(first / "mm/memory.o", "changed since").ok());
+  tree_.put("project/patches/a/0001-a.patch",
+            "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n");
+  ASSERT_TRUE(b.build(spec("a", {"thp-always"}), Arch::kX86_64).ok());
+  EXPECT_EQ(make_.calls, (std::vector<std::string>{"bzImage"}));
+  EXPECT_EQ(*read_file(seeded / "mm/memory.o"), "built for the first config");
+
+  const std::set<fs::path> two = obj_dirs();
+  ASSERT_TRUE(b.build(spec("a", {"far"}), Arch::kX86_64).ok());
+  fs::path fresh;
+  for (const auto& d : obj_dirs()) {
+    if (!two.count(d)) fresh = d;
+  }
+  ASSERT_FALSE(fresh.empty());
+  EXPECT_FALSE(path_exists(fresh / "mm/memory.o"));
+}
+
+// `plan` estimates a kernel to build from the past builds of its kind: kernel.json tells a full
+// guest kernel's (built with guest-full) from a small one's.
+TEST_F(BuilderTest, PastBuildsSayWhichWereFullGuestKernels) {
+  tree_.put("project/kernel-config/guest-full.config", "CONFIG_SWAP=y\n");
+  tree_.put("project/kernel-config/x86_64-full.config", "CONFIG_ACPI=y\n");
+  auto b = builder();
+  KernelSpec full = spec("a");
+  full.full_guest = {Arch::kX86_64};
+  auto small_build = b.build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(small_build.ok()) << small_build.error().message;
+  auto full_build = b.build(full, Arch::kX86_64);
+  ASSERT_TRUE(full_build.ok()) << full_build.error().message;
+  ASSERT_NE(small_build->build_id, full_build->build_id);
+  const std::vector<PastKernelBuild> past = past_kernel_builds(tree_ / "cache");
+  ASSERT_EQ(past.size(), 2u);
+  int full_ones = 0;
+  for (const PastKernelBuild& p : past) {
+    EXPECT_EQ(p.arch, "x86_64");
+    EXPECT_GT(p.build_seconds, 0);
+    full_ones += p.full_guest ? 1 : 0;
+  }
+  EXPECT_EQ(full_ones, 1);
 }
 
 // An x86_64 kernel with a PVH entry point builds and keeps only vmlinux and boots it directly
@@ -130,12 +231,7 @@ TEST_F(BuilderTest, OlderCacheEntriesLoad) {
 // A kernel.json that cannot be read (damaged, a newer schema) is a cache miss with its reason.
 TEST_F(BuilderTest, UnreadableKernelJsonIsACacheMissWithAReason) {
   std::vector<std::string> lines;
-  KernelBuilder b(make_, {.data_root = tree_ / "project",
-                          .spec_dir = tree_.path(),
-                          .cache = tree_ / "cache",
-                          .jobs = 2,
-                          .use_ccache = false,
-                          .log = [&](const std::string& line) { lines.push_back(line); }});
+  KernelBuilder b = builder(&lines);
   auto first = b.build(spec("a"), Arch::kX86_64);
   ASSERT_TRUE(first.ok()) << first.error().message;
   tree_.put("cache/kernels/" + first->build_id + "/kernel.json", R"({"schema": 2, "kernel": "k"})");

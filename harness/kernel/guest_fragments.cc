@@ -13,7 +13,7 @@ std::vector<std::string> kernel_fragments(const KernelSpec& kernel, Arch arch) {
   const ArchInfo& ai = arch_info(arch);
   std::vector<std::string> names = {"guest-base", std::string(ai.config_fragment)};
   if (is_full_guest(kernel, arch)) {
-    names.emplace_back("guest-full");
+    names.emplace_back(kFullGuestFragment);
     if (!ai.full_config_fragment.empty()) names.emplace_back(ai.full_config_fragment);
   }
   names.insert(names.end(), kernel.config.begin(), kernel.config.end());

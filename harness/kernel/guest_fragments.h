@@ -18,6 +18,10 @@ namespace foliolab {
 // configs"), so an A/B of any of those compares one build.
 std::vector<std::string> kernel_fragments(const KernelSpec& kernel, Arch arch);
 
+// The fragment that makes a guest kernel the full one (kernel-config/guest-full.config); a
+// kernel.json whose config requests name it as their origin is a full kernel's.
+inline constexpr const char* kFullGuestFragment = "guest-full";
+
 // Whether `kernel` is built as the full guest kernel on `arch`.
 bool is_full_guest(const KernelSpec& kernel, Arch arch);
 

@@ -74,6 +74,20 @@ std::map<std::string, std::string> parse_dotconfig(std::string_view text) {
   return values;
 }
 
+size_t config_distance(std::string_view a, std::string_view b) {
+  std::map<std::string, std::string> left = parse_dotconfig(a), right = parse_dotconfig(b);
+  auto value = [](const std::map<std::string, std::string>& m, const std::string& option) {
+    auto it = m.find(option);
+    return it == m.end() ? std::string("n") : it->second;
+  };
+  size_t differ = 0;
+  for (const auto& [option, v] : left) differ += v != value(right, option) ? 1 : 0;
+  for (const auto& [option, v] : right) {
+    if (!left.count(option) && v != "n") ++differ;
+  }
+  return differ;
+}
+
 std::string apply_requests(std::string_view dotconfig, const std::vector<ConfigRequest>& requests) {
   std::map<std::string, const ConfigRequest*> wanted;
   for (const auto& r : requests) wanted[r.option] = &r;

@@ -33,6 +33,16 @@ TEST(Kconfig, ApplyReplacesAndAppends) {
   EXPECT_EQ(out, "# CONFIG_A is not set\nCONFIG_B=y\nCONFIG_C=y\nCONFIG_D=64\n");
 }
 
+// How far apart two .configs are: options set differently, "not set" and absent alike.
+TEST(Kconfig, ConfigDistanceCountsOptionsSetDifferently) {
+  const std::string a = "CONFIG_SMP=y\nCONFIG_NR_CPUS=8\n# CONFIG_NUMA is not set\n";
+  EXPECT_EQ(config_distance(a, a), 0u);
+  EXPECT_EQ(config_distance(a, "CONFIG_SMP=y\nCONFIG_NR_CPUS=8\n"), 0u);  // absent = not set
+  EXPECT_EQ(config_distance(a, "CONFIG_SMP=y\nCONFIG_NR_CPUS=64\nCONFIG_NUMA=y\n"), 2u);
+  EXPECT_EQ(config_distance("CONFIG_SMP=y\n", "CONFIG_SMP=y\nCONFIG_SWAP=y\n"), 1u);
+  EXPECT_EQ(config_distance("CONFIG_SMP=y\nCONFIG_SWAP=y\n", "CONFIG_SMP=y\n"), 1u);
+}
+
 TEST(Kconfig, VerifyReportsOptionDroppedByOlddefconfig) {
   // NUMA_EMU needs X86_64_ACPI_NUMA...; olddefconfig dropped it: the final .config lacks it.
   std::vector<ConfigRequest> want = {{"CONFIG_NUMA", "y", "numa"},

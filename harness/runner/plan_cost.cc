@@ -26,13 +26,18 @@ BuildEstimate estimate_builds(const std::vector<PlannedKernel>& kernels,
   std::set<std::string> counted;  // a build id once: the same patches in two forms build once
   for (const PlannedKernel& k : kernels) {
     if (k.cached || !counted.insert(k.build_id).second) continue;
-    std::vector<double> same, any;
+    std::vector<double> same_kind, same_arch, any;
     for (const auto& p : past) {
       any.push_back(p.build_seconds);
-      if (p.arch == k.arch) same.push_back(p.build_seconds);
+      if (p.arch != k.arch) continue;
+      same_arch.push_back(p.build_seconds);
+      if (p.full_guest == k.full_guest) same_kind.push_back(p.build_seconds);
     }
-    const std::vector<double>& basis = same.empty() ? any : same;
-    out.seconds += basis.empty() ? kGenericKernelBuildSeconds : median(basis);
+    const std::vector<double>& basis = !same_kind.empty()   ? same_kind
+                                       : !same_arch.empty() ? same_arch
+                                                            : any;
+    const double generic = k.full_guest ? kGenericFullKernelSeconds : kGenericSmallKernelSeconds;
+    out.seconds += basis.empty() ? generic : median(basis);
     out.from_builds = std::max(out.from_builds, static_cast<int>(basis.size()));
   }
   return out;

@@ -18,8 +18,10 @@
 
 namespace foliolab {
 
-// A generic kernel build on 2 cores, for a host that has built none yet.
-inline constexpr double kGenericKernelBuildSeconds = 600;
+// A generic kernel build on 2 cores, for a host that has built none yet: twice what the small
+// and the full guest kernel took on the 2-core machine of README's "Kernel configs".
+inline constexpr double kGenericSmallKernelSeconds = 300;
+inline constexpr double kGenericFullKernelSeconds = 600;
 
 // machine.image's recipe and the builder that looks its disks up.
 struct RootfsPlan {
@@ -40,8 +42,9 @@ Result<PlanCost> plan_cost(const Experiment& exp, const std::vector<Run>& runs,
 GuestEstimate estimate_guests(const std::vector<Run>& runs, ResultIndex* index,
                               const Experiment* exp = nullptr);
 
-// Each kernel to build takes the median of this host's past builds of its arch (of any arch
-// when there are none), else kGenericKernelBuildSeconds.
+// Each kernel to build takes the median of this host's past builds of its arch and kind (small
+// or full guest kernel: twice apart), else of its arch, else of any arch, else the generic
+// figure of its kind.
 BuildEstimate estimate_builds(const std::vector<PlannedKernel>& kernels,
                               const std::vector<PastKernelBuild>& past);
 

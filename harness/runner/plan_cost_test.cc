@@ -53,6 +53,20 @@ TEST(PlanCost, EstimatesFromThisHostsPastBuilds) {
                         "builds)\n"));
 }
 
+// The small and the full guest kernel are twice apart: each is estimated from its own kind.
+TEST(PlanCost, SmallAndFullKernelsAreEstimatedFromTheirOwnKind) {
+  const std::vector<PastKernelBuild> past = {
+      {"x86_64", 150, false}, {"x86_64", 160, false}, {"x86_64", 320, true}, {"arm64", 140, false}};
+  const std::vector<PlannedKernel> small = {{"k", "x86_64", "a", false, false}};
+  const std::vector<PlannedKernel> full = {{"k", "x86_64", "b", false, true}};
+  EXPECT_EQ(estimate_builds(small, past).seconds, 155);
+  EXPECT_EQ(estimate_builds(small, past).from_builds, 2);
+  EXPECT_EQ(estimate_builds(full, past).seconds, 320);
+  // No full arm64 kernel yet: the arch's small ones are the nearest figure.
+  const std::vector<PlannedKernel> full_arm = {{"k", "arm64", "c", false, true}};
+  EXPECT_EQ(estimate_builds(full_arm, past).seconds, 140);
+}
+
 // The same series as a quilt folder, an mbox and a format-patch folder is one build id: one build.
 TEST(PlanCost, KernelsWithOneBuildIdAreOneBuild) {
   const std::vector<PlannedKernel> forms = {{"quilt", "x86_64", "04cc", false},
@@ -66,10 +80,12 @@ TEST(PlanCost, KernelsWithOneBuildIdAreOneBuild) {
 TEST(PlanCost, AHostWithoutPastBuildsGetsTheGenericFigure) {
   std::vector<PlannedKernel> one = {{"k", "x86_64", "a", false}};
   PlanCost cost{.kernels = one, .builds = estimate_builds(one, {})};
-  EXPECT_EQ(cost.builds.seconds, kGenericKernelBuildSeconds);
+  EXPECT_EQ(cost.builds.seconds, kGenericSmallKernelSeconds);
   EXPECT_THAT(plan_cost_text(cost),
-              HasSubstr("builds: 1 kernel, about 10m00s (generic, 2 cores: this host's cache "
+              HasSubstr("builds: 1 kernel, about 5m00s (generic, 2 cores: this host's cache "
                         "holds no past build)\n"));
+  std::vector<PlannedKernel> full = {{"k", "x86_64", "a", false, true}};
+  EXPECT_EQ(estimate_builds(full, {}).seconds, kGenericFullKernelSeconds);
 }
 
 // Adaptive repetitions: the worst case scales each known run to warm-up + max reps; without a
