@@ -42,13 +42,16 @@ constexpr const char* kConfigStampFile = ".foliolab-configured";
 // the copy would be wasted.
 constexpr size_t kSeedMaxDistance = 50;
 
+// An O= directory's name ends with this many hex digits of its config key (KernelBuilder::plan).
+constexpr size_t kObjDirKeyDigits = 12;
+
 // The O= directories beside `obj` of the same source and arch ("<source>-<arch>-" or
-// ".foliolab-o-<arch>-", then 12 hex digits of the config key) that a build finished in.
+// ".foliolab-o-<arch>-", then kObjDirKeyDigits of the config key) that a build finished in.
 std::vector<fs::path> built_siblings(const fs::path& obj) {
   std::vector<fs::path> out;
   const std::string name = obj.filename().string();
-  if (name.size() <= 12) return out;
-  const std::string prefix = name.substr(0, name.size() - 12);
+  if (name.size() <= kObjDirKeyDigits) return out;
+  const std::string prefix = name.substr(0, name.size() - kObjDirKeyDigits);
   auto dirs = list_dir(obj.parent_path());
   if (!dirs.ok()) return out;
   for (const fs::path& d : *dirs) {
@@ -228,10 +231,11 @@ Result<KernelBuilder::Plan> KernelBuilder::plan(const KernelSpec& spec, Arch arc
   // in <cache>/build (absolute paths), where their incremental state already is.
   plan.obj = source.kind == SourceKind::kTarball
                  ? opt_.cache / "build" /
-                       fmt::format("{}-{}-{}", source.id, ai.name, plan.config_key.substr(0, 12))
+                       fmt::format("{}-{}-{}", source.id, ai.name,
+                                   plan.config_key.substr(0, kObjDirKeyDigits))
                  : plan.work / "tree" /
                        fmt::format("{}{}-{}", kBuildDirPrefix, ai.name,
-                                   config_hash(source.work_id).substr(0, 12));
+                                   config_hash(source.work_id).substr(0, kObjDirKeyDigits));
   return plan;
 }
 
