@@ -23,7 +23,7 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SCANNED = ("harness", "images/agent", "workloads")
 RUNGS = [["util"], ["model"], ["kernel"], ["catalog"], ["image"], ["protocol"], ["backend"],
-         ["results"], ["runner", "analysis"], ["bisect"], ["report"], ["cli"]]
+         ["results"], ["runner", "analysis"], ["bisect"], ["report"], ["server"], ["cli"]]
 RUNG = {room: i for i, rooms in enumerate(RUNGS) for room in rooms}
 # Pairs the ladder allows that the design does not: a renderer formats the models analysis/
 # and model/ hold (and bisect/bisect_outcome.h), never the runner's workings.

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "results/store.h"
 #include "util/text.h"
 
 namespace foliolab {
@@ -160,6 +161,33 @@ ComparisonModel compare_sides(const Side& base, const Side& cand, const CompareO
   }
   if (!paired_across.empty()) m.title += " (runs paired across " + join(paired_across, ", ") + ")";
   return m;
+}
+
+namespace {
+
+bool keep(const RunRecord& r, const RunQuery& q) {
+  return (q.kernel.empty() || q.kernel == r.id.kernel.name) &&
+         (q.arch.empty() || q.arch == r.id.arch) &&
+         (q.knobs.empty() || q.knobs == r.id.knob_set.name) &&
+         (q.workload.empty() || q.workload == r.id.workload.label) &&
+         (q.experiment.empty() || q.experiment == r.id.experiment);
+}
+
+}  // namespace
+
+Result<Side> session_side(const std::filesystem::path& dir, const RunQuery& where) {
+  auto store = ResultStore::open(dir);
+  if (!store.ok()) return store.error();
+  auto records = store->load_all();
+  if (!records.ok()) return records.error();
+  Side side;
+  side.label =
+      store->dir().parent_path().filename().string() + "/" + store->dir().filename().string();
+  side.session = side.label;
+  for (RunRecord& r : *records) {
+    if (keep(r, where)) side.records.push_back(std::move(r));
+  }
+  return side;
 }
 
 }  // namespace foliolab

@@ -2,11 +2,14 @@
 // sides (the session only, or also the kernel, the knob set, ...) and compares each pair.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "analysis/comparison.h"
+#include "results/run_query.h"
 #include "results/run_record.h"
+#include "util/result.h"
 
 namespace foliolab {
 
@@ -23,6 +26,9 @@ struct Side {
 // Warnings when the ok runs of BASE and CAND ran on different hosts or accelerators (their
 // timings are then not comparable), or one side's runs span several hosts.
 std::vector<std::string> provenance_warnings(const Side& base, const Side& cand);
+
+// The records of a session directory that `where` keeps, labelled "<experiment>/<stamp>".
+Result<Side> session_side(const std::filesystem::path& dir, const RunQuery& where);
 
 ComparisonModel compare_sides(const Side& base, const Side& cand, const CompareOptions& options);
 

@@ -7,7 +7,9 @@
 #include <set>
 
 #include "catalog/metric_catalog.h"
+#include "model/loader.h"
 #include "model/matrix.h"
+#include "results/store.h"
 #include "util/text.h"
 
 namespace foliolab {
@@ -170,6 +172,32 @@ SessionReport build_session_report(const Experiment& exp, const std::vector<RunR
     }
   }
   return out;
+}
+
+}  // namespace foliolab
+
+namespace foliolab {
+
+Result<SessionReport> load_session_report(const std::filesystem::path& session_dir) {
+  auto store = ResultStore::open(session_dir);
+  if (!store.ok()) return store.error();
+  auto exp = load_experiment((store->dir() / "experiment.yaml").string());
+  if (!exp.ok()) return exp.error();
+  auto records = store->load_all();
+  if (!records.ok()) return records.error();
+  // Report what the session planned (a run with --arch planned only some archs).
+  if (auto planned = store->planned_archs(); !planned.empty()) {
+    std::vector<Arch> archs;
+    for (Arch a : exp->archs) {
+      if (std::find(planned.begin(), planned.end(), arch_info(a).name) != planned.end()) {
+        archs.push_back(a);
+      }
+    }
+    exp->archs = archs;
+  }
+  SessionReport report = build_session_report(*exp, *records);
+  report.model.title = fmt::format("{} {}", exp->name, store->dir().filename().string());
+  return report;
 }
 
 }  // namespace foliolab

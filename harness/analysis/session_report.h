@@ -5,6 +5,7 @@
 // (report/render.h: session_text, session_extra_lines).
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "analysis/subtest_results.h"
 #include "model/experiment.h"
 #include "results/run_record.h"
+#include "util/result.h"
 
 namespace foliolab {
 
@@ -37,6 +39,10 @@ struct SessionReport {
 
 SessionReport build_session_report(const Experiment& exp, const std::vector<RunRecord>& records,
                                    const CompareOptions& options = {});
+
+// The report of a stored session (<root>/<experiment>/<stamp>): its experiment.yaml copy and run
+// records, the archs its plan.json names, titled "<experiment> <stamp>".
+Result<SessionReport> load_session_report(const std::filesystem::path& session_dir);
 
 // Metric declarations of every workload of an experiment.
 MetricDecls declared_metrics(const Experiment& exp);

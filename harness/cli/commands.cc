@@ -11,6 +11,7 @@
 #include "cli/gate_command.h"
 #include "cli/image_command.h"
 #include "cli/init_command.h"
+#include "cli/lab_commands.h"
 #include "cli/merge_command.h"
 #include "cli/plan_command.h"
 #include "cli/report_command.h"
@@ -66,6 +67,10 @@ const std::vector<Command>& commands() {
        setup_workloads},
       {"init", "make a project folder: foliolab.yaml, an experiment to start from, patches/",
        setup_init},
+      {"serve", "a lab's results server: JSON API, dashboard, kernels by build id (--db URL)",
+       setup_serve},
+      {"token", "make a lab server token: token add NAME --scope push|read --db URL", setup_token},
+      {"push", "send result sessions to a lab server (foliolab serve)", setup_push},
       {"doctor",
        "check this machine: every program foliolab runs, its Debian package, what needs it",
        setup_doctor},

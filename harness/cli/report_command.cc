@@ -32,24 +32,9 @@ std::function<int()> setup_report(CLI::App& app) {
     if (!parse_format(*format, &fmt_out)) {
       return fail(make_error(fmt::format("--format {}: use text, markdown, csv or json", *format)));
     }
-    auto store = ResultStore::open(*dir);
-    if (!store.ok()) return fail(store.error());
-    auto exp = load_experiment((store->dir() / "experiment.yaml").string());
-    if (!exp.ok()) return fail(exp.error());
-    auto records = store->load_all();
-    if (!records.ok()) return fail(records.error());
-    // Report what the session planned (a run with --arch planned only some archs).
-    if (auto planned = store->planned_archs(); !planned.empty()) {
-      std::vector<Arch> archs;
-      for (Arch a : exp->archs) {
-        if (std::find(planned.begin(), planned.end(), arch_info(a).name) != planned.end()) {
-          archs.push_back(a);
-        }
-      }
-      exp->archs = archs;
-    }
-    SessionReport report = build_session_report(*exp, *records);
-    report.model.title = fmt::format("{} {}", exp->name, store->dir().filename().string());
+    auto loaded = load_session_report(*dir);
+    if (!loaded.ok()) return fail(loaded.error());
+    const SessionReport& report = *loaded;
     if (!html->empty()) {
       auto st = write_output(*html, [&](std::ostream& o) {
         write_html(report.model, session_extra_lines(report), o);

@@ -48,33 +48,6 @@ struct TableFlags {
   }
 };
 
-bool keep(const RunRecord& r, const RunQuery& q) {
-  return (q.kernel.empty() || q.kernel == r.id.kernel.name) &&
-         (q.arch.empty() || q.arch == r.id.arch) &&
-         (q.knobs.empty() || q.knobs == r.id.knob_set.name) &&
-         (q.workload.empty() || q.workload == r.id.workload.label) &&
-         (q.experiment.empty() || q.experiment == r.id.experiment);
-}
-
-}  // namespace
-
-Result<Side> session_side(const fs::path& dir, const RunQuery& where) {
-  auto store = ResultStore::open(dir);
-  if (!store.ok()) return store.error();
-  auto records = store->load_all();
-  if (!records.ok()) return records.error();
-  Side side;
-  side.label =
-      store->dir().parent_path().filename().string() + "/" + store->dir().filename().string();
-  side.session = side.label;
-  for (RunRecord& r : *records) {
-    if (keep(r, where)) side.records.push_back(std::move(r));
-  }
-  return side;
-}
-
-namespace {
-
 // A selection of indexed runs ("kernel=a,arch=x86_64"), read back from their run files.
 Result<Side> selection_side(const std::string& text, const RunQuery& where, const fs::path& root) {
   auto q = parse_run_query(text);

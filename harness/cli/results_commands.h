@@ -13,9 +13,6 @@ class App;
 
 namespace foliolab::cli {
 
-// The records of a session directory that `where` keeps, labelled "<experiment>/<stamp>".
-Result<Side> session_side(const std::filesystem::path& dir, const RunQuery& where);
-
 std::function<int()> setup_compare(CLI::App& app);
 std::function<int()> setup_history(CLI::App& app);
 std::function<int()> setup_index(CLI::App& app);

@@ -36,7 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/index.h"
-#include "results/sqlite.h"
+#include "results/sql.h"
 #include "testing/bisect_dirs.h"
 #include "testing/cli_binary.h"
 #include "util/build_info.h"
@@ -193,7 +193,7 @@ void expect_change_point(const fs::path& dir, const fs::path& results,
   EXPECT_NE(hout.find(fmt::format("\"first_after\": \"{}\"", first_after)), std::string::npos)
       << hout;
   {
-    auto db = SqliteDb::open(results / kIndexFile, 1000);
+    auto db = SqlDb::open((results / kIndexFile).string(), 1000);
     ASSERT_TRUE(db.ok()) << db.error().message;
     EXPECT_EQ(
         *db->query_int(fmt::format("SELECT COUNT(*) FROM change_points WHERE metric = 'faults' AND "

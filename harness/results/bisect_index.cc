@@ -93,7 +93,7 @@ std::string started_stamp(const fs::path& dir) {
   return name.substr(0, name.find('-'));
 }
 
-Result<int64_t> upsert_bisection(SqliteDb& db, const std::string& key, const fs::path& dir,
+Result<int64_t> upsert_bisection(SqlDb& db, const std::string& key, const fs::path& dir,
                                  const BisectLog& log, const std::vector<std::string>& names) {
   const Reading reading = read_state(log, names.size());
   auto ins = db.prepare(
@@ -118,7 +118,7 @@ Result<int64_t> upsert_bisection(SqliteDb& db, const std::string& key, const fs:
   return ins->column_int(0);
 }
 
-Result<void> insert_steps(SqliteDb& db, int64_t id, const BisectLog& log,
+Result<void> insert_steps(SqlDb& db, int64_t id, const BisectLog& log,
                           const std::vector<std::string>& names) {
   auto ins = db.prepare(
       "INSERT INTO bisect_steps(bisection, ordinal, candidate, candidate_name, class, session, "
@@ -137,7 +137,7 @@ Result<void> insert_steps(SqliteDb& db, int64_t id, const BisectLog& log,
   return {};
 }
 
-Result<void> insert_confirmations(SqliteDb& db, int64_t id, const BisectLog& log) {
+Result<void> insert_confirmations(SqlDb& db, int64_t id, const BisectLog& log) {
   auto ins = db.prepare(
       "INSERT INTO bisect_confirmations(bisection, ordinal, parent, culprit, confirmed, "
       "evidence, sessions) VALUES(?,?,?,?,?,?,?)");
@@ -158,7 +158,7 @@ Result<void> insert_confirmations(SqliteDb& db, int64_t id, const BisectLog& log
 
 }  // namespace
 
-Result<void> write_bisection(SqliteDb& db, const fs::path& root, const fs::path& dir) {
+Result<void> write_bisection(SqlDb& db, const fs::path& root, const fs::path& dir) {
   std::error_code ec;
   const fs::path canonical = fs::weakly_canonical(dir, ec);
   const std::string key = canonical.lexically_relative(root).generic_string();
@@ -191,13 +191,13 @@ Result<void> write_bisection(SqliteDb& db, const fs::path& root, const fs::path&
 }
 
 Result<void> index_bisection(ResultIndex& index, const fs::path& dir) {
-  SqliteTransaction tx(index.db());
+  SqlTransaction tx(index.db());
   if (!tx.begun().ok()) return tx.begun();
   FL_TRY(write_bisection(index.db(), index.root(), dir));
   return tx.commit();
 }
 
-Result<int> write_bisections_under(SqliteDb& db, const fs::path& root,
+Result<int> write_bisections_under(SqlDb& db, const fs::path& root,
                                    const std::function<void(const std::string&)>& warn) {
   std::vector<fs::path> dirs;
   std::error_code ec;

@@ -17,7 +17,7 @@
 
 #include "results/bisect_log.h"
 #include "results/index.h"
-#include "results/sqlite.h"
+#include "results/sql.h"
 #include "util/result.h"
 
 namespace foliolab {
@@ -27,12 +27,12 @@ namespace foliolab {
 Result<void> index_bisection(ResultIndex& index, const std::filesystem::path& dir);
 
 // The same inside the caller's transaction on `db`, the index of `root`.
-Result<void> write_bisection(SqliteDb& db, const std::filesystem::path& root,
+Result<void> write_bisection(SqlDb& db, const std::filesystem::path& root,
                              const std::filesystem::path& dir);
 
 // Every <root>/<experiment>/bisect-*/bisect.json, in the caller's transaction (`index rebuild`);
 // a log that cannot be read is reported through `warn` and skipped. Returns how many were indexed.
-Result<int> write_bisections_under(SqliteDb& db, const std::filesystem::path& root,
+Result<int> write_bisections_under(SqlDb& db, const std::filesystem::path& root,
                                    const std::function<void(const std::string&)>& warn);
 
 }  // namespace foliolab

@@ -76,7 +76,7 @@ FakeBisection bisection(ResultIndex& index) {
 }
 
 // Every row of a query, one line each, columns separated by '|' as sqlite3 prints them.
-std::vector<std::string> rows(SqliteDb& db, const std::string& sql) {
+std::vector<std::string> rows(SqlDb& db, const std::string& sql) {
   auto stmt = db.prepare(sql);
   EXPECT_TRUE(stmt.ok()) << (stmt.ok() ? "" : stmt.error().message);
   std::vector<std::string> out;
@@ -94,7 +94,7 @@ std::vector<std::string> rows(SqliteDb& db, const std::string& sql) {
 }
 
 // The three tables, whole.
-std::vector<std::string> bisection_rows(SqliteDb& db) {
+std::vector<std::string> bisection_rows(SqlDb& db) {
   std::vector<std::string> out;
   for (const char* sql :
        {"SELECT * FROM bisections ORDER BY path",
@@ -125,7 +125,7 @@ TEST(BisectIndex, RecordsABisectionLinkedToItsSessions) {
   auto st = index_bisection(*index, root / kBisection);
   ASSERT_TRUE(st.ok()) << st.error().message;
 
-  SqliteDb& db = index->db();
+  SqlDb& db = index->db();
   EXPECT_EQ(rows(db,
                  "SELECT path, experiment, metric, selection, candidates, state, culprit, "
                  "culprit_candidate, started FROM bisections"),
@@ -266,7 +266,7 @@ TEST(BisectIndex, RebuildRestoresTheSameRows) {
 TEST(BisectIndex, MigratesFromSchema3) {
   const fs::path root = fresh_test_dir("foliolab-bisect-index");
   {
-    auto db = SqliteDb::open(root / kIndexFile, 1000);
+    auto db = SqlDb::open((root / kIndexFile).string(), 1000);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(migrate_index(*db, 3).ok());
     ASSERT_TRUE(db->exec("INSERT INTO sessions(path, experiment, stamp) VALUES("

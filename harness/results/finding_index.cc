@@ -11,10 +11,11 @@ namespace foliolab {
 namespace fs = std::filesystem;
 namespace {
 
-Result<void> add_match(SqliteDb& db, const IndexedKnownIssueMatch& m) {
+Result<void> add_match(SqlDb& db, const IndexedKnownIssueMatch& m) {
   auto ins = db.prepare(
-      "INSERT OR REPLACE INTO known_issue_matches(session, issue, case_name, outcome, url, "
-      "expires) VALUES(?,?,?,?,?,?)");
+      "INSERT INTO known_issue_matches(session, issue, case_name, outcome, url, expires) "
+      "VALUES(?,?,?,?,?,?) ON CONFLICT(session, issue, case_name) DO UPDATE SET "
+      "outcome = excluded.outcome, url = excluded.url, expires = excluded.expires");
   if (!ins.ok()) return ins.error();
   ins->bind(1, m.session).bind(2, m.issue).bind(3, m.case_name).bind(4, m.outcome);
   return ins->bind(5, m.url).bind(6, m.expires).run();
@@ -28,9 +29,13 @@ std::string text_of(const nlohmann::json& j, const char* key) {
 
 Result<void> add_change_point(ResultIndex& index, const IndexedChangePoint& cp) {
   auto ins = index.db().prepare(
-      "INSERT OR REPLACE INTO change_points(experiment, kernel, arch, knob_set, workload, metric, "
+      "INSERT INTO change_points(experiment, kernel, arch, knob_set, workload, metric, "
       "before_session, after_session, before_value, after_value, method, p_value) "
-      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?) "
+      "ON CONFLICT(experiment, kernel, arch, knob_set, workload, metric, after_session) "
+      "DO UPDATE SET before_session = excluded.before_session, "
+      "before_value = excluded.before_value, after_value = excluded.after_value, "
+      "method = excluded.method, p_value = excluded.p_value");
   if (!ins.ok()) return ins.error();
   ins->bind(1, cp.experiment).bind(2, cp.kernel).bind(3, cp.arch).bind(4, cp.knob_set);
   ins->bind(5, cp.workload).bind(6, cp.metric).bind(7, cp.before_session);
@@ -69,7 +74,7 @@ Result<void> add_known_issue_match(ResultIndex& index, const IndexedKnownIssueMa
   return add_match(index.db(), m);
 }
 
-Result<void> index_gate_file(SqliteDb& db, const fs::path& root, const std::string& session) {
+Result<void> index_gate_file(SqlDb& db, const fs::path& root, const std::string& session) {
   auto del = db.prepare("DELETE FROM known_issue_matches WHERE session = ?");
   if (!del.ok()) return del.error();
   FL_TRY(del->bind(1, session).run());
@@ -104,7 +109,7 @@ Result<void> index_gate_file(SqliteDb& db, const fs::path& root, const std::stri
   return {};
 }
 
-Result<int> write_gate_files_under(SqliteDb& db, const fs::path& root,
+Result<int> write_gate_files_under(SqlDb& db, const fs::path& root,
                                    const std::function<void(const std::string&)>& warn) {
   FL_TRY(db.exec("DELETE FROM known_issue_matches"));
   std::vector<std::string> sessions;

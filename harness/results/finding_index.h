@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "results/index.h"
-#include "results/sqlite.h"
+#include "results/sql.h"
 #include "util/result.h"
 
 namespace foliolab {
@@ -50,10 +50,10 @@ Result<void> add_known_issue_match(ResultIndex& index, const IndexedKnownIssueMa
 
 // The known-issue matches of <root>/<session>/gate.json (session: <experiment>/<stamp>),
 // replacing the session's earlier ones; none when the session has no gate.json.
-Result<void> index_gate_file(SqliteDb& db, const std::filesystem::path& root,
+Result<void> index_gate_file(SqlDb& db, const std::filesystem::path& root,
                              const std::string& session);
 // Every <root>/<experiment>/<stamp>/gate.json, after the table is emptied; how many files.
-Result<int> write_gate_files_under(SqliteDb& db, const std::filesystem::path& root,
+Result<int> write_gate_files_under(SqlDb& db, const std::filesystem::path& root,
                                    const std::function<void(const std::string&)>& warn);
 
 }  // namespace foliolab

@@ -44,7 +44,7 @@ TEST(FindingIndex, ChangePointsJoinToTheRunsOnBothSides) {
   IndexedChangePoint again = faults_step();
   again.after = 1024;  // found again (history appended to): replaced, not duplicated
   ASSERT_TRUE(add_change_point(*index, again).ok());
-  SqliteDb& db = index->db();
+  SqlDb& db = index->db();
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM change_points"), 1);
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM change_points WHERE p_value IS NULL"), 1);
   auto sides = db.prepare(
@@ -84,7 +84,7 @@ TEST(FindingIndex, KnownIssueMatchesPerSessionIssueAndCase) {
   ASSERT_TRUE(add_known_issue_match(*index, m).ok());
   m.case_name = "faults arm64 4K";
   ASSERT_TRUE(add_known_issue_match(*index, m).ok());
-  SqliteDb& db = index->db();
+  SqlDb& db = index->db();
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 2);
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches WHERE outcome = 'fixed?'"), 2);
   EXPECT_EQ(
@@ -118,7 +118,7 @@ TEST(FindingIndex, GateFilesAreTheKnownIssueMatchesAndRebuildRestoresThem) {
                   .ok());
   // A damaged one is a warning, and takes nothing of the others.
   ASSERT_TRUE(write_file_atomic(root / "quickstart/20261201T010000Z/gate.json", "{").ok());
-  SqliteDb& db = index->db();
+  SqlDb& db = index->db();
   ASSERT_TRUE(index_gate_file(db, root, "quickstart/20261130T010000Z").ok());
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 2);
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches WHERE issue = 'thp-shrinker' "
@@ -140,7 +140,7 @@ TEST(FindingIndex, GateFilesAreTheKnownIssueMatchesAndRebuildRestoresThem) {
 TEST(FindingIndex, MigratesFromSchema4) {
   const fs::path root = fresh_test_dir("foliolab-finding-index");
   {
-    auto db = SqliteDb::open(root / kIndexFile, 1000);
+    auto db = SqlDb::open((root / kIndexFile).string(), 1000);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(migrate_index(*db, 4).ok());
     EXPECT_FALSE(db->prepare("SELECT * FROM change_points").ok());

@@ -18,7 +18,7 @@ constexpr const char* kRunColumns =
     "r.status, r.accel, r.timings_emulated, r.timing";
 constexpr int kRunColumnCount = 12;  // of kRunColumns: a query's own columns come after them
 
-IndexedRun run_from_row(const SqliteStmt& s, const fs::path& root) {
+IndexedRun run_from_row(const SqlStmt& s, const fs::path& root) {
   IndexedRun r;
   r.session = s.column_text(0);
   r.session_dir = root / r.session;
@@ -37,7 +37,7 @@ IndexedRun run_from_row(const SqliteStmt& s, const fs::path& root) {
 }
 
 // The provenance facts of a run that are known, one row each.
-Result<void> insert_provenance(SqliteDb& db, int64_t run, const Provenance& p) {
+Result<void> insert_provenance(SqlDb& db, int64_t run, const Provenance& p) {
   auto prov = db.prepare("INSERT INTO provenance(run, key, value) VALUES(?,?,?)");
   if (!prov.ok()) return prov.error();
   const std::pair<const char*, std::string> facts[] = {
@@ -60,14 +60,14 @@ Result<void> insert_provenance(SqliteDb& db, int64_t run, const Provenance& p) {
   return {};
 }
 
-Result<void> insert_run(SqliteDb& db, int64_t session, const RunRecord& r) {
+Result<void> insert_run(SqlDb& db, int64_t session, const RunRecord& r) {
   auto del = db.prepare("DELETE FROM runs WHERE session_id = ? AND run_id = ?");
   if (!del.ok()) return del.error();
   if (auto st = del->bind(1, session).bind(2, r.id.run_id).run(); !st.ok()) return st;
   auto ins = db.prepare(
       "INSERT INTO runs(session_id, run_id, experiment, kernel, arch, knob_set, workload, "
       "workload_name, status, reason, accel, timings_emulated, kernel_build_id, started, "
-      "finished, failure_class, timing) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "finished, failure_class, timing) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
   if (!ins.ok()) return ins.error();
   const Provenance& p = r.provenance;
   ins->bind(1, session).bind(2, r.id.run_id).bind(3, r.id.experiment).bind(4, r.id.kernel.name);
@@ -75,8 +75,10 @@ Result<void> insert_run(SqliteDb& db, int64_t session, const RunRecord& r) {
   ins->bind(8, r.id.workload.name).bind(9, r.status).bind(10, r.reason).bind(11, p.accel);
   ins->bind(12, int64_t{p.timings_emulated}).bind(13, p.kernel_build_id).bind(14, r.started);
   ins->bind(15, r.finished).bind(16, failure_class_name(r.failure)).bind(17, p.timing);
-  if (auto st = ins->run(); !st.ok()) return st;
-  const int64_t run = db.last_insert_rowid();
+  auto inserted = ins->step();
+  if (!inserted.ok()) return inserted.error();
+  if (!*inserted) return make_error("run row vanished");
+  const int64_t run = ins->column_int(0);
 
   auto sample = db.prepare("INSERT INTO samples(run, metric, rep, value) VALUES(?,?,?,?)");
   auto delta = db.prepare("INSERT INTO counter_deltas(run, counter, rep, value) VALUES(?,?,?,?)");
@@ -93,7 +95,9 @@ Result<void> insert_run(SqliteDb& db, int64_t session, const RunRecord& r) {
       if (auto st = delta->run(); !st.ok()) return st;
     }
   }
-  auto knob = db.prepare("INSERT OR REPLACE INTO knobs(run, phase, path, value) VALUES(?,?,?,?)");
+  auto knob = db.prepare(
+      "INSERT INTO knobs(run, phase, path, value) VALUES(?,?,?,?) "
+      "ON CONFLICT(run, phase, path) DO UPDATE SET value = excluded.value");
   if (!knob.ok()) return knob.error();
   for (const auto& [phase, kv] : {std::pair{"found", &r.knobs_found}, {"set", &r.knobs_set}}) {
     for (const auto& [path, value] : *kv) {
@@ -112,6 +116,12 @@ Result<ResultIndex> ResultIndex::open(const fs::path& results_root) {
   return ResultIndex(std::move(db->db), std::move(db->root));
 }
 
+Result<ResultIndex> ResultIndex::open_url(const std::string& target) {
+  auto db = open_index_url(target);
+  if (!db.ok()) return db.error();
+  return ResultIndex(std::move(*db), fs::path());
+}
+
 Result<int64_t> ResultIndex::session_id(const fs::path& session_dir) {
   std::error_code ec;
   const fs::path dir = fs::weakly_canonical(session_dir, ec);
@@ -120,22 +130,38 @@ Result<int64_t> ResultIndex::session_id(const fs::path& session_dir) {
     return make_error(
         fmt::format("session {} is not under the results root {}", dir.string(), root_.string()));
   }
+  bool inserted = false;
+  return session_row(rel, &inserted);
+}
+
+Result<int64_t> ResultIndex::session_row(const std::string& key, bool* inserted) {
+  const size_t slash = key.rfind('/');
+  if (slash == std::string::npos) return make_error(fmt::format("session key {}", key));
   auto ins = db_.prepare(
-      "INSERT INTO sessions(path, experiment, stamp) VALUES(?,?,?) ON CONFLICT(path) DO NOTHING");
+      "INSERT INTO sessions(path, experiment, stamp) VALUES(?,?,?) ON CONFLICT(path) DO NOTHING "
+      "RETURNING id");
   if (!ins.ok()) return ins.error();
-  ins->bind(1, rel).bind(2, dir.parent_path().filename().string()).bind(3, dir.filename().string());
-  if (auto st = ins->run(); !st.ok()) return st.error();
+  ins->bind(1, key).bind(2, key.substr(0, slash)).bind(3, key.substr(slash + 1));
+  auto row = ins->step();
+  if (!row.ok()) return row.error();
+  *inserted = *row;
+  if (*row) return ins->column_int(0);
   auto sel = db_.prepare("SELECT id FROM sessions WHERE path = ?");
   if (!sel.ok()) return sel.error();
-  sel->bind(1, rel);
-  auto row = sel->step();
+  sel->bind(1, key);
+  row = sel->step();
   if (!row.ok()) return row.error();
   if (!*row) return make_error("session row vanished");
   return sel->column_int(0);
 }
 
+Result<void> ResultIndex::insert_runs(int64_t session, const std::vector<RunRecord>& records) {
+  for (const RunRecord& r : records) FL_TRY(insert_run(db_, session, r));
+  return {};
+}
+
 Result<void> ResultIndex::add_run(const fs::path& session_dir, const RunRecord& record) {
-  SqliteTransaction tx(db_);
+  SqlTransaction tx(db_);
   if (!tx.begun().ok()) return tx.begun();
   auto session = session_id(session_dir);
   if (!session.ok()) return session.error();
@@ -146,7 +172,7 @@ Result<void> ResultIndex::add_run(const fs::path& session_dir, const RunRecord& 
 Result<std::vector<IndexedRun>> ResultIndex::find_runs(const RunQuery& query) {
   std::vector<std::string> params;
   const std::string sql = fmt::format(
-      "SELECT {} FROM runs r JOIN sessions se ON se.id = r.session_id WHERE 1{} "
+      "SELECT {} FROM runs r JOIN sessions se ON se.id = r.session_id WHERE 1=1{} "
       "ORDER BY se.stamp, se.path, r.run_id",
       kRunColumns, run_query_sql(query, &params));
   auto stmt = db_.prepare(sql);
@@ -168,8 +194,9 @@ Result<std::vector<IndexedSample>> ResultIndex::samples(const std::string& metri
   const std::string sql = fmt::format(
       "SELECT {}, s.rep, s.value FROM runs r JOIN sessions se ON se.id = r.session_id "
       "JOIN (SELECT run, rep, value FROM samples WHERE metric = ? UNION ALL "
-      "      SELECT run, rep, CAST(value AS REAL) FROM counter_deltas WHERE counter = ?) s "
-      "ON s.run = r.id WHERE 1{} ORDER BY se.stamp, se.path, r.run_id, s.rep",
+      "      SELECT run, rep, CAST(value AS DOUBLE PRECISION) FROM counter_deltas WHERE counter = "
+      "?) s "
+      "ON s.run = r.id WHERE 1=1{} ORDER BY se.stamp, se.path, r.run_id, s.rep",
       kRunColumns, run_query_sql(query, &params));
   auto stmt = db_.prepare(sql);
   if (!stmt.ok()) return stmt.error();
@@ -249,7 +276,7 @@ Result<std::optional<double>> ResultIndex::newest_ok_run(std::string_view expr,
 }
 
 Result<std::optional<double>> ResultIndex::last_run_seconds(const std::string& run_id) {
-  return newest_ok_run("(julianday(finished) - julianday(started)) * 86400", run_id);
+  return newest_ok_run(db_.connection().seconds_between("started", "finished"), run_id);
 }
 
 Result<std::optional<int>> ResultIndex::last_run_reps(const std::string& run_id) {

@@ -17,7 +17,7 @@
 #include "results/index_schema.h"
 #include "results/run_query.h"
 #include "results/run_record.h"
-#include "results/sqlite.h"
+#include "results/sql.h"
 #include "util/result.h"
 
 namespace foliolab {
@@ -40,6 +40,9 @@ class ResultIndex {
  public:
   // Opens <root>/index.sqlite, creating it or migrating it from an older schema.
   static Result<ResultIndex> open(const std::filesystem::path& results_root);
+  // Opens a lab server's index (results/index_schema.h open_index_url): a PostgreSQL URL or a
+  // SQLite file, with no results tree beside it (session_dir is then the relative key).
+  static Result<ResultIndex> open_url(const std::string& target);
   // results/index_rebuild.h: refills the index's tables, its own and those of bisect_index.h
   // and finding_index.h, from the files under the root.
   friend Result<int> rebuild_index(const std::filesystem::path& results_root,
@@ -59,17 +62,21 @@ class ResultIndex {
   Result<std::optional<double>> last_run_seconds(const std::string& run_id);
   // How many measured reps (warm-up ones are not indexed) that run had, if there is one.
   Result<std::optional<int>> last_run_reps(const std::string& run_id);
-  SqliteDb& db() { return db_; }
+  // For sessions that live in the index alone (a lab server's pushes), in the caller's
+  // transaction: the sessions row of <experiment>/<stamp>, inserted when new (*inserted says
+  // so), and a session's runs (replacing rows of the same run id).
+  Result<int64_t> session_row(const std::string& key, bool* inserted);
+  Result<void> insert_runs(int64_t session, const std::vector<RunRecord>& records);
+  SqlDb& db() { return db_; }
   const std::filesystem::path& root() const { return root_; }
 
  private:
-  ResultIndex(SqliteDb db, std::filesystem::path root)
-      : db_(std::move(db)), root_(std::move(root)) {}
+  ResultIndex(SqlDb db, std::filesystem::path root) : db_(std::move(db)), root_(std::move(root)) {}
   Result<int64_t> session_id(const std::filesystem::path& session_dir);
   // Every <root>/<experiment>/<stamp>/runs/*/run.json, in the caller's transaction.
   Result<int> index_run_files(const std::function<void(const std::string&)>& warn);
   Result<std::optional<double>> newest_ok_run(std::string_view expr, const std::string& run_id);
-  SqliteDb db_;
+  SqlDb db_;
   std::filesystem::path root_;
 };
 

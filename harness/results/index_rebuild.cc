@@ -25,7 +25,7 @@ Result<int> rebuild_index(const fs::path& results_root,
     index = ResultIndex::open(results_root);
     if (!index.ok()) return index.error();
   }
-  SqliteTransaction tx(index->db_);
+  SqlTransaction tx(index->db_);
   if (!tx.begun().ok()) return tx.begun().error();
   if (auto st = index->db_.exec("DELETE FROM sessions; DELETE FROM bisections"); !st.ok()) {
     return st.error();

@@ -138,12 +138,33 @@ CREATE TABLE known_issue_matches(
   expires TEXT NOT NULL,
   PRIMARY KEY(session, issue, case_name)) WITHOUT ROWID;
 )sql",
+    // 6: what a lab server (`foliolab serve`) keeps beside the index: each pushed session's
+    // files (the server has no results tree; a push is one transaction), who pushed it and the
+    // digest that makes a second push of the same session a no-op, and the tokens (hashed).
+    R"sql(
+CREATE TABLE session_files(
+  session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,             -- plan.json, experiment.yaml, runs/<run id>/run.json, ...
+  body TEXT NOT NULL,
+  PRIMARY KEY(session_id, name)) WITHOUT ROWID;
+CREATE TABLE pushes(
+  session_id INTEGER NOT NULL PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+  digest TEXT NOT NULL UNIQUE,    -- SHA-256 over the session's files (results/session_bundle.h)
+  host TEXT NOT NULL,             -- the hostname the runs name
+  token TEXT NOT NULL,            -- the pushing token's name
+  pushed TEXT NOT NULL);          -- when, as a stamp
+CREATE TABLE tokens(
+  name TEXT NOT NULL PRIMARY KEY,
+  scope TEXT NOT NULL CHECK(scope IN ('push', 'read')),
+  hash TEXT NOT NULL UNIQUE,      -- SHA-256 of the token, hex
+  created TEXT NOT NULL);
+)sql",
 };
 static_assert(std::size(kMigrations) == kIndexSchema);
 
 // WAL must be switched on outside a transaction; a concurrent opener may hold the lock for a
 // moment, and the busy handler does not cover journal-mode changes, so retry briefly.
-Result<void> enable_wal(SqliteDb& db) {
+Result<void> enable_wal(SqlDb& db) {
   for (int attempt = 0;; ++attempt) {
     auto stmt = db.prepare("PRAGMA journal_mode=WAL");
     if (!stmt.ok()) return stmt.error();
@@ -152,7 +173,7 @@ Result<void> enable_wal(SqliteDb& db) {
     const bool busy = !row.ok() && (row.error().message.find("locked") != std::string::npos ||
                                     row.error().message.find("busy") != std::string::npos);
     if (!busy || attempt >= 200) {
-      return make_error(fmt::format("{}: cannot switch to WAL mode: {}", db.file().string(),
+      return make_error(fmt::format("{}: cannot switch to WAL mode: {}", db.name(),
                                     row.ok() ? stmt->column_text(0) : row.error().message));
     }
     ::usleep(50'000);
@@ -161,24 +182,24 @@ Result<void> enable_wal(SqliteDb& db) {
 
 }  // namespace
 
-Result<void> migrate_index(SqliteDb& db, int target) {
+Result<void> migrate_index(SqlDb& db, int target) {
+  SqlConnection& c = db.connection();
   for (;;) {
-    SqliteTransaction tx(db);
+    SqlTransaction tx(db);
     if (!tx.begun().ok()) return tx.begun();
-    auto version = db.query_int("PRAGMA user_version");
+    FL_TRY(c.lock_schema());
+    auto version = c.schema_version();
     if (!version.ok()) return version.error();
     if (*version > kIndexSchema) {
       return make_error(
           fmt::format("{}: index schema {} is newer than this foliolab ({}); "
                       "`foliolab index rebuild` recreates it",
-                      db.file().string(), *version, kIndexSchema));
+                      db.name(), *version, kIndexSchema));
     }
     if (*version >= target) return {};
-    if (auto st = db.exec(kMigrations[*version]); !st.ok()) return st;
-    if (auto st = db.exec(fmt::format("PRAGMA user_version = {}", *version + 1)); !st.ok()) {
-      return st;
-    }
-    if (auto st = tx.commit(); !st.ok()) return st;
+    FL_TRY(db.exec(c.ddl(kMigrations[*version])));
+    FL_TRY(c.set_schema_version(*version + 1));
+    FL_TRY(tx.commit());
   }
 }
 
@@ -189,14 +210,20 @@ Result<IndexDb> open_index_db(const fs::path& results_root) {
     return make_error(fmt::format("cannot create {}: {}", results_root.string(), ec.message()));
   }
   const fs::path root = fs::weakly_canonical(results_root, ec);
-  auto db = SqliteDb::open(root / kIndexFile, kBusyTimeoutMs);
+  auto db = open_index_url((root / kIndexFile).string());
   if (!db.ok()) return db.error();
-  if (auto st = enable_wal(*db); !st.ok()) return st.error();
-  if (auto st = db->exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL"); !st.ok()) {
-    return st.error();
-  }
-  if (auto st = migrate_index(*db); !st.ok()) return st.error();
   return IndexDb{std::move(*db), root};
+}
+
+Result<SqlDb> open_index_url(const std::string& target) {
+  auto db = SqlDb::open(target, kBusyTimeoutMs);
+  if (!db.ok()) return db.error();
+  if (db->engine() == SqlEngine::kSqlite) {
+    FL_TRY(enable_wal(*db));
+    FL_TRY(db->exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL"));
+  }
+  FL_TRY(migrate_index(*db));
+  return std::move(*db);
 }
 
 }  // namespace foliolab

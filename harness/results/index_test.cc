@@ -137,7 +137,7 @@ TEST(ResultIndex, TwoConcurrentWriterProcesses) {
 TEST(ResultIndex, MigratesFromSchema1) {
   const fs::path root = fresh_test_dir("foliolab-index-migrate");
   {
-    auto db = SqliteDb::open(root / kIndexFile, 1000);
+    auto db = SqlDb::open((root / kIndexFile).string(), 1000);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(migrate_index(*db, 1).ok());
     EXPECT_EQ(*db->query_int("PRAGMA user_version"), 1);

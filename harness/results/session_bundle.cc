@@ -1,0 +1,152 @@
+#include "results/session_bundle.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <system_error>
+
+#include "results/record_codec.h"
+#include "util/fs.h"
+#include "util/fs_ops.h"
+#include "util/hash.h"
+
+namespace foliolab {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr const char* kSessionFiles[] = {"experiment.yaml", "plan.json", "report.txt"};
+constexpr std::string_view kRunFile = "/run.json";
+
+// runs/<id>/run.json -> <id>, else "".
+std::string run_id_of(std::string_view name) {
+  if (!name.starts_with("runs/") || !name.ends_with(kRunFile)) return "";
+  const std::string_view id = name.substr(5, name.size() - 5 - kRunFile.size());
+  return is_plain_name(id) ? std::string(id) : "";
+}
+
+Result<void> check_file(const std::string& name, const std::string& body) {
+  bool known = !run_id_of(name).empty();
+  for (const char* f : kSessionFiles) known = known || name == f;
+  if (!known) {
+    return make_error(
+        fmt::format("file '{}': not a session file (experiment.yaml, plan.json, report.txt, "
+                    "runs/<run id>/run.json)",
+                    name));
+  }
+  if (body.find('\0') != std::string::npos) {
+    return make_error(fmt::format("file '{}': holds a NUL byte", name));
+  }
+  return {};
+}
+
+}  // namespace
+
+bool is_plain_name(std::string_view name) {
+  if (name.empty() || name.size() > 200) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum && (i == 0 || (c != '.' && c != '_' && c != '-'))) return false;
+  }
+  return true;
+}
+
+std::string SessionBundle::digest() const {
+  Hasher h;
+  h.add(experiment).add(stamp);
+  for (const auto& [name, body] : files) h.add(name).add(body);
+  return h.hex();
+}
+
+std::string SessionBundle::host() const {
+  return records.empty() ? "" : records.front().provenance.host.hostname;
+}
+
+Result<SessionBundle> bundle_from_files(std::string experiment, std::string stamp,
+                                        std::map<std::string, std::string> files) {
+  SessionBundle b{std::move(experiment), std::move(stamp), std::move(files), {}};
+  if (!is_plain_name(b.experiment)) return make_error(fmt::format("experiment '{}'", b.experiment));
+  if (!is_plain_name(b.stamp)) return make_error(fmt::format("stamp '{}'", b.stamp));
+  for (const auto& [name, body] : b.files) {
+    FL_TRY(check_file(name, body));
+    const std::string id = run_id_of(name);
+    if (id.empty()) continue;
+    auto record = parse_record(body, name);
+    if (!record.ok()) return record.error();
+    if (record->id.run_id != id) {
+      return make_error(fmt::format("{}: the record is run {}", name, record->id.run_id));
+    }
+    b.records.push_back(std::move(*record));
+  }
+  if (b.records.empty()) return make_error(fmt::format("session {}: no run records", b.key()));
+  return b;
+}
+
+Result<SessionBundle> bundle_from_dir(const fs::path& session_dir) {
+  std::error_code ec;
+  const fs::path dir = fs::weakly_canonical(session_dir, ec);
+  std::map<std::string, std::string> files;
+  for (const char* name : kSessionFiles) {
+    if (!path_exists(dir / name)) continue;
+    auto text = read_file(dir / name);
+    if (!text.ok()) return text.error();
+    files[name] = std::move(*text);
+  }
+  auto runs = list_dir(dir / "runs");
+  if (!runs.ok()) return runs.error();
+  for (const fs::path& run : *runs) {
+    if (!path_exists(run / "run.json")) continue;  // a run still going, or never finished
+    auto text = read_file(run / "run.json");
+    if (!text.ok()) return text.error();
+    files["runs/" + run.filename().string() + "/run.json"] = std::move(*text);
+  }
+  auto b = bundle_from_files(dir.parent_path().filename().string(), dir.filename().string(),
+                             std::move(files));
+  if (!b.ok()) return in_context(dir.string(), b.error());
+  return b;
+}
+
+std::string bundle_json(const SessionBundle& bundle) {
+  json files = json::object();
+  for (const auto& [name, body] : bundle.files) files[name] = body;
+  return json{{"schema", kBundleSchema},
+              {"experiment", bundle.experiment},
+              {"stamp", bundle.stamp},
+              {"files", std::move(files)}}
+      .dump();
+}
+
+Result<SessionBundle> parse_bundle(std::string_view text, std::string_view where) {
+  try {
+    const json j = json::parse(text);
+    if (!j.is_object() || j.value("schema", 0) != kBundleSchema) {
+      return make_error(fmt::format("{}: not a session bundle of schema {}", where, kBundleSchema));
+    }
+    std::map<std::string, std::string> files;
+    for (const auto& [name, body] : j.at("files").items()) files[name] = body.get<std::string>();
+    auto b = bundle_from_files(j.at("experiment").get<std::string>(),
+                               j.at("stamp").get<std::string>(), std::move(files));
+    if (!b.ok()) return in_context(where, b.error());
+    return b;
+  } catch (const json::exception& e) {
+    return make_error(fmt::format("{}: damaged session bundle: {}", where, e.what()));
+  }
+}
+
+Result<fs::path> write_bundle(const SessionBundle& bundle, const fs::path& results_root) {
+  const fs::path dir = results_root / bundle.experiment / bundle.stamp;
+  const fs::path tmp = results_root / bundle.experiment / ("." + bundle.stamp + ".partial");
+  if (path_exists(tmp)) FL_TRY(remove_tree(tmp));
+  FL_TRY(make_dirs(tmp / "runs"));
+  for (const auto& [name, body] : bundle.files) {
+    FL_TRY(make_dirs((tmp / name).parent_path()));
+    FL_TRY(write_file_atomic(tmp / name, body));
+  }
+  if (path_exists(dir)) FL_TRY(remove_tree(dir));
+  FL_TRY(rename_path(tmp, dir));
+  return dir;
+}
+
+}  // namespace foliolab

@@ -1,0 +1,232 @@
+// The lab server's API on both engines: a real PostgreSQL the test starts (initdb, pg_ctl) and a
+// SQLite file, the same suite against each. The server runs in-process on a free loopback
+// port; the clients are the real ones (server/lab_client.h) or raw HTTP where a client would
+// never send such a request.
+#include "server/lab_server.h"
+
+#include <httplib.h>
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "results/index.h"
+#include "results/pushed_sessions.h"
+#include "server/lab_api.h"
+#include "server/lab_client.h"
+#include "server/token_store.h"
+#include "testing/lab_fixture.h"
+#include "testing/temp_dir.h"
+#include "util/fs.h"
+#include "util/hash.h"
+
+namespace foliolab {
+namespace {
+namespace fs = std::filesystem;
+
+class LabApi : public ::testing::TestWithParam<LabEngine> {
+ protected:
+  void SetUp() override {
+    dir_ = std::make_unique<ScopedTestDir>("foliolab-lab-api");
+    db_ = std::make_unique<LabDatabase>(GetParam(), dir_->path());
+    ASSERT_TRUE(db_->error().empty()) << db_->error();
+    auto index = ResultIndex::open_url(db_->url());
+    ASSERT_TRUE(index.ok()) << index.error().message;
+    push_token_ = *add_token(*index, "host-a", TokenScope::kPush);
+    read_token_ = *add_token(*index, "reader", TokenScope::kRead);
+    start({});
+  }
+  void TearDown() override { stop(); }
+
+  void start(LabServerOptions o) {
+    o.db = db_->url();
+    o.port = 0;
+    o.store = dir_->path() / "store";
+    if (o.max_upload == 0) o.max_upload = size_t{8} << 20;
+    server_ = std::make_unique<LabServer>(o);
+    auto port = server_->bind();
+    ASSERT_TRUE(port.ok()) << port.error().message;
+    url_ = "http://127.0.0.1:" + std::to_string(*port);
+    thread_ = std::thread([this] { (void)server_->serve(); });
+  }
+  void stop() {
+    if (!server_) return;
+    server_->stop();
+    thread_.join();
+    server_.reset();
+  }
+  LabServerRef ref(const std::string& token) const {
+    return {.url = url_, .token = token, .attempts = 1};
+  }
+  int session_count() {
+    auto index = ResultIndex::open_url(db_->url());
+    EXPECT_TRUE(index.ok());
+    return static_cast<int>(*index->db().query_int("SELECT COUNT(*) FROM sessions"));
+  }
+  fs::path root() const { return dir_->path() / "results"; }
+
+  std::unique_ptr<ScopedTestDir> dir_;
+  std::unique_ptr<LabDatabase> db_;
+  std::unique_ptr<LabServer> server_;
+  std::thread thread_;
+  std::string url_, push_token_, read_token_;
+};
+
+// A push is stored whole, once; the session comes back as it went; its samples answer the
+// same query on the server as in a local index.
+TEST_P(LabApi, PushListFetchAndSamples) {
+  const fs::path session = make_lab_session(root(), "20261201T000000Z");
+  auto first = push_session(ref(push_token_), session);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_TRUE(first->stored);
+  EXPECT_EQ(first->key, "quickstart/20261201T000000Z");
+  auto again = push_session(ref(push_token_), session);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_FALSE(again->stored);
+  EXPECT_EQ(again->key, first->key);
+  EXPECT_EQ(session_count(), 1);
+
+  auto listed = fetch_sessions(ref(""), "quickstart", 10);
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().host, "testhost");
+  EXPECT_EQ(listed->front().runs, 2);
+  EXPECT_EQ(listed->front().ok, 2);
+  EXPECT_EQ(listed->front().kernels, std::vector<std::string>{"6.12-mthp-vmstat"});
+
+  auto back = fetch_session(ref(""), first->key, dir_->path() / "fetched");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  const std::string id = "x86_64.6.12-mthp-vmstat.64K-mTHP.fault.00000000";
+  EXPECT_EQ(*read_file(*back / "runs" / id / "run.json"),
+            *read_file(session / "runs" / id / "run.json"));
+  EXPECT_EQ(*read_file(*back / "experiment.yaml"), *read_file(session / "experiment.yaml"));
+
+  auto samples = fetch_samples(ref(""), "faults", "knobs=64K mTHP");
+  ASSERT_TRUE(samples.ok()) << samples.error().message;
+  ASSERT_EQ(samples->size(), 3u);
+  EXPECT_EQ(samples->front().value, 1025);
+  EXPECT_EQ(samples->front().run.session, first->key);
+}
+
+// Two hosts whose sessions share a stamp: both kept, the second under its host's name.
+TEST_P(LabApi, SameStampFromTwoHosts) {
+  auto a =
+      push_session(ref(push_token_), make_lab_session(root() / "a", "20261201T000000Z", 0, "lab1"));
+  auto b =
+      push_session(ref(push_token_), make_lab_session(root() / "b", "20261201T000000Z", 5, "lab2"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->key, "quickstart/20261201T000000Z");
+  EXPECT_EQ(b->key, "quickstart/20261201T000000Z-lab2");
+  auto hosts = fetch_sessions(ref(""), "quickstart", 10);
+  ASSERT_TRUE(hosts.ok());
+  EXPECT_EQ(hosts->size(), 2u);
+}
+
+// Wrong tokens, oversized and malformed bodies, names that would leave the store: each a clear
+// HTTP error, and nothing stored.
+TEST_P(LabApi, RefusesBadPushesAndChangesNothing) {
+  const fs::path session = make_lab_session(root(), "20261201T000000Z");
+  auto bundle = bundle_from_dir(session);
+  ASSERT_TRUE(bundle.ok());
+  const std::string body = bundle_json(*bundle);
+  httplib::Client c(url_);
+  auto post = [&](const std::string& token, const std::string& text) {
+    httplib::Headers h;
+    if (!token.empty()) h.emplace("Authorization", "Bearer " + token);
+    auto r = c.Post("/api/v1/sessions", h, text, "application/json");
+    return r ? r->status : -1;
+  };
+  EXPECT_EQ(post("", body), 401);
+  EXPECT_EQ(post(read_token_, body), 403);
+  EXPECT_EQ(post("flt_" + std::string(64, '0'), body), 403);
+  EXPECT_EQ(post(push_token_, body.substr(0, body.size() / 2)), 400);  // truncated JSON
+  std::string escape = body;
+  const std::string run = "runs/x86_64.6.12-mthp-vmstat.4K.fault.00000000/run.json";
+  escape.replace(escape.find(run), run.size(), "runs/../../../etc/run.json");
+  EXPECT_EQ(post(push_token_, escape), 400);
+  std::string stamp = body;
+  stamp.replace(stamp.find("20261201T000000Z"), 16, "..");
+  EXPECT_EQ(post(push_token_, stamp), 400);
+  std::string record = body;
+  record.replace(record.find("\\\"status\\\""), 10, "\\\"stat\\\"");
+  EXPECT_EQ(post(push_token_, record), 400);  // a damaged run record inside
+  auto get = c.Get("/api/v1/sessions/../quickstart");
+  ASSERT_TRUE(get);
+  EXPECT_GE(get->status, 400);
+  EXPECT_EQ(session_count(), 0);
+
+  stop();
+  start({.max_upload = 1024});
+  httplib::Client small(url_);
+  auto big =
+      small.Post("/api/v1/sessions", httplib::Headers{{"Authorization", "Bearer " + push_token_}},
+                 body, "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_EQ(session_count(), 0);
+  EXPECT_TRUE(push_session(ref(push_token_), session).ok() == false);
+}
+
+// With --read-token, reading needs a token too; a read token reads.
+TEST_P(LabApi, ReadTokenWhenAsked) {
+  stop();
+  start({.open_read = false});
+  EXPECT_FALSE(fetch_sessions(ref(""), "quickstart", 10).ok());
+  EXPECT_TRUE(fetch_sessions(ref(read_token_), "quickstart", 10).ok());
+  EXPECT_TRUE(fetch_sessions(ref(push_token_), "quickstart", 10).ok());
+}
+
+// Kernels by build id: content-verified up and down; an unknown one is absent.
+TEST_P(LabApi, KernelsByBuildId) {
+  const fs::path k = dir_->path() / "kernel";
+  fs::create_directories(k);
+  ASSERT_TRUE(write_file_atomic(k / "kernel.json", "{\"build_id\": \"b1\"}").ok());
+  ASSERT_TRUE(write_file_atomic(k / "bzImage", std::string(100000, 'k')).ok());
+  EXPECT_FALSE(push_kernel(ref(read_token_), "b1d0", k).ok());
+  ASSERT_TRUE(push_kernel(ref(push_token_), "b1d0", k).ok());
+  httplib::Client c(url_);
+  auto lie = c.Put("/api/v1/kernels/b1d0/bzImage",
+                   httplib::Headers{{"Authorization", "Bearer " + push_token_},
+                                    {"X-Content-SHA256", sha256_hex("other")}},
+                   "tampered", "application/octet-stream");
+  ASSERT_TRUE(lie);
+  EXPECT_EQ(lie->status, 400);
+  const fs::path got = dir_->path() / "cache" / "kernels" / "b1d0";
+  fs::create_directories(got.parent_path());
+  auto fetched = fetch_kernel(ref(""), "b1d0", got);
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message;
+  EXPECT_TRUE(*fetched);
+  EXPECT_EQ(*read_file(got / "bzImage"), std::string(100000, 'k'));
+  EXPECT_EQ(*read_file(got / "kernel.json"), "{\"build_id\": \"b1\"}");
+  auto none = fetch_kernel(ref(""), "b1d1", dir_->path() / "cache" / "kernels" / "b1d1");
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_FALSE(*none);
+}
+
+// The dashboard's pages answer (the browser test draws them: lab_dashboard_test.cc).
+TEST_P(LabApi, DashboardPagesAnswer) {
+  ASSERT_TRUE(push_session(ref(push_token_), make_lab_session(root(), "20261201T000000Z")).ok());
+  ASSERT_TRUE(
+      push_session(ref(push_token_), make_lab_session(root(), "20261202T000000Z", 200)).ok());
+  httplib::Client c(url_);
+  for (const char* path : {"/", "/sessions/quickstart/20261201T000000Z", "/history?metric=faults",
+                           "/compare?base=quickstart/20261201T000000Z&cand=quickstart/"
+                           "20261202T000000Z",
+                           "/bisections", "/api/v1/history?metric=faults",
+                           "/api/v1/compare?base=quickstart/20261201T000000Z&cand=quickstart/"
+                           "20261202T000000Z"}) {
+    auto r = c.Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 200) << path << ": " << r->body.substr(0, 300);
+  }
+  auto missing = c.Get("/sessions/quickstart/20991231T000000Z");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, LabApi,
+                         ::testing::Values(LabEngine::kSqlite, LabEngine::kPostgres),
+                         lab_engine_name);
+
+}  // namespace
+}  // namespace foliolab
