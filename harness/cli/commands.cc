@@ -8,6 +8,7 @@
 #include "cli/build_kernel_command.h"
 #include "cli/cache_command.h"
 #include "cli/doctor_command.h"
+#include "cli/export_command.h"
 #include "cli/gate_command.h"
 #include "cli/image_command.h"
 #include "cli/init_command.h"
@@ -45,6 +46,7 @@ const std::vector<Command>& commands() {
       {"run", "build, boot and measure every run of an experiment; print the comparison",
        setup_run},
       {"report", "print the comparison table and expectations of a results session", setup_report},
+      {"export", "write a results session as KernelCI KCIDB JSON (--kcidb)", setup_export},
       {"compare", "compare two sessions or index selections: statistics and verdicts per metric",
        setup_compare},
       {"gate", "judge a candidate session against a baseline with the experiment's gate: rules",
