@@ -20,6 +20,9 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/
+from circles import components, shortest_circle  # noqa: E402 (scripts/circles.py)
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SCANNED = ("harness", "images/agent", "workloads")
 RUNGS = [["util"], ["model"], ["kernel"], ["catalog"], ["image"], ["protocol"], ["backend"],
@@ -117,76 +120,11 @@ def circles(edges):
                 out.append((line, unit(t)))
                 where.setdefault((unit(f), unit(t)), (f, line, t))
         graph.setdefault(unit(f), [])
-    index, low, stack, on, comps = {}, {}, [], set(), []
-    counter = [0]
-
-    def strong(v):  # Tarjan, iterative
-        work = [(v, 0)]
-        while work:
-            node, i = work.pop()
-            if i == 0:
-                index[node] = low[node] = counter[0]
-                counter[0] += 1
-                stack.append(node)
-                on.add(node)
-            recurse = False
-            for j in range(i, len(graph[node])):
-                w = graph[node][j][1]
-                if w not in index:
-                    work.append((node, j + 1))
-                    work.append((w, 0))
-                    recurse = True
-                    break
-                if w in on:
-                    low[node] = min(low[node], index[w])
-            if recurse:
-                continue
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.append(w)
-                    if w == node:
-                        break
-                comps.append(comp)
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-
-    for v in sorted(graph):
-        if v not in index:
-            strong(v)
+    successors = {u: [w for _, w in out] for u, out in graph.items()}
     found = []
-    for comp in comps:
-        members = set(comp)
-        if len(comp) == 1 and all(t != comp[0] for _, t in graph[comp[0]]):
-            continue
-        # One circle through the component's first file (breadth-first, shortest).
-        start = min(comp)
-        prev = {start: None}
-        queue = [start]
-        end = None
-        while queue and end is None:
-            nxt = []
-            for u in queue:
-                for line, w in graph[u]:
-                    if w == start:
-                        end = (u, line)
-                        break
-                    if w in members and w not in prev:
-                        prev[w] = (u, line)
-                        nxt.append(w)
-                if end:
-                    break
-            queue = nxt
-        path = [(end[0], end[1], start)]
-        node = end[0]
-        while prev[node] is not None:
-            u, line = prev[node]
-            path.append((u, line, node))
-            node = u
-        found.append(([where[(u, w)] for u, _, w in reversed(path)], sorted(members)))
+    for members in components(successors):
+        path = shortest_circle(successors, members)
+        found.append(([where[edge] for edge in path], members))
     return found
 
 
