@@ -2,7 +2,7 @@
 """Fails (exit 1) when an `#include "..."` in harness/, images/agent/ or workloads/ closes a
 circle between files or runs up the rooms. Each problem is printed as file:line: rule.
 
-The rooms of the harness, lowest first (README, "Layout"); a production file may include its
+The rooms of the harness, lowest first (docs/development.md, "Layout"); a production file may include its
 own room and the rooms on lower rungs, never a room on its own rung or above:
 
     util < model < kernel < catalog < image < protocol < backend < results
@@ -151,7 +151,7 @@ def main():
         print(p)
     if problems:
         print(f"check-includes: {len(problems)} problem(s); the rooms are listed in "
-              "scripts/check-includes.py and the README's layout section", file=sys.stderr)
+              "scripts/check-includes.py and docs/development.md, \"Layout\"", file=sys.stderr)
         return 1
     print(f"check-includes: {sum(len(v) for v in edges.values())} includes in {len(edges)} "
           "files, no circle, none upward")
