@@ -25,7 +25,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in scripts/
 from circles import components, shortest_circle  # noqa: E402 (scripts/circles.py)
-import synthetic_trees  # noqa: E402 (scripts/synthetic_trees.py)
+import checks  # noqa: E402 (scripts/checks.py)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SCANNED = ("harness", "images", "workloads")
@@ -451,26 +451,12 @@ def problems(root):
 
 
 def main(argv):
-    root = ROOT
-    if argv[1:2] == ["--self-test"]:
-        return self_test()
-    if argv[1:2] == ["--root"] and len(argv) == 3:
-        root = os.path.abspath(argv[2])
-    elif len(argv) > 1:
-        print("usage: check-house.py [--root DIR | --self-test]", file=sys.stderr)
-        return 2
-    found, sources = problems(root)
-    for p in found:
-        print(p)
-    sys.stdout.flush()
-    if found:
-        print(f"check-house: {len(found)} problem(s); the rules are in scripts/check-house.py",
-              file=sys.stderr)
-        return 1
-    functions = sum(len(s.functions) for s in sources.values())
-    print(f"check-house: {len(sources)} files, {functions} functions: no module circle, none "
-          f"over {MAX_FUNCTION_LINES} lines, no file over {MAX_FILE_LINES}")
-    return 0
+    def summary(sources):
+        functions = sum(len(s.functions) for s in sources.values())
+        return (f"{len(sources)} files, {functions} functions: no module circle, none over "
+                f"{MAX_FUNCTION_LINES} lines, no file over {MAX_FILE_LINES}")
+
+    return checks.main("check-house", argv, ROOT, problems, self_test, summary)
 
 
 def body(n):
@@ -540,8 +526,8 @@ def self_test():
                 for n in ("helper", "Box::get", "Box::size", "Holder::Holder", "kind_of", "b_fn")
                 if n not in found]
 
-    return synthetic_trees.self_test("check-house", problems, main, CLEAN, BROKEN,
-                                     BROKEN_EXPECTED, functions_found)
+    return checks.self_test("check-house", problems, main, CLEAN, BROKEN, BROKEN_EXPECTED,
+                            functions_found)
 
 
 if __name__ == "__main__":

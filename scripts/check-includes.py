@@ -2,8 +2,8 @@
 """Fails (exit 1) when an `#include "..."` in harness/, images/agent/ or workloads/ closes a
 circle between files or runs up the rooms. Each problem is printed as file:line: rule.
 
-The rooms of the harness, lowest first (docs/development.md, "Layout"); a production file may include its
-own room and the rooms on lower rungs, never a room on its own rung or above:
+The rooms of the harness, lowest first (docs/development.md, "Layout"); a production file may
+include its own room and the rooms on lower rungs, never a room on its own rung or above:
 
     util < model < kernel < catalog < image < protocol < backend < results
          < runner | analysis < bisect < report < cli

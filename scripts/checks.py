@@ -1,11 +1,36 @@
-"""The `--self-test` of the scripts/check-*.py checks: a clean synthetic tree and a broken one
-(the clean one with files replaced or added) are written to a temporary folder and checked. The
-check must find nothing in the clean tree and exactly the expected problems in the broken one,
-and exit 0 and 1 on them."""
+"""The frame of the tree checks, scripts/check-house.py and scripts/check-docs.py: their command
+line (`[--root DIR | --self-test]`), their report (each problem on a line, a count on stderr,
+exit 1; else a summary, exit 0), and their self-test: a clean synthetic tree and a broken one (the
+clean one with files replaced or added) are written to a temporary folder and checked; the check
+must find nothing in the clean tree and exactly the expected problems in the broken one, and exit
+0 and 1 on them."""
 import contextlib
 import io
 import os
+import sys
 import tempfile
+
+
+def main(name, argv, root, problems, self_test, summary):
+    """A check's command line: `argv` as sys.argv, `root` the tree by default, problems(root) ->
+    (problem lines, what summary(that) describes), self_test() -> exit status."""
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(argv) == 3 and argv[1] == "--root":
+        root = os.path.abspath(argv[2])
+    elif len(argv) > 1:
+        print(f"usage: {name}.py [--root DIR | --self-test]", file=sys.stderr)
+        return 2
+    found, checked = problems(root)
+    for p in found:
+        print(p)
+    sys.stdout.flush()
+    if found:
+        print(f"{name}: {len(found)} problem(s); the rules are in scripts/{name}.py",
+              file=sys.stderr)
+        return 1
+    print(f"{name}: {summary(checked)}")
+    return 0
 
 
 def write_tree(root, files):
