@@ -2,8 +2,8 @@
 """Fails (exit 1) when an `#include "..."` in harness/, images/agent/ or workloads/ closes a
 circle between files or runs up the rooms. Each problem is printed as file:line: rule.
 
-The rooms of the harness, lowest first (README, "Layout"); a production file may include its
-own room and the rooms on lower rungs, never a room on its own rung or above:
+The rooms of the harness, lowest first (docs/development.md, "Layout"); a production file may
+include its own room and the rooms on lower rungs, never a room on its own rung or above:
 
     util < model < kernel < catalog < image < protocol < backend < results
          < runner | analysis < bisect < report < cli
@@ -19,6 +19,9 @@ over every file, tests included.
 import os
 import re
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/
+from circles import components, shortest_circle  # noqa: E402 (scripts/circles.py)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SCANNED = ("harness", "images/agent", "workloads")
@@ -117,76 +120,11 @@ def circles(edges):
                 out.append((line, unit(t)))
                 where.setdefault((unit(f), unit(t)), (f, line, t))
         graph.setdefault(unit(f), [])
-    index, low, stack, on, comps = {}, {}, [], set(), []
-    counter = [0]
-
-    def strong(v):  # Tarjan, iterative
-        work = [(v, 0)]
-        while work:
-            node, i = work.pop()
-            if i == 0:
-                index[node] = low[node] = counter[0]
-                counter[0] += 1
-                stack.append(node)
-                on.add(node)
-            recurse = False
-            for j in range(i, len(graph[node])):
-                w = graph[node][j][1]
-                if w not in index:
-                    work.append((node, j + 1))
-                    work.append((w, 0))
-                    recurse = True
-                    break
-                if w in on:
-                    low[node] = min(low[node], index[w])
-            if recurse:
-                continue
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.append(w)
-                    if w == node:
-                        break
-                comps.append(comp)
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-
-    for v in sorted(graph):
-        if v not in index:
-            strong(v)
+    successors = {u: [w for _, w in out] for u, out in graph.items()}
     found = []
-    for comp in comps:
-        members = set(comp)
-        if len(comp) == 1 and all(t != comp[0] for _, t in graph[comp[0]]):
-            continue
-        # One circle through the component's first file (breadth-first, shortest).
-        start = min(comp)
-        prev = {start: None}
-        queue = [start]
-        end = None
-        while queue and end is None:
-            nxt = []
-            for u in queue:
-                for line, w in graph[u]:
-                    if w == start:
-                        end = (u, line)
-                        break
-                    if w in members and w not in prev:
-                        prev[w] = (u, line)
-                        nxt.append(w)
-                if end:
-                    break
-            queue = nxt
-        path = [(end[0], end[1], start)]
-        node = end[0]
-        while prev[node] is not None:
-            u, line = prev[node]
-            path.append((u, line, node))
-            node = u
-        found.append(([where[(u, w)] for u, _, w in reversed(path)], sorted(members)))
+    for members in components(successors):
+        path = shortest_circle(successors, members)
+        found.append(([where[edge] for edge in path], members))
     return found
 
 
@@ -213,7 +151,7 @@ def main():
         print(p)
     if problems:
         print(f"check-includes: {len(problems)} problem(s); the rooms are listed in "
-              "scripts/check-includes.py and the README's layout section", file=sys.stderr)
+              "scripts/check-includes.py and docs/development.md, \"Layout\"", file=sys.stderr)
         return 1
     print(f"check-includes: {sum(len(v) for v in edges.values())} includes in {len(edges)} "
           "files, no circle, none upward")

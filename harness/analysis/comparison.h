@@ -5,7 +5,7 @@
 // sets in a session report; base and candidate in `compare`). Each metric is a row with the
 // statistics of every variant and, for every variant after the first, its change against the
 // first with a 95 % Welch interval, an exact rank-test p-value and a verdict (the rule:
-// compare_samples below; README "Statistics").
+// compare_samples below; docs/comparisons.md).
 #pragma once
 
 #include <optional>

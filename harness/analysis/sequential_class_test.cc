@@ -1,5 +1,5 @@
 // The sequential test of bisect (analysis/sequential_class.h): its looks, its edge cases, and
-// its error rates simulated (the figures quoted in its header and in the README), seeded and
+// its error rates simulated (the figures quoted in its header and in docs/nightly.md), seeded and
 // deterministic (testing/seeded_normal.h).
 #include "analysis/sequential_class.h"
 

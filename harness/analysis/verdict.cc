@@ -1,6 +1,6 @@
 // compare_samples (analysis/verdict.h): the verdict rule of compare, report, gate and
 // history. Its false-alarm rate and power are simulated in verdict_test.cc and quoted in the
-// README's "Statistics" section.
+// docs/comparisons.md.
 #include <algorithm>
 #include <cmath>
 #include <utility>

@@ -1,4 +1,4 @@
-// The verdict rule (README "Statistics"): a sample's statistics and the change of one sample
+// The verdict rule (docs/comparisons.md): a sample's statistics and the change of one sample
 // against another with its verdict, the one rule of compare, report, gate, history and bisect.
 // Implemented in analysis/verdict.cc; analysis/comparison.h groups runs into its samples.
 #pragma once

@@ -1,5 +1,5 @@
 // The verdict rule (compare_samples) simulated: its false-alarm rate on identical samples (A/A)
-// and its power, for the figures in the README's "Statistics" section. Seeded and
+// and its power, for the figures in docs/comparisons.md. Seeded and
 // deterministic (testing/seeded_normal.h).
 #include <gtest/gtest.h>
 
@@ -223,7 +223,7 @@ TEST(Verdict, IdenticalQuickstartSessionsGiveNoChangeVerdict) {
   }
 }
 
-// A thpscale-fragmented guest, as the A/A sessions measured it (README "Machine state"): the
+// A thpscale-fragmented guest, as the A/A sessions measured it (docs/machine-state.md): the
 // layout each boot leaves decides how many of the 32 PMD faults fall back, so boots differ (by
 // up to 13 faults) while the reps of one boot meet the same layout and agree. Modelled as a
 // boot's count Binomial(32, p) with p drawn per boot from p0 ± spread ("layout"), or 14 or 15

@@ -16,7 +16,7 @@ std::string accel_name(Accel a);
 
 inline constexpr const char* kResultsPortName = "org.foliolab.results";
 // QEMU's -icount value under machine.timing: icount (1 ns of guest time per instruction; the
-// README's timing-modes section has the measurements behind it).
+// docs/backends.md, "Timing modes", has the measurements behind it).
 inline constexpr const char* kIcountOptions = "shift=0,sleep=off";
 
 struct QemuLaunch {

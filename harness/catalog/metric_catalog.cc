@@ -9,7 +9,7 @@ bool ends_with(std::string_view s, std::string_view suffix) { return s.ends_with
 
 // Practical thresholds of the counts that jitter between identical runs (a percentage is of
 // the larger mean of the two sides), from two identical quickstart sessions (fault 64M, n=3,
-// x86_64 and arm64 under TCG; README "Statistics"):
+// x86_64 and arm64 under TCG; docs/comparisons.md):
 //   rss_kb, vmrss_kb, rss_kb_after: Rss moved by 4-56 kB (a folio, page tables, the stack):
 //     one PMD at 4K pages (2048 kB) or 0.5 %, whichever is larger;
 //   meminfo.* (kB, gauges): AnonPages by 0-20 kB, MemFree by up to 80 MB: 2048 kB or 0.5 %;
@@ -44,12 +44,12 @@ CountThreshold count_threshold(std::string_view metric) {
   }
   if (metric.starts_with("vmstat.") || metric.starts_with("mthp.")) return {0, kRel};
   // Success rates (alloc / (alloc + fallback)) move by one fault in a few thousand on a fresh
-  // guest; under a prepared state by up to 0.02 between identical runs (README "Machine
-  // state"): 0.02 absolute.
+  // guest; under a prepared state by up to 0.02 between identical runs (docs/machine-state.md):
+  // 0.02 absolute.
   if (metric.starts_with("success.")) return {0.02, 0};
   // The fallbacks behind them (fallback.thp, fallback.<anon|shmem>.<size>): none on a fresh
   // guest, and under a prepared state as many as the layout leaves; at most one fault apart
-  // between identical runs or 2 %, whichever is larger (README "Machine state").
+  // between identical runs or 2 %, whichever is larger (docs/machine-state.md).
   if (metric.starts_with("fallback.")) return {1, 0.02};
   return {};
 }

@@ -256,20 +256,23 @@ Result<void> check_param_value(const ParamInfo& p, const std::string& value) {
   return {};
 }
 
-std::string workload_table_markdown() {
-  std::string out =
-      "| workload | what it does | parameters (default) | metrics |\n|---|---|---|---|\n";
+std::string workload_list_markdown() {
+  std::string out;
+  // A list item's continuation lines are indented two beyond its dash.
+  auto item = [&](const std::string& text) {
+    for (const std::string& line : word_wrap(text, 100, 2)) out += line + "\n";
+  };
   for (const auto& w : workload_catalog()) {
-    std::string params, metrics;
+    std::vector<std::string> params, metrics;
     for (const auto& p : w.params) {
-      params += fmt::format("{}`{}`{}", params.empty() ? "" : ", ", p.name,
-                            p.def.empty() ? "" : " (" + p.def + ")");
+      params.push_back(fmt::format("`{}`{}", p.name, p.def.empty() ? "" : " (" + p.def + ")"));
     }
-    for (const auto& m : w.metrics) {
-      metrics += fmt::format("{}`{}`", metrics.empty() ? "" : ", ", m.name);
-    }
-    if (w.open_metrics) metrics = "what the program prints (see `output`)";
-    out += fmt::format("| `{}` | {} | {} | {} |\n", w.name, w.doc, params, metrics);
+    for (const auto& m : w.metrics) metrics.push_back(fmt::format("`{}`", m.name));
+    const std::string shown =
+        w.open_metrics ? "what the program prints (see `output`)" : join(metrics, ", ");
+    item(fmt::format("- `{}`: {}", w.name, w.doc));
+    item(fmt::format("  - parameters (default): {}", join(params, ", ")));
+    item(fmt::format("  - metrics: {}", shown));
   }
   return out;
 }

@@ -1,8 +1,9 @@
 // The workload catalog: what each built-in workload (workloads/*.c, and `custom`) accepts and
 // prints. The facts live next to the programs, one workloads/<name>.def file each
 // (workloads/common.def: parameters every workload takes); this is their C++ face. It drives
-// plan-time validation (model/workload_check.h), `foliolab workloads`, the README's workload
-// table and the metric catalog (model/metric_catalog.h), which reads workload metrics from here.
+// plan-time validation (model/workload_check.h), `foliolab workloads`, the manual's workload
+// list (docs/workloads.md) and the metric catalog (model/metric_catalog.h), which reads
+// workload metrics from here.
 #pragma once
 
 #include <cstdint>
@@ -74,9 +75,11 @@ std::optional<uint64_t> parse_workload_size(std::string_view text);
 // Booleans of a bool parameter: 1/true/yes/on and 0/false/no/off; the job gets "1" or "0".
 std::optional<bool> parse_workload_bool(std::string_view text);
 
-// The README's workload table (Markdown), generated from the catalog; a unit test checks that
-// README.md holds it verbatim between the markers <!-- workloads:begin --> and :end.
-std::string workload_table_markdown();
+// The manual's list of workloads (Markdown, wrapped at 100 columns), generated from the catalog:
+// each workload with what it does, its parameters and defaults, and its metrics. A unit test
+// checks that docs/workloads.md holds it verbatim between the markers <!-- workloads:begin -->
+// and :end.
+std::string workload_list_markdown();
 
 // `foliolab workloads` and `foliolab workloads <name>`.
 std::string format_workload_list();

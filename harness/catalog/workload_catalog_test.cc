@@ -89,7 +89,7 @@ ProcessResult run_tlb(const std::filesystem::path& dir, const std::string& tlb_d
   return proc.run({.argv = args, .capture = true, .timeout = std::chrono::seconds(60)});
 }
 
-// One line of a .def is the parameter for the catalog (plan validation, the README table) and
+// One line of a .def is the parameter for the catalog (plan validation, the manual's list) and
 // for the program: the catalog's bound of tlb's `accesses` is the one the program enforces, and
 // the same line edited in a copy of workloads/ moves the program's bound with it.
 TEST(WorkloadCatalog, AnEditToADefMovesTheProgramsBounds) {
@@ -151,16 +151,16 @@ TEST(WorkloadCatalog, FaultOutcomesAreCountsWithThresholds) {
   EXPECT_EQ(metric_info("fallback_pct").better, Better::kLower);  // thp-swap-allocator's own
 }
 
-TEST(WorkloadCatalog, ReadmeTableIsGenerated) {
-  const std::string readme = read("README.md");
-  const std::string begin = "<!-- workloads:begin (generated: workload_table_markdown) -->\n";
-  const size_t a = readme.find(begin);
-  const size_t b = readme.find("<!-- workloads:end -->");
+TEST(WorkloadCatalog, ManualListIsGenerated) {
+  const std::string manual = read("docs/workloads.md");
+  const std::string begin = "<!-- workloads:begin (generated: workload_list_markdown) -->\n";
+  const size_t a = manual.find(begin);
+  const size_t b = manual.find("<!-- workloads:end -->");
   ASSERT_NE(a, std::string::npos);
   ASSERT_NE(b, std::string::npos);
-  EXPECT_EQ(readme.substr(a + begin.size(), b - a - begin.size()), workload_table_markdown())
-      << "update README.md's workload table:\n"
-      << workload_table_markdown();
+  EXPECT_EQ(manual.substr(a + begin.size(), b - a - begin.size()), workload_list_markdown())
+      << "update docs/workloads.md's workload list:\n"
+      << workload_list_markdown();
 }
 
 TEST(WorkloadCatalog, ParamValues) {

@@ -1,4 +1,4 @@
-// The exit statuses the README promises, from the real binary: 2 for bad input, 3 for an
+// The exit statuses docs/usage.md promises, from the real binary: 2 for bad input, 3 for an
 // environment foliolab cannot use, each with an `error:` line naming what and where.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

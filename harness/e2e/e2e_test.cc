@@ -569,7 +569,7 @@ TEST(E2EHostFailures, ResultsDiskFilledMidMatrixStopsAndResumeCompletes) {
     }
     std::fclose(f);
   }
-  // A host failure is the environment's: exit 3 (README, exit status).
+  // A host failure is the environment's: exit 3 (docs/usage.md, "Exit status").
   EXPECT_EQ(wait_exit(cli), 3) << *read_file(log);
   const std::string out = *read_file(log);
   EXPECT_NE(out.find("error: host failure, matrix stopped: results disk full"), std::string::npos)
@@ -611,7 +611,7 @@ void expect_all_held(const Experiment& exp, const RunOutcome& s) {
 
 // A TAP-speaking and a regex-read custom program (experiments/examples/*.c) on both arches,
 // through the real agent: TAP failures under THP never are results, patterns give metrics. Run as
-// the README does, from the repository root with a relative path (issue 27: every custom
+// a user does, from the repository root with a relative path (issue 27: every custom
 // workload failed so, its sources compiled from a scratch folder).
 TEST(E2EAdapters, TapAndRegexProgramsOnBothArchesFromTheRepositoryRoot) {
   ScopedTestDir dir("adapters");
@@ -687,8 +687,8 @@ expect:
   for (const RunRecord& rec : *records) EXPECT_EQ(rec.status, "ok") << rec.reason;
 }
 
-// A config A/B/C as the README runs it (experiments/examples/thp-default-config-ab.yaml), with
-// its two new configs removed from the cache first so they are built again: each new O=
+// A config A/B/C as docs/kernels.md runs it (experiments/examples/thp-default-config-ab.yaml),
+// with its two new configs removed from the cache first so they are built again: each new O=
 // directory starts as a copy of the nearest built one, and thp-never, two options from
 // thp-always (built just before it, its objects matching the working tree), recompiles only what
 // they reach. The kernels differ as built: THP always allocates THPs, madvise and never none.

@@ -194,7 +194,7 @@ TEST(E2ERootfs, AnUnknownPackageIsNamedAndLeavesNoImage) {
 // Seed 002 in a real program, x86_64: Debian's redis with `disable-thp yes` turns THP off for
 // itself under THP `always`, with `no` it keeps it (the shipped
 // experiments/published/redis-disable-thp.yaml at a smaller load: its AnonHugePages ratio needs
-// the full preload and is measured in the README, not here), and every record names the root
+// the full preload and is measured in docs/published.md, not here), and every record names the root
 // filesystem it booted. Beside it, stress-ng --vm (the smoke alternative to stress) runs to its
 // end in a memory cgroup roomier than what it allocates.
 TEST(E2ERootfs, RedisTurnsThpOffForItselfOnX86) {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/algorithm/string/replace.hpp>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -12,6 +11,7 @@
 #include "kernel/kbuild.h"
 #include "kernel/kconfig.h"
 #include "kernel/kernel_meta.h"
+#include "kernel/obj_dir_seed.h"
 #include "kernel/tree.h"
 #include "kernel/tree_sync.h"
 #include "util/file_lock.h"
@@ -31,58 +31,6 @@ namespace {
 // bzImage went (nothing boots it); kernels cached before keep bzImage and vmlinux and boot the
 // same vmlinux, so they stay valid under the same key (load_kernel_artifact reads both).
 constexpr const char* kObjdirRecipe = "foliolab-kbuild-1";
-
-// Beside the O= directory's .config: what configured it (the plan's config key and the tree's
-// Kconfig inputs, one digest) and the digest of the .config it left, one per line.
-constexpr const char* kConfigStampFile = ".foliolab-configured";
-
-// A new O= directory is seeded from a built sibling whose .config is at most this many options
-// away. A one-option A/B (a THP default, MGLRU) moves a handful through select and depends; the
-// small and the full guest kernel are hundreds apart, where nearly every object recompiles and
-// the copy would be wasted.
-constexpr size_t kSeedMaxDistance = 50;
-
-// An O= directory's name ends with this many hex digits of its config key (KernelBuilder::plan).
-constexpr size_t kObjDirKeyDigits = 12;
-
-// The O= directories beside `obj` of the same source and arch ("<source>-<arch>-" or
-// ".foliolab-o-<arch>-", then kObjDirKeyDigits of the config key) that a build finished in.
-std::vector<fs::path> built_siblings(const fs::path& obj) {
-  std::vector<fs::path> out;
-  const std::string name = obj.filename().string();
-  if (name.size() <= kObjDirKeyDigits) return out;
-  const std::string prefix = name.substr(0, name.size() - kObjDirKeyDigits);
-  auto dirs = list_dir(obj.parent_path());
-  if (!dirs.ok()) return out;
-  for (const fs::path& d : *dirs) {
-    const std::string n = d.filename().string();
-    if (n == name || n.size() != name.size() || !n.starts_with(prefix) || !is_dir(d)) continue;
-    if (path_exists(d / kConfigStampFile) && path_exists(d / "vmlinux")) out.push_back(d);
-  }
-  return out;
-}
-
-// kbuild's .cmd files name what they build relative to O=, but the tools it builds on the way
-// (objtool) record their absolute output paths. In a copy of `from` they are pointed at `obj`
-// and keep their times: make then finds objtool's commands unchanged and does not rebuild it,
-// nor every object objtool checked (on x86_64, all of them: 640 against 3 for a THP default).
-Result<void> repoint_cmd_files(const fs::path& obj, const fs::path& from) {
-  const std::string old_path = from.string(), new_path = obj.string();
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(obj, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!name.starts_with(".") || !name.ends_with(".cmd") || !it->is_regular_file(ec)) continue;
-    auto text = read_file(it->path());
-    if (!text.ok() || text->find(old_path) == std::string::npos) continue;
-    const fs::file_time_type mtime = fs::last_write_time(it->path(), ec);
-    boost::algorithm::replace_all(*text, old_path, new_path);
-    FL_TRY(write_file_atomic(it->path(), *text));
-    fs::last_write_time(it->path(), mtime, ec);
-  }
-  if (ec) return make_env_error(fmt::format("cannot walk {}: {}", obj.string(), ec.message()));
-  return {};
-}
 
 bool has_option(const std::string& dotconfig, std::string_view option) {
   if (option.empty()) return false;
@@ -403,45 +351,14 @@ Result<std::string> KernelBuilder::configure(const Plan& plan, const Job& job) {
 }
 
 // A new O= directory (a config not built from this source and arch before) becomes a copy of
-// the nearest built sibling, then gets its own .config and stamp back, newer than the copied
-// include/config/auto.conf: make's syncconfig touches include/config/<OPTION> for the options
-// that differ, and fixdep rebuilds exactly the objects whose sources test them, where ccache in
-// depend mode would miss on every file (its hash includes autoconf.h). Builds that share a
-// source and arch hold the same work-tree lock, so the sibling is not being built meanwhile.
+// the nearest built sibling (kernel/obj_dir_seed.h); build() holds the work tree's lock.
 Result<void> KernelBuilder::seed_obj_dir(const Plan& plan, const std::string& dotconfig) {
-  // The fewest options apart; of those, the last built (its objects are the likeliest to match
-  // the working tree as it is now).
-  std::optional<fs::path> nearest;
-  size_t best = kSeedMaxDistance + 1;
-  fs::file_time_type best_built{};
-  for (const fs::path& sibling : built_siblings(plan.obj)) {
-    auto theirs = read_file(sibling / ".config");
-    if (!theirs.ok()) continue;
-    const size_t d = config_distance(dotconfig, *theirs);
-    std::error_code ec;
-    const fs::file_time_type built = fs::last_write_time(sibling / "vmlinux", ec);
-    if (d < best || (d == best && nearest && built > best_built)) {
-      best = d;
-      best_built = built;
-      nearest = sibling;
-    }
-  }
-  if (!nearest) return {};
-  auto stamp = read_file(plan.obj / kConfigStampFile);
-  FL_TRY(stamp);
-  ProcessResult r = runner_.run(
-      {.argv = {"cp", "-a", (*nearest / ".").string(), plan.obj.string()}, .capture = true});
-  if (!r.ok()) {
-    return make_env_error(fmt::format("{}: cannot copy {} into {}: {}\n{}", plan.label(),
-                                      nearest->string(), plan.obj.string(), r.describe(),
-                                      r.output));
-  }
-  FL_TRY(repoint_cmd_files(plan.obj, *nearest));
-  FL_TRY(write_file_atomic(plan.obj / ".config", dotconfig));
-  FL_TRY(write_file_atomic(plan.obj / kConfigStampFile, *stamp));
+  auto seed = seed_from_nearest_sibling(runner_, plan.obj, dotconfig, plan.label());
+  if (!seed.ok()) return seed.error();
+  if (!*seed) return {};
   opt_.log(fmt::format("{}: {} seeded from {} ({} option(s) apart): make rebuilds what they reach",
-                       plan.label(), plan.obj.filename().string(), nearest->filename().string(),
-                       best));
+                       plan.label(), plan.obj.filename().string(),
+                       (*seed)->from.filename().string(), (*seed)->distance));
   return {};
 }
 

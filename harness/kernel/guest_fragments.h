@@ -14,8 +14,8 @@ namespace foliolab {
 // (x86_64-full) when the kernel is the full guest kernel on `arch` (KernelSpec::full_guest,
 // settled from the experiment by catalog/guest_kernel.h); then the kernel's own `config:` list.
 // The small kernel serves initramfs runs of the C workloads; one full kernel per arch serves
-// root-filesystem, swapping, zswap, cgroup, NUMA and selftest runs alike (README, "Kernel
-// configs"), so an A/B of any of those compares one build.
+// root-filesystem, swapping, zswap, cgroup, NUMA and selftest runs alike (docs/kernels.md),
+// so an A/B of any of those compares one build.
 std::vector<std::string> kernel_fragments(const KernelSpec& kernel, Arch arch);
 
 // The fragment that makes a guest kernel the full one (kernel-config/guest-full.config); a

@@ -24,8 +24,8 @@ Kbuild& Kbuild::with_compiler(bool use_ccache, const fs::path& ccache_dir,
           // A miss costs little: depend mode takes the headers from the compiler's own .d file
           // instead of running the preprocessor first; the inode cache hashes each header once
           // per build, not once per object; objects are stored as they are. A cold small arm64
-          // kernel (-j2): 126 s by gcc alone, 188 s through plain ccache, 132.5 s so (README,
-          // "Kernel configs"). The price: no preprocessed-output hits, so a kernel that differs
+          // kernel (-j2): 126 s by gcc alone, 188 s through plain ccache, 132.5 s so
+          // (docs/kernels.md). The price: no preprocessed-output hits, so a kernel that differs
           // in an option recompiles what includes autoconf.h (nearly all of it for an mm option).
           {"CCACHE_DEPEND", "1"},
           {"CCACHE_INODECACHE", "1"},

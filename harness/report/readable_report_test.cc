@@ -18,6 +18,7 @@
 #include "report/render.h"
 #include "report/text.h"
 #include "testing/record_fixture.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace {

@@ -21,6 +21,7 @@
 #include "testing/temp_dir.h"
 #include "util/fs.h"
 #include "util/process.h"
+#include "util/text.h"
 
 namespace foliolab {
 namespace {

@@ -21,32 +21,6 @@ std::string pad(const std::string& s, size_t w, bool right) {
   return right ? fill + s : s + fill;
 }
 
-// Word-wraps `text` at `width`, continuation lines indented by `indent` spaces.
-std::vector<std::string> wrap(const std::string& text, size_t width, size_t indent) {
-  std::vector<std::string> lines;
-  // The line's own indentation is kept, and continuation lines are indented beyond it.
-  size_t start = text.find_first_not_of(' ');
-  if (start == std::string::npos) return {text};
-  std::string line(start, ' ');
-  indent += start;
-  bool first = true;
-  while (start < text.size()) {
-    size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(start, end - start);
-    if (!first && display_width(line) + 1 + display_width(word) > width) {
-      lines.push_back(line);
-      line = std::string(indent, ' ') + word;
-    } else {
-      line += (first ? "" : " ") + word;
-    }
-    first = false;
-    start = end + 1;
-  }
-  lines.push_back(line);
-  return lines;
-}
-
 void render_chunk(const TextTable& t, const std::vector<size_t>& cols,
                   const std::vector<size_t>& widths, std::ostream& out) {
   auto line = [&](const std::vector<std::string>& cells, bool header) {
@@ -68,18 +42,13 @@ void render_chunk(const TextTable& t, const std::vector<size_t>& cols,
 
 }  // namespace
 
-size_t display_width(std::string_view s) {
-  return static_cast<size_t>(std::count_if(
-      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
-}
-
 void render_text(const Document& doc, std::ostream& out, size_t width) {
   for (const std::string& l : doc.preamble) {
-    for (const std::string& w : wrap(l, width, 2)) out << w << "\n";
+    for (const std::string& w : word_wrap(l, width, 2)) out << w << "\n";
   }
   for (const TextTable& t : doc.tables) {
     if (!t.title.empty()) {
-      for (const std::string& w : wrap(t.title, width, 2)) out << w << "\n";
+      for (const std::string& w : word_wrap(t.title, width, 2)) out << w << "\n";
     }
     std::vector<size_t> widths(t.header.size(), 0);
     for (size_t c = 0; c < t.header.size(); ++c) widths[c] = display_width(t.header[c]);
@@ -105,14 +74,14 @@ void render_text(const Document& doc, std::ostream& out, size_t width) {
       render_chunk(t, cols, widths, out);
     } while (c < t.header.size());
     if (!t.notes.empty()) {
-      for (const std::string& w : wrap("warning: " + join(t.notes, "; "), width, 2)) {
+      for (const std::string& w : word_wrap("warning: " + join(t.notes, "; "), width, 2)) {
         out << w << "\n";
       }
     }
     out << "\n";
   }
   for (const std::string& l : doc.epilogue) {
-    for (const std::string& w : wrap(l, width, 6)) out << w << "\n";
+    for (const std::string& w : word_wrap(l, width, 6)) out << w << "\n";
   }
 }
 

@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "analysis/comparison.h"
@@ -28,8 +27,5 @@ void write_text(const ComparisonModel& model, const std::vector<std::string>& ex
 // A verdict line, the cases that did not pass, then the comparison.
 void write_text(const GateReport& report, std::ostream& out);
 void write_text(const HistoryModel& model, std::ostream& out);
-
-// Display width of UTF-8 text (code points; the tables use "±", "×", "†", "…").
-size_t display_width(std::string_view s);
 
 }  // namespace foliolab

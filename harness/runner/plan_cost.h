@@ -19,7 +19,7 @@
 namespace foliolab {
 
 // A generic kernel build on 2 cores, for a host that has built none yet: twice what the small
-// and the full guest kernel took on the 2-core machine of README's "Kernel configs".
+// and the full guest kernel took on the 2-core machine of docs/kernels.md, "Build times".
 inline constexpr double kGenericSmallKernelSeconds = 300;
 inline constexpr double kGenericFullKernelSeconds = 600;
 

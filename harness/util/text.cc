@@ -62,6 +62,35 @@ std::string slugify(std::string_view text) {
   return out.empty() ? "x" : out;
 }
 
+size_t display_width(std::string_view s) {
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+}
+
+std::vector<std::string> word_wrap(const std::string& text, size_t width, size_t indent) {
+  std::vector<std::string> lines;
+  size_t start = text.find_first_not_of(' ');
+  if (start == std::string::npos) return {text};
+  std::string line(start, ' ');
+  indent += start;
+  bool first = true;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!first && display_width(line) + 1 + display_width(word) > width) {
+      lines.push_back(line);
+      line = std::string(indent, ' ') + word;
+    } else {
+      line += (first ? "" : " ") + word;
+    }
+    first = false;
+    start = end + 1;
+  }
+  lines.push_back(line);
+  return lines;
+}
+
 bool is_word(std::string_view text, std::string_view extra) {
   if (text.empty()) return false;
   return std::all_of(text.begin(), text.end(), [&](char c) {

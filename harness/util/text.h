@@ -1,5 +1,5 @@
-// The text helpers of the whole harness, each written once: trimming, joining, "did you mean"
-// matching and its wording, slugs, strict number parsing.
+// The text helpers of the whole harness, each written once: trimming, joining, word-wrapping,
+// "did you mean" matching and its wording, slugs, strict number parsing.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +31,15 @@ std::string_view trim(std::string_view text);
 
 // The items with `sep` between them.
 std::string join(std::span<const std::string> items, std::string_view sep);
+
+// Columns `s` takes on a terminal: its UTF-8 code points, each one column (the report tables
+// use "±", "×", "†", "…").
+size_t display_width(std::string_view s);
+
+// `text` word-wrapped at `width` columns (display_width), its own leading spaces kept and
+// continuation lines indented `indent` spaces beyond them; a word longer than `width` stays
+// whole on a line of its own.
+std::vector<std::string> word_wrap(const std::string& text, size_t width, size_t indent);
 
 // The words of `text` between runs of spaces (no empty words).
 std::vector<std::string> split_words(std::string_view text);

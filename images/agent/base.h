@@ -6,6 +6,7 @@
  * static, libc only, e.g. `gcc -static -O2 -Wall -Wextra -Werror -o agent <those files>`
  * (or aarch64-linux-gnu-gcc). Layers, each calling only the ones below it:
  *   repeat_rule (pure: the stopping rule of adaptive reps, libc only)
+ *   job_state (the job file's machine-state lines, libc only)
  *   base  <  record  <  sysfs, job, rootfs  <  agent (main and the run loop)
  */
 #ifndef FOLIOLAB_AGENT_BASE_H

@@ -162,17 +162,6 @@ static int parse_workload(struct parse *ps, char *rest) {
   return 0;
 }
 
-/* A word of [A-Za-z0-9_.-], nothing else: metric names as the workloads print them, and the
- * compressor, counter and cgroup file names of the machine-state lines (job_state.c). */
-int job_is_word(const char *s) {
-  if (!*s) return 0;
-  for (; *s; s++)
-    if (!(strchr("_.-", *s) || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-          (*s >= '0' && *s <= '9')))
-      return 0;
-  return 1;
-}
-
 /* repeat_max, repeat_ci, repeat_metric and warmup (adaptive repetitions); 1 when `line` is
  * none of them. */
 static int parse_repeat_line(struct parse *ps, const char *line, char *rest) {

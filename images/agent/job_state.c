@@ -1,13 +1,23 @@
-/* The machine-state lines of the job file (docs/guest-protocol.md "Machine state"). Strict like
- * job.c: every value is checked, so prepare.c writes only where it means to. Uses base only. */
+/* The machine-state lines of the job file (job_state.h). Strict like job.c: every value is
+ * checked, so prepare.c writes only where it means to. */
 #define _GNU_SOURCE
+#include "job_state.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base.h"
-#include "job.h"
+/* A word of [A-Za-z0-9_.-], nothing else: metric names as the workloads print them, and the
+ * compressor, counter and cgroup file names of the machine-state lines. */
+int job_is_word(const char *s) {
+  if (!*s) return 0;
+  for (; *s; s++)
+    if (!(strchr("_.-", *s) || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9')))
+      return 0;
+  return 1;
+}
 
 static int parse_ull(const char *s, unsigned long long *out) {
   char *end;
