@@ -23,6 +23,7 @@
 #include "results/index.h"
 #include "results/session_ref.h"
 #include "results/store.h"
+#include "server/lab_client.h"
 #include "util/fs_ops.h"
 
 namespace foliolab::cli {
@@ -47,6 +48,31 @@ Result<fs::path> gate_baseline(const std::string& baseline, const fs::path& resu
     return make_error(fmt::format("no indexed session of '{}' before {}", exp.name, me));
   }
   return base_dir;
+}
+
+// --server: the baseline from a lab server, fetched into <cache>/lab/<server>/: `latest` is the
+// server's newest session of the experiment before the candidate's stamp.
+Result<fs::path> server_baseline(const GateFlags& f, const Experiment& exp,
+                                 const fs::path& cand_dir) {
+  auto server = lab_server_ref(f.server, f.token_file);
+  FL_TRY(server);
+  std::string key = f.baseline;
+  if (key == "latest") {
+    auto sessions = fetch_sessions(*server, exp.name, 1000);
+    FL_TRY(sessions);
+    key.clear();
+    for (const PushedSession& s : *sessions) {  // newest first
+      if (s.stamp < cand_dir.filename().string()) {
+        key = s.key;
+        break;
+      }
+    }
+    if (key.empty()) {
+      return make_error(fmt::format("{} has no session of '{}' before {}", server->url, exp.name,
+                                    cand_dir.filename().string()));
+    }
+  }
+  return fetch_session(*server, key, lab_session_root(f.run.common.cache, *server));
 }
 
 // --junit and --markdown: the JUnit XML and the Markdown summary, where asked for; gate.json
@@ -118,7 +144,8 @@ Result<Judged> judge(const GateFlags& f) {
   FL_TRY(exp);
   j.exp = std::move(*exp);
   if (j.exp.gate_rules.empty()) return make_error(j.exp.file + " has no gate: block");
-  auto base_dir = gate_baseline(f.baseline, f.run.results, j.exp, j.cand_dir);
+  auto base_dir = f.server.empty() ? gate_baseline(f.baseline, f.run.results, j.exp, j.cand_dir)
+                                   : server_baseline(f, j.exp, j.cand_dir);
   FL_TRY(base_dir);
   j.base_dir = *base_dir;
   auto b = session_side(j.base_dir, *where);
@@ -233,7 +260,11 @@ std::function<int()> setup_gate(CLI::App& app) {
     app.remove_option(app.get_option(name));
   }
   app.add_option("cand", f->cand, "candidate session directory")->required();
-  app.add_option("--baseline", f->baseline, "PATH | latest | tag:NAME")->required();
+  app.add_option("--baseline", f->baseline,
+                 "PATH | latest | tag:NAME; with --server: latest | EXPERIMENT/STAMP")
+      ->required();
+  app.add_option("--server", f->server, "take the baseline from this lab server (http://…)");
+  app.add_option("--token-file", f->token_file, "its token, when reading needs one");
   app.add_option("--junit", f->junit, "write JUnit XML here");
   app.add_option("--markdown", f->markdown, "write a Markdown summary here");
   app.add_option("--format", f->format, "text | markdown | csv | json")->capture_default_str();

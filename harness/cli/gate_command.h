@@ -22,6 +22,9 @@ namespace foliolab::cli {
 struct GateFlags {
   RunFlags run;  // how --confirm's sessions run (backend, accel, -j); run.results is --results
   std::string cand, baseline, junit, markdown, where, known_issues;
+  // --server: the baseline is a session of that lab server (`latest` or <experiment>/<stamp>),
+  // fetched into the cache; --token-file as `push`.
+  std::string server, token_file;
   std::string format = "text";
   std::string today;  // --today YYYY-MM-DD for known-issue expiry; "": today's UTC date
   int confirm = 0;

@@ -20,6 +20,7 @@
 #include "results/index_rebuild.h"
 #include "results/session_ref.h"
 #include "results/store.h"
+#include "server/lab_client.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -31,6 +32,7 @@ struct TableFlags {
   std::string html;
   std::string results = default_results_root().string();
   std::string where;
+  std::string server, token_file;  // history: the samples of a lab server's index
   void add(CLI::App& app, bool html_flag = true) {
     app.add_option("--format", format, "text | markdown | csv | json")->capture_default_str();
     if (html_flag) app.add_option("--html", html, "also write a self-contained HTML report here");
@@ -177,6 +179,25 @@ Result<void> recompute_change_points(const fs::path& root,
   return {};
 }
 
+// history --server: the lab server's samples, judged here as a local index's would be (change
+// points stay on the server's side: it finds its own).
+int server_history(const std::string& metric, const TableFlags& flags, double min_effect) {
+  auto server = lab_server_ref(flags.server, flags.token_file);
+  if (!server.ok()) return fail(server.error());
+  auto samples = fetch_samples(*server, metric, flags.where);
+  if (!samples.ok()) return fail(samples.error(), kExitEnvironment);
+  CompareOptions options;
+  options.min_effect_timing = min_effect / 100;
+  HistoryModel model = build_history(metric, *samples, {}, options);
+  find_change_points(model, {.min_magnitude = options.min_effect_timing});
+  if (auto st = write_html(flags.html, [&](std::ostream& o) { write_html(model, o); }); !st.ok()) {
+    return fail(st.error(), kExitFailed);
+  }
+  auto format = flags.parsed_format();
+  (void)write_output("-", [&](std::ostream& o) { render_history(model, *format, o); });
+  return model.series.empty() ? kExitFailed : kExitOk;
+}
+
 std::function<int()> setup_history(CLI::App& app) {
   auto metric = std::make_shared<std::string>();
   auto flags = std::make_shared<TableFlags>();
@@ -190,11 +211,14 @@ std::function<int()> setup_history(CLI::App& app) {
                  "smallest timing change of interest, in % (vs previous and change points)")
       ->capture_default_str();
   flags->add(app);
+  app.add_option("--server", flags->server, "the index of this lab server (http://…)");
+  app.add_option("--token-file", flags->token_file, "its token, when reading needs one");
   return [=] {
     auto format = flags->parsed_format();
     if (!format.ok()) return fail(format.error());
     auto where = parse_run_query(flags->where);
     if (!where.ok()) return fail(where.error());
+    if (!flags->server.empty()) return server_history(*metric, *flags, *min_effect);
     auto index = ResultIndex::open(flags->results);
     if (!index.ok()) return fail(index.error());
     auto samples = index->samples(*metric, *where);

@@ -14,6 +14,7 @@
 #include "testing/fake_kernel_tree.h"
 #include "testing/fake_make.h"
 #include "util/fs.h"
+#include "util/fs_ops.h"
 
 namespace foliolab {
 namespace {

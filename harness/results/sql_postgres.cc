@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "results/sql.h"
+#include "results/sql_postgres.h"
 
 namespace foliolab {
 namespace {

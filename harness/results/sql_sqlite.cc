@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include "results/sql.h"
+#include "results/sql_sqlite.h"
 
 namespace foliolab {
 namespace {

@@ -96,7 +96,7 @@ TEST_P(LabApi, PushListFetchAndSamples) {
 
   auto back = fetch_session(ref(""), first->key, dir_->path() / "fetched");
   ASSERT_TRUE(back.ok()) << back.error().message;
-  const std::string id = "x86_64.6.12-mthp-vmstat.64K-mTHP.fault.00000000";
+  const std::string id = quickstart_run_id("64K mTHP");
   EXPECT_EQ(*read_file(*back / "runs" / id / "run.json"),
             *read_file(session / "runs" / id / "run.json"));
   EXPECT_EQ(*read_file(*back / "experiment.yaml"), *read_file(session / "experiment.yaml"));
@@ -141,7 +141,7 @@ TEST_P(LabApi, RefusesBadPushesAndChangesNothing) {
   EXPECT_EQ(post("flt_" + std::string(64, '0'), body), 403);
   EXPECT_EQ(post(push_token_, body.substr(0, body.size() / 2)), 400);  // truncated JSON
   std::string escape = body;
-  const std::string run = "runs/x86_64.6.12-mthp-vmstat.4K.fault.00000000/run.json";
+  const std::string run = "runs/" + quickstart_run_id("4K") + "/run.json";
   escape.replace(escape.find(run), run.size(), "runs/../../../etc/run.json");
   EXPECT_EQ(post(push_token_, escape), 400);
   std::string stamp = body;

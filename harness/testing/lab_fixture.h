@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "model/loader.h"
+#include "model/matrix.h"
 #include "results/store.h"
 #include "testing/postgres_server.h"
 #include "testing/record_fixture.h"
@@ -50,8 +52,19 @@ class LabDatabase {
   std::string url_, error_;
 };
 
-// <root>/quickstart/<stamp>/ with one run per knob set ("4K", "64K mTHP"), `faults` each rep
-// (plus `offset` on the 64K run), on `host`.
+// The run id experiments/quickstart.yaml plans for x86_64 and a knob set.
+inline std::string quickstart_run_id(const std::string& knobs) {
+  static const Experiment exp =
+      *load_experiment((kSourceRoot / "experiments" / "quickstart.yaml").string());
+  for (const Run& run : expand(exp)) {
+    if (run.arch == Arch::kX86_64 && exp.knob_sets[run.knob_set].name == knobs) return run.id;
+  }
+  ADD_FAILURE() << "quickstart plans no x86_64 run with knobs " << knobs;
+  return "";
+}
+
+// <root>/quickstart/<stamp>/ with quickstart's two x86_64 runs ("4K", "64K mTHP"), `faults`
+// each rep (plus `offset` on the 64K run), on `host`.
 inline std::filesystem::path make_lab_session(const std::filesystem::path& root,
                                               const std::string& stamp, double offset = 0,
                                               const std::string& host = "testhost") {
@@ -63,8 +76,13 @@ inline std::filesystem::path make_lab_session(const std::filesystem::path& root,
     FakeRun f;
     f.knobs = knobs;
     const double base = std::string(knobs) == "4K" ? 16386 : 1025 + offset;
-    f.metrics = {{"faults", {base, base, base}}, {"cpu_s", {0.010, 0.011, 0.0105}}};
+    const int64_t folios = std::string(knobs) == "4K" ? 0 : 1024;
+    f.metrics = {{"faults", {base, base, base}},
+                 {"cpu_s", {0.010, 0.011, 0.0105}},
+                 {"sys_s", {0.008, 0.0081, 0.0079}}};
+    f.deltas = {{"mthp.64kB.anon_fault_alloc", {folios, folios, folios}}};
     RunRecord r = fake_record(f);
+    r.id.run_id = quickstart_run_id(knobs);
     r.provenance.host.hostname = host;
     EXPECT_TRUE(store->save_record(r).ok());
   }
