@@ -16,6 +16,7 @@
 #include "report/render.h"
 #include "results/store.h"
 #include "runner/experiment_runner.h"
+#include "server/lab_client.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -73,7 +74,8 @@ int report_session(const Experiment& exp, const Result<SessionSummary>& summary,
   return (summary->failed == 0 && report.expectations_failed == 0) ? kExitOk : kExitFailed;
 }
 
-int run_experiment(const RunFlags& f) {
+// The session's directory goes to *session_dir once the session has run.
+int run_experiment(const RunFlags& f, fs::path* session_dir) {
   auto exp = load(f.file, f.common, f.archs);
   if (!exp) return kExitBadInput;
   if (auto st = apply_repeat_until_ci(*exp, f.repeat_ci); !st.ok()) return fail(st.error());
@@ -89,15 +91,46 @@ int run_experiment(const RunFlags& f) {
   if (!f.resume.empty()) opt.resume_dir = fs::path(f.resume);
   auto summary = (*context)->run(*exp, runs, opt);
   (*context)->finish();  // the status block goes before the report is printed
+  if (summary.ok()) *session_dir = summary->dir;
   return report_session(*exp, summary, f.common.cache);
 }
 
 }  // namespace
 
+// run --server: the session to the lab server once it has ended (push_session retries a server
+// that is restarting). A failed push keeps the local session and says how to push it later.
+int push_after_run(int code, const std::string& server, const std::string& token_file,
+                   const fs::path& session) {
+  auto ref = lab_server_ref(server, token_file);
+  if (!ref.ok()) return fail(ref.error());
+  if (session.empty()) return code;
+  auto out = push_session(*ref, session);
+  if (!out.ok()) {
+    fmt::print(stderr, "{}\n  later: foliolab push {} --server {}\n", out.error().message,
+               session.string(), ref->url);
+    return code == kExitOk ? kExitEnvironment : code;
+  }
+  fmt::print("pushed: {}/sessions/{} ({})\n", ref->url, out->key,
+             out->stored ? "stored" : "already there");
+  return code;
+}
+
 std::function<int()> setup_run(CLI::App& app) {
   auto flags = std::make_shared<RunFlags>();
+  auto server = std::make_shared<std::string>();
+  auto token_file = std::make_shared<std::string>();
   add_run_flags(app, *flags);
-  return [flags] { return run_experiment(*flags); };
+  app.add_option("--server", *server, "push the session to this lab server when it ends");
+  app.add_option("--token-file", *token_file, "a 0600 file with a push token ($FOLIOLAB_TOKEN)");
+  return [=] {
+    if (!server->empty()) {
+      if (auto ref = lab_server_ref(*server, *token_file); !ref.ok()) return fail(ref.error());
+    }
+    fs::path session;
+    const int code = run_experiment(*flags, &session);
+    if (server->empty() || code == kExitBadInput) return code;
+    return push_after_run(code, *server, *token_file, session);
+  };
 }
 
 }  // namespace foliolab::cli

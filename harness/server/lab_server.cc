@@ -4,8 +4,10 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <sstream>
 #include <system_error>
+#include <thread>
 
 #include "analysis/history.h"
 #include "analysis/pairing.h"
@@ -53,6 +55,9 @@ std::string bearer(const Request& req) {
 struct LabServer::Impl {
   LabServerOptions opt;
   std::unique_ptr<httplib::Server> http;
+  // httplib's stop() does nothing before listening has begun: stop() waits for it (or for
+  // serve() to end) so that a stop right after serve() cannot be lost.
+  std::atomic<bool> stopping{false}, serving{false}, served{false};
 
   // A connection per request: a restarted database costs only the requests in flight.
   Result<ResultIndex> index() const { return ResultIndex::open_url(opt.db); }
@@ -391,13 +396,21 @@ Result<int> LabServer::bind() {
 }
 
 Result<void> LabServer::serve() {
-  if (!impl_->http) return make_internal_error("serve() before bind()");
-  if (!impl_->http->listen_after_bind()) return make_env_error("the server stopped listening");
+  Impl& i = *impl_;
+  if (!i.http) return make_internal_error("serve() before bind()");
+  i.serving = true;
+  const bool ok = i.stopping || i.http->listen_after_bind();
+  i.served = true;
+  if (!ok) return make_env_error("the server stopped listening");
   return {};
 }
 
 void LabServer::stop() {
-  if (impl_->http) impl_->http->stop();
+  Impl& i = *impl_;
+  i.stopping = true;
+  if (!i.http || !i.serving) return;
+  while (!i.served && !i.http->is_running()) std::this_thread::yield();
+  i.http->stop();
 }
 
 }  // namespace foliolab
