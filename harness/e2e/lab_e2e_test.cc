@@ -28,18 +28,6 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-int lab_free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 class LabE2E : public ::testing::Test {
  protected:
   void open(LabEngine engine) {
@@ -48,7 +36,7 @@ class LabE2E : public ::testing::Test {
     auto index = ResultIndex::open_url(db_->url());
     ASSERT_TRUE(index.ok()) << index.error().message;
     token_ = *add_token(*index, "lab1", TokenScope::kPush);
-    port_ = lab_free_port();
+    port_ = free_loopback_port();
     url_ = "http://127.0.0.1:" + std::to_string(port_);
     serve();
   }

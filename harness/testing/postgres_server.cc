@@ -20,7 +20,9 @@ namespace {
 
 constexpr const char* kUser = "postgres";  // the unprivileged account root runs the server as
 
-int free_port() {
+}  // namespace
+
+int free_loopback_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -34,6 +36,8 @@ int free_port() {
   ::close(fd);
   return port;
 }
+
+namespace {
 
 // argv as the unprivileged user when this process is root.
 std::vector<std::string> as_user(std::vector<std::string> argv) {
@@ -79,7 +83,7 @@ Result<std::unique_ptr<PostgresServer>> PostgresServer::start(const fs::path& di
       return make_env_error(fmt::format("cannot chown {} to {}", dir.string(), kUser));
     }
   }
-  const int port = free_port();
+  const int port = free_loopback_port();
   std::unique_ptr<PostgresServer> s(new PostgresServer(dir, port));
   FL_TRY(run({(bin / "initdb").string(), "-D", (dir / "data").string(), "-U", "foliolab",
               "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"},
