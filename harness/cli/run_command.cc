@@ -117,19 +117,21 @@ int push_after_run(int code, const std::string& server, const std::string& token
 
 std::function<int()> setup_run(CLI::App& app) {
   auto flags = std::make_shared<RunFlags>();
-  auto server = std::make_shared<std::string>();
-  auto token_file = std::make_shared<std::string>();
   add_run_flags(app, *flags);
-  app.add_option("--server", *server, "push the session to this lab server when it ends");
-  app.add_option("--token-file", *token_file, "a 0600 file with a push token ($FOLIOLAB_TOKEN)");
+  app.add_option("--server", flags->server,
+                 "a lab server: kernels it has are fetched, kernels built here pushed, the "
+                 "session pushed when it ends");
+  app.add_option("--token-file", flags->token_file,
+                 "a 0600 file with a push token ($FOLIOLAB_TOKEN)");
   return [=] {
-    if (!server->empty()) {
-      if (auto ref = lab_server_ref(*server, *token_file); !ref.ok()) return fail(ref.error());
+    if (!flags->server.empty()) {
+      auto ref = lab_server_ref(flags->server, flags->token_file);
+      if (!ref.ok()) return fail(ref.error());
     }
     fs::path session;
     const int code = run_experiment(*flags, &session);
-    if (server->empty() || code == kExitBadInput) return code;
-    return push_after_run(code, *server, *token_file, session);
+    if (flags->server.empty() || code == kExitBadInput) return code;
+    return push_after_run(code, flags->server, flags->token_file, session);
   };
 }
 

@@ -12,6 +12,7 @@
 #include "kernel/builder.h"
 #include "model/loader.h"
 #include "runner/scheduler.h"
+#include "server/lab_client.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -142,14 +143,25 @@ int guests_at_once(const RunFlags& f, const MadeBackend& made, const Experiment&
 
 KernelBuildOptions kernel_build_options(const RunFlags& f, const Experiment& exp,
                                         RunStatus* shown) {
-  return {.data_root = f.common.root,
-          .project = exp.project,
-          .spec_dir = exp.dir,
-          .cache = f.common.cache,
-          .jobs = f.make_jobs,
-          .log = [shown](const std::string& line) { shown->note(line); },
-          .progress = [shown](const std::string& what, double s,
-                              const std::string& last) { shown->build_progress(what, s, last); }};
+  KernelBuildOptions o{
+      .data_root = f.common.root,
+      .project = exp.project,
+      .spec_dir = exp.dir,
+      .cache = f.common.cache,
+      .jobs = f.make_jobs,
+      .log = [shown](const std::string& line) { shown->note(line); },
+      .progress = [shown](const std::string& what, double s,
+                          const std::string& last) { shown->build_progress(what, s, last); }};
+  auto ref = f.server.empty() ? Result<LabServerRef>(make_error(""))
+                              : lab_server_ref(f.server, f.token_file);
+  if (!ref.ok()) return o;  // run --server checked the reference before the session
+  o.fetch = [server = *ref](const std::string& id, const fs::path& dir) {
+    return fetch_kernel(server, id, dir);
+  };
+  o.share = [server = *ref](const std::string& id, const fs::path& dir) {
+    return push_kernel(server, id, dir);
+  };
+  return o;
 }
 
 void print_pool_usage(const PoolBackend& pool) {

@@ -56,6 +56,9 @@ struct RunFlags {
   std::string hosts;
   std::string repeat_ci;         // --repeat-until-ci
   std::string foreign = "auto";  // --foreign: how another arch's Debian image is made
+  // run --server: the lab server that gets the session when it ends and shares kernels by
+  // build id (fetched before building, pushed once built); --token-file as `push`.
+  std::string server, token_file;
   bool quiet = false;
   bool verbose = false;
   Verbosity verbosity() const {

@@ -21,6 +21,7 @@
 #include "server/token_store.h"
 #include "testing/cli_binary.h"
 #include "testing/lab_fixture.h"
+#include "testing/source_root.h"
 #include "testing/temp_dir.h"
 #include "util/fs.h"
 
@@ -28,7 +29,7 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-class LabE2E : public ::testing::Test {
+class E2ELab : public ::testing::Test {
  protected:
   void open(LabEngine engine) {
     db_ = std::make_unique<LabDatabase>(engine, dir_.path());
@@ -111,24 +112,24 @@ class LabE2E : public ::testing::Test {
   pid_t pid_ = -1;
 };
 
-void kill_and_restart(LabE2E* t, pid_t* pid, const std::function<void()>& serve) {
+void kill_and_restart(E2ELab* t, pid_t* pid, const std::function<void()>& serve) {
   ::kill(*pid, SIGKILL);
   EXPECT_EQ(wait_exit(*pid), 128 + SIGKILL);
   (void)t;
   serve();
 }
 
-TEST_F(LabE2E, PushersSurviveServerKillPostgres) {
+TEST_F(E2ELab, PushersSurviveServerKillPostgres) {
   open(LabEngine::kPostgres);
   push_under([&] { kill_and_restart(this, &pid_, [&] { serve(); }); });
 }
 
-TEST_F(LabE2E, PushersSurviveServerKillSqlite) {
+TEST_F(E2ELab, PushersSurviveServerKillSqlite) {
   open(LabEngine::kSqlite);
   push_under([&] { kill_and_restart(this, &pid_, [&] { serve(); }); });
 }
 
-TEST_F(LabE2E, PushersSurvivePostgresRestart) {
+TEST_F(E2ELab, PushersSurvivePostgresRestart) {
   open(LabEngine::kPostgres);
   push_under([&] {
     auto st = db_->postgres()->restart();
@@ -138,7 +139,7 @@ TEST_F(LabE2E, PushersSurvivePostgresRestart) {
 
 // Host B gates its candidate against the baseline host A pushed, through the server; history
 // reads the server's index. The CLI as a user runs it, relative paths from B's folder.
-TEST_F(LabE2E, GateAgainstAnotherHostsBaseline) {
+TEST_F(E2ELab, GateAgainstAnotherHostsBaseline) {
   open(LabEngine::kPostgres);
   const fs::path a = dir_ / "host-a", b = dir_ / "host-b";
   make_lab_session(a / "results", "20261201T000000Z", 0, "lab-a");
@@ -170,6 +171,35 @@ TEST_F(LabE2E, GateAgainstAnotherHostsBaseline) {
       {"history", "faults", "--server", url_, "--where", "knobs=64K mTHP"}, b, dir_ / "cli.log");
   EXPECT_EQ(history.exit_code, 0) << history.output;
   EXPECT_NE(history.output.find("1025"), std::string::npos) << history.output;
+}
+
+// Two hosts (two cache folders), one server: host A runs the quickstart and shares its kernels
+// (built or found in its cache); host B, with an empty cache, runs the same quickstart and
+// builds no kernel: it fetches both from the server. Both sessions land on the server.
+TEST_F(E2ELab, SecondHostRunsTheQuickstartBuildingNoKernel) {
+  open(LabEngine::kSqlite);
+  const fs::path token = dir_ / "token";
+  ASSERT_TRUE(write_file_atomic(token, token_ + "\n").ok());
+  fs::permissions(token, fs::perms::owner_read | fs::perms::owner_write);
+  ProcessResult a = run_cli({"run", "experiments/quickstart.yaml", "--server", url_, "--token-file",
+                             token.string(), "--results", (dir_ / "a-results").string()},
+                            kSourceRoot, dir_ / "host-a.log");
+  ASSERT_EQ(a.exit_code, 0) << tail_lines(dir_ / "host-a.log", 40);
+  EXPECT_NE(a.output.find("pushed: "), std::string::npos) << a.output;
+  const fs::path b_cache = dir_ / "b-cache";
+  ProcessResult b = run_cli(
+      {"run", "experiments/quickstart.yaml", "--server", url_, "--token-file", token.string(),
+       "--cache", b_cache.string(), "--results", (dir_ / "b-results").string()},
+      kSourceRoot, dir_ / "host-b.log");
+  ASSERT_EQ(b.exit_code, 0) << tail_lines(dir_ / "host-b.log", 40);
+  EXPECT_EQ(b.output.find("building kernel"), std::string::npos) << b.output;
+  EXPECT_NE(b.output.find("from the lab server"), std::string::npos) << b.output;
+  int kernels = 0;
+  for (const auto& e : fs::directory_iterator(b_cache / "kernels")) {
+    kernels += fs::exists(e.path() / "kernel.json");
+  }
+  EXPECT_EQ(kernels, 2);  // x86_64 and arm64
+  EXPECT_EQ(count("SELECT COUNT(*) FROM sessions"), 2);
 }
 
 }  // namespace

@@ -245,11 +245,23 @@ Result<KernelArtifact> KernelBuilder::load_pinned(const KernelSpec& spec, Arch a
 }
 
 Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
+  auto art = find_or_build(spec, arch);
+  if (art.ok() && opt_.share) {
+    if (auto st = opt_.share(art->build_id, art->dir); !st.ok()) {
+      opt_.log(fmt::format("kernel {} for {}: not shared with the lab server: {}", spec.name,
+                           arch_info(arch).name, st.error().message));
+    }
+  }
+  return art;
+}
+
+Result<KernelArtifact> KernelBuilder::find_or_build(const KernelSpec& spec, Arch arch) {
   if (!spec.build_id.empty()) return load_pinned(spec, arch);
   auto plan = this->plan(spec, arch);
   if (!plan.ok()) return plan.error();
   plan->hold = std::make_shared<FileLock>(plan->dir.string() + ".lock", LockMode::kShared);
   if (auto hit = load_cached(*plan)) return *hit;
+  if (auto hit = fetched(*plan)) return *hit;
   auto pristine = prepare_pristine(runner_, plan->tree.source, opt_.cache);
   if (!pristine.ok()) return pristine.error();
   FL_TRY(make_dirs(plan->work));
@@ -272,6 +284,19 @@ Result<KernelArtifact> KernelBuilder::build(const KernelSpec& spec, Arch arch) {
                                                                       : ai.image_target);
   FL_TRY(kbuild(*plan, *job, target));
   return publish(*plan, *job, target);
+}
+
+std::optional<KernelArtifact> KernelBuilder::fetched(const Plan& plan) const {
+  if (!opt_.fetch) return std::nullopt;
+  auto got = opt_.fetch(plan.build_id, plan.dir);
+  if (!got.ok()) {
+    opt_.log(fmt::format("{}: not from the lab server: {}", plan.label(), got.error().message));
+    return std::nullopt;
+  }
+  if (!*got) return std::nullopt;
+  opt_.log(fmt::format("kernel {} for {} (build id {}) from the lab server", plan.spec->name,
+                       plan.arch->name, plan.build_id));
+  return load_cached(plan);
 }
 
 Result<KernelBuilder::Job> KernelBuilder::start(const Plan& plan, const fs::path& pristine) {

@@ -66,6 +66,12 @@ struct KernelBuildOptions {
   // shows them; see runner/status.h). Either may be empty.
   std::function<void(const std::string&)> log;
   std::function<void(const std::string&, double, const std::string&)> progress;
+  // A lab's shared kernels (`run --server`, wired by the CLI): asked for a kernel the cache
+  // lacks before anything is unpacked or built (true: it wrote <cache>/kernels/<build id>
+  // whole), and told of each kernel a run uses (to upload what the server lacks). Either may be
+  // empty; a failure of either is logged and the build goes on as without them.
+  std::function<Result<bool>(const std::string& build_id, const std::filesystem::path& dir)> fetch;
+  std::function<Result<void>(const std::string& build_id, const std::filesystem::path& dir)> share;
 };
 
 // Whether a (kernel, arch) is in the cache (KernelBuilder::lookup).
@@ -99,6 +105,10 @@ class KernelBuilder {
   // build() = plan -> (cache hit) -> configure -> (seed a new O= directory) -> kbuild -> publish.
   Result<Plan> plan(const KernelSpec& spec, Arch arch);
   std::optional<KernelArtifact> load_cached(const Plan& plan) const;
+  // load_cached after the lab server's copy was fetched (KernelBuildOptions::fetch), if any.
+  std::optional<KernelArtifact> fetched(const Plan& plan) const;
+  // build() but for KernelBuildOptions::share.
+  Result<KernelArtifact> find_or_build(const KernelSpec& spec, Arch arch);
   // KernelSpec::build_id: that build from the cache, or an error saying it is gone.
   Result<KernelArtifact> load_pinned(const KernelSpec& spec, Arch arch) const;
   Result<Job> start(const Plan& plan, const std::filesystem::path& pristine);

@@ -357,3 +357,50 @@ TEST_F(BuilderTest, DirectorySourceHoldingBuildOutputsIsRefusedWithHowToCleanIt)
 
 }  // namespace
 }  // namespace foliolab
+
+namespace foliolab {
+namespace {
+
+// A lab's shared kernels (KernelBuildOptions::fetch/share): a kernel another host built is
+// fetched before anything is unpacked or made; each kernel a build uses is offered to share.
+TEST_F(BuilderTest, LabKernelIsFetchedInsteadOfBuiltAndEachUsedOneShared) {
+  auto first = builder().build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  const fs::path lab = tree_ / "lab";
+  fs::create_directories(lab);
+  fs::copy(first->dir, lab / first->build_id);
+  fs::remove_all(tree_ / "cache");
+  make_.calls.clear();
+  std::vector<std::string> shared, asked;
+  KernelBuildOptions opt{.data_root = tree_ / "project",
+                         .spec_dir = tree_.path(),
+                         .cache = tree_ / "cache",
+                         .use_ccache = false,
+                         .log = [](const std::string&) {},
+                         .fetch = [&](const std::string& id, const fs::path& dir) -> Result<bool> {
+                           asked.push_back(id);
+                           if (!fs::exists(lab / id)) return false;
+                           fs::create_directories(dir.parent_path());
+                           fs::copy(lab / id, dir);
+                           return true;
+                         },
+                         .share = [&](const std::string& id, const fs::path&) -> Result<void> {
+                           shared.push_back(id);
+                           return {};
+                         }};
+  KernelBuilder b(make_, opt);
+  auto fetched = b.build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message;
+  EXPECT_TRUE(make_.calls.empty());
+  EXPECT_EQ(fetched->build_id, first->build_id);
+  EXPECT_EQ(*read_file(fetched->image), "kernel");
+  // One the lab lacks is built here, then shared.
+  auto built = b.build(spec("b"), Arch::kX86_64);
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  EXPECT_FALSE(make_.calls.empty());
+  EXPECT_EQ(asked, (std::vector<std::string>{first->build_id, built->build_id}));
+  EXPECT_EQ(shared, (std::vector<std::string>{first->build_id, built->build_id}));
+}
+
+}  // namespace
+}  // namespace foliolab

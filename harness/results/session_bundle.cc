@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <functional>
 #include <system_error>
+#include <thread>
 
 #include "results/record_codec.h"
 #include "util/fs.h"
@@ -137,14 +141,22 @@ Result<SessionBundle> parse_bundle(std::string_view text, std::string_view where
 
 Result<fs::path> write_bundle(const SessionBundle& bundle, const fs::path& results_root) {
   const fs::path dir = results_root / bundle.experiment / bundle.stamp;
-  const fs::path tmp = results_root / bundle.experiment / ("." + bundle.stamp + ".partial");
+  // A session's contents never change under its key: a copy already there is kept (a reader
+  // may be using it), and concurrent writers each use a temporary folder of their own.
+  if (path_exists(dir / "runs")) return dir;
+  const fs::path tmp = results_root / bundle.experiment /
+                       fmt::format(".{}.{}-{}.partial", bundle.stamp, ::getpid(),
+                                   std::hash<std::thread::id>{}(std::this_thread::get_id()));
   if (path_exists(tmp)) FL_TRY(remove_tree(tmp));
   FL_TRY(make_dirs(tmp / "runs"));
   for (const auto& [name, body] : bundle.files) {
     FL_TRY(make_dirs((tmp / name).parent_path()));
     FL_TRY(write_file_atomic(tmp / name, body));
   }
-  if (path_exists(dir)) FL_TRY(remove_tree(dir));
+  if (path_exists(dir / "runs")) {
+    FL_TRY(remove_tree(tmp));  // another writer was first
+    return dir;
+  }
   FL_TRY(rename_path(tmp, dir));
   return dir;
 }

@@ -43,8 +43,8 @@ Result<SessionBundle> bundle_from_files(std::string experiment, std::string stam
 std::string bundle_json(const SessionBundle& bundle);
 // A document from a client or a server; `where` names it in messages.
 Result<SessionBundle> parse_bundle(std::string_view text, std::string_view where);
-// Writes the bundle as <root>/<experiment>/<stamp>/ (replacing a previous copy whole: the
-// files go to a temporary sibling that is renamed into place).
+// Writes the bundle as <root>/<experiment>/<stamp>/ (the files go to a temporary sibling that
+// is renamed into place; a copy already there is kept: a key's session never changes).
 Result<std::filesystem::path> write_bundle(const SessionBundle& bundle,
                                            const std::filesystem::path& results_root);
 // A name that may be an experiment, a stamp or a run id: [A-Za-z0-9][A-Za-z0-9._-]*, at most

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -140,6 +141,13 @@ Result<void> push_kernel(const LabServerRef& s, const std::string& build_id,
                          const fs::path& kernel_dir) {
   auto files = list_dir(kernel_dir);
   if (!files.ok()) return files.error();
+  if (auto held = get_text(s, fmt::format("{}/kernels/{}", kApiPrefix, build_id)); held.ok()) {
+    return {};  // another host (or an earlier run) shared it
+  }
+  // kernel.json last: the server lists a kernel only once it has its kernel.json, so an
+  // upload cut short is never fetched, and the next host's upload completes it.
+  std::stable_partition(files->begin(), files->end(),
+                        [](const fs::path& f) { return f.filename() != "kernel.json"; });
   for (const fs::path& f : *files) {
     const std::string name = f.filename().string();
     if (!is_kernel_name(name) || is_dir(f)) continue;

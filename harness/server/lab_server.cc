@@ -323,8 +323,12 @@ struct LabServer::Impl {
 
   void list_kernel(const Request& req, Response& res) const {
     if (!open_for(req, res, false) || !kernel_names_ok(req, res)) return;
-    auto files = list_dir(opt.store / "kernels" / std::string(req.matches[1]));
-    if (!files.ok() || files->empty()) return reply_error(res, 404, "no such kernel");
+    const fs::path dir = opt.store / "kernels" / std::string(req.matches[1]);
+    auto files = list_dir(dir);
+    // Its kernel.json comes last (server/lab_client.h push_kernel): until then, no kernel.
+    if (!files.ok() || !path_exists(dir / "kernel.json")) {
+      return reply_error(res, 404, "no such kernel");
+    }
     json names = json::array();
     for (const fs::path& f : *files) {
       if (f.filename().string().find(".tmp") == std::string::npos) {

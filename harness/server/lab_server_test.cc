@@ -183,6 +183,18 @@ TEST_P(LabApi, KernelsByBuildId) {
   ASSERT_TRUE(write_file_atomic(k / "kernel.json", "{\"build_id\": \"b1\"}").ok());
   ASSERT_TRUE(write_file_atomic(k / "bzImage", std::string(100000, 'k')).ok());
   EXPECT_FALSE(push_kernel(ref(read_token_), "b1d0", k).ok());
+  // An upload cut short (no kernel.json yet) is no kernel to fetch.
+  httplib::Client part(url_);
+  const std::string image(100000, 'k');
+  auto half = part.Put("/api/v1/kernels/b1d0/bzImage",
+                       httplib::Headers{{"Authorization", "Bearer " + push_token_},
+                                        {"X-Content-SHA256", sha256_hex(image)}},
+                       image, "application/octet-stream");
+  ASSERT_TRUE(half);
+  EXPECT_EQ(half->status, 201);
+  auto early = fetch_kernel(ref(""), "b1d0", dir_->path() / "early");
+  ASSERT_TRUE(early.ok()) << early.error().message;
+  EXPECT_FALSE(*early);
   ASSERT_TRUE(push_kernel(ref(push_token_), "b1d0", k).ok());
   httplib::Client c(url_);
   auto lie = c.Put("/api/v1/kernels/b1d0/bzImage",
