@@ -230,11 +230,36 @@ bool all_positive(std::span<const double> v) {
   return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
 }
 
+bool all_nonnegative(std::span<const double> v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return x >= 0; });
+}
+
 }  // namespace
 
 Interval difference_interval(std::span<const double> a, std::span<const double> b, double level) {
   if (a.size() < kMinSamples || b.size() < kMinSamples) return {};
   return welch_interval(a, b, level);
+}
+
+Interval ratio_of_means_interval(std::span<const double> a, std::span<const double> b,
+                                 double level) {
+  if (a.size() < kMinSamples || b.size() < kMinSamples) return {};
+  const double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
+  const double ma = mean_of(a), mb = mean_of(b);
+  if (!(ma > kNearZeroMean * std::max(ma, mb)) || !(mb > kNearZeroMean * std::max(ma, mb))) {
+    return {};
+  }
+  // The delta method: var(log m) ~ var(m) / m^2, Welch-Satterthwaite df of the two terms.
+  const double va = variance_of(a, ma) / (na * ma * ma), vb = variance_of(b, mb) / (nb * mb * mb);
+  const double est = std::log(mb / ma);
+  Interval out{std::expm1(est), std::expm1(est), std::expm1(est), true};
+  if (va + vb == 0) return out;
+  const double df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));
+  const double t = boost::math::quantile(boost::math::students_t(df), 1 - (1 - level) / 2);
+  const double half = t * std::sqrt(va + vb);
+  out.low = std::expm1(est - half);
+  out.high = std::expm1(est + half);
+  return out;
 }
 
 Interval relative_change_interval(std::span<const double> a, std::span<const double> b,
@@ -247,6 +272,8 @@ Interval relative_change_interval(std::span<const double> a, std::span<const dou
     const Interval d = welch_interval(la, lb, level);
     return {std::expm1(d.estimate), std::expm1(d.low), std::expm1(d.high), true};
   }
+  // A positive quantity with zeros: the ratio of the means, never below -100 %.
+  if (all_nonnegative(a) && all_nonnegative(b)) return ratio_of_means_interval(a, b, level);
   const double ma = mean_of(a);
   if (ma == 0) return {};
   const Interval d = welch_interval(a, b, level);

@@ -64,7 +64,8 @@ double median(std::span<const double> values);
 
 // A 95 % Welch t interval (Welch-Satterthwaite df) of the change of b against a.
 //   relative: every value positive: of the log ratio of geometric means, change =
-//     gm(b) / gm(a) - 1 (log_scale); otherwise of the difference of means divided by mean(a),
+//     gm(b) / gm(a) - 1 (log_scale); every value >= 0 with a zero among them: the
+//     ratio_of_means_interval; a negative value: of the difference of means divided by mean(a),
 //     change = mean(b) / mean(a) - 1 (NaN when mean(a) is zero).
 //   absolute: of mean(b) - mean(a).
 // Zero variance on both sides gives the point as its interval. NaN below kMinSamples.
@@ -74,6 +75,13 @@ struct Interval {
 };
 Interval relative_change_interval(std::span<const double> a, std::span<const double> b,
                                   double level = 0.95);
+// Of mean(b) / mean(a) - 1 for samples of a positive quantity: a Welch t interval of
+// log mean(b) - log mean(a), its variance by the delta method (s_a^2 / (n_a mean(a)^2) +
+// the same of b), so the bounds exp(lo) - 1 .. exp(hi) - 1 never reach -100 % (log_scale). NaN
+// when a side's mean is at most kNearZeroMean of the other's: no ratio, show the difference.
+Interval ratio_of_means_interval(std::span<const double> a, std::span<const double> b,
+                                 double level = 0.95);
+inline constexpr double kNearZeroMean = 1e-6;
 Interval difference_interval(std::span<const double> a, std::span<const double> b,
                              double level = 0.95);
 

@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <cstdint>
-
-#include <cmath>
 #include <vector>
 
 namespace foliolab {
@@ -191,14 +191,56 @@ TEST(Stats, WelchIntervalsOfTheChange) {
   EXPECT_NEAR(r.estimate, 1, 1e-12);
   EXPECT_NEAR(r.low, std::exp(std::log(2) * (1 - 4.302652729749464 / std::sqrt(2))) - 1, 1e-9);
   EXPECT_NEAR(r.high, std::exp(std::log(2) * (1 + 4.302652729749464 / std::sqrt(2))) - 1, 1e-9);
-  // A zero in a sample: the difference of means over mean(a).
+  // A zero in a sample: of the ratio of means in log space (the delta method). a = {0, 2}:
+  // mean 1, s^2/n = 1; b = {1, 3}: mean 2, s^2/n = 1; var = 1/1 + 1/4, symmetric about ln 2.
   const Interval z = relative_change_interval(std::vector<double>{0, 2}, std::vector<double>{1, 3});
-  EXPECT_FALSE(z.log_scale);
+  EXPECT_TRUE(z.log_scale);
   EXPECT_NEAR(z.estimate, 1, 1e-12);
-  EXPECT_NEAR(z.high - z.low, 2 * 4.302652729749464 * std::sqrt(2), 1e-9);  // mean(a) = 1
+  EXPECT_GT(z.low, -1);
+  EXPECT_NEAR(std::log1p(z.low) + std::log1p(z.high), 2 * std::log(2), 1e-9);
+  const double df = 1.25 * 1.25 / (1 + 0.0625);
+  const double t = boost::math::quantile(boost::math::students_t(df), 0.975);
+  EXPECT_NEAR(std::log1p(z.high) - std::log(2), t * std::sqrt(1.25), 1e-9);
   const Interval d = difference_interval(std::vector<double>{1, 3}, std::vector<double>{2, 4});
   EXPECT_NEAR(d.estimate, 1, 1e-12);
   EXPECT_TRUE(std::isnan(difference_interval(std::vector<double>{1}, std::vector<double>{2}).low));
+}
+
+// The issue's `user_s -108 % ... -79.3 %`: a positive quantity near 0.01 s against 0.002 s with
+// zeros among the reps and a large spread. The ratio's interval cannot go below -100 %.
+TEST(Stats, RatioIntervalOfPositiveQuantityStaysAboveMinus100) {
+  const std::vector<double> base = {0.01, 0.0, 0.03, 0.0, 0.01, 0.02, 0.0, 0.01};
+  const std::vector<double> cand = {0.0, 0.0, 0.01, 0.0, 0.0, 0.0, 0.0, 0.005};
+  for (const Interval& r :
+       {relative_change_interval(base, cand), ratio_of_means_interval(base, cand)}) {
+    EXPECT_TRUE(r.log_scale);
+    EXPECT_GT(r.low, -1);
+    EXPECT_LT(r.low, r.estimate);
+    EXPECT_GT(r.high, r.estimate);
+    EXPECT_NEAR(r.estimate, 0.001875 / 0.01 - 1, 1e-9);
+  }
+  // Every spread: never below -100 %, whatever the sizes.
+  for (double spread : {0.001, 0.01, 0.05, 0.5}) {
+    std::vector<double> a, b;
+    for (int i = 0; i < 6; ++i) {
+      a.push_back(std::max(0.0, 0.01 + spread * (i % 3 - 1)));
+      b.push_back(std::max(0.0, 0.002 + spread * (i % 2 ? 1 : -1)));
+    }
+    const Interval r = ratio_of_means_interval(a, b);
+    ASSERT_TRUE(std::isfinite(r.low)) << spread;
+    EXPECT_GT(r.low, -1) << spread;
+  }
+  // Identical samples: an interval around 0.
+  const std::vector<double> same = {0.0, 0.01, 0.02, 0.0, 0.015};
+  const Interval id = relative_change_interval(same, same);
+  EXPECT_NEAR(id.estimate, 0, 1e-12);
+  EXPECT_LT(id.low, 0);
+  EXPECT_GT(id.high, 0);
+  EXPECT_NEAR(std::log1p(id.low), -std::log1p(id.high), 1e-9);
+  // A side whose mean is 0: no ratio (the report shows the difference).
+  const Interval zero = ratio_of_means_interval(base, std::vector<double>{0, 0, 0});
+  EXPECT_TRUE(std::isnan(zero.low));
+  EXPECT_TRUE(std::isnan(relative_change_interval(std::vector<double>{0, 0}, cand).low));
 }
 
 TEST(Stats, RepsNeeded) {

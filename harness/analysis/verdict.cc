@@ -65,6 +65,22 @@ void judge_timing(const MetricInfo& info, const SampleStats& a, const SampleStat
   }
 }
 
+// A count's interval of b.mean / a.mean - 1: of the ratio (never below -100 %) when no value is
+// negative, none when a side's mean is near zero (the table shows the difference then); the
+// difference over a.mean for counts that go negative.
+void count_change_interval(const SampleStats& a, const SampleStats& b, const Interval& diff,
+                           Delta* d) {
+  if (a.min >= 0 && b.min >= 0) {
+    const Interval ratio = ratio_of_means_interval(a.values, b.values);
+    d->ci_low = ratio.low;
+    d->ci_high = ratio.high;
+    return;
+  }
+  const double lo = diff.low / a.mean, hi = diff.high / a.mean;
+  d->ci_low = std::min(lo, hi);
+  d->ci_high = std::max(lo, hi);
+}
+
 bool constant_within(const SampleStats& s, double threshold) { return s.max - s.min <= threshold; }
 
 void judge_count(const MetricInfo& info, const SampleStats& a, const SampleStats& b,
@@ -82,9 +98,7 @@ void judge_count(const MetricInfo& info, const SampleStats& a, const SampleStats
     d->rel_change = d->ci_low = d->ci_high = 0;
   } else if (a.mean != 0) {
     d->rel_change = b.mean / a.mean - 1;
-    const double lo = ci.low / a.mean, hi = ci.high / a.mean;
-    d->ci_low = std::min(lo, hi);
-    d->ci_high = std::max(lo, hi);
+    count_change_interval(a, b, ci, d);
     d->min_effect = t / std::fabs(a.mean);
   }
   const bool apart = b.min > a.max || b.max < a.min;
@@ -149,6 +163,10 @@ Delta compare_samples(const MetricInfo& info, const SampleStats& a, const Sample
     d.note = DeltaNote::kFewSamples;
     return d;
   }
+  const Interval diff = difference_interval(a.values, b.values);
+  d.diff = diff.estimate;
+  d.diff_low = diff.low;
+  d.diff_high = diff.high;
   const RankTest rt = rank_test(a.values, b.values);
   d.mann_whitney_p = rt.p;
   d.welch_p = welch_t_test(a.values, b.values);

@@ -57,7 +57,10 @@ std::string_view basis_name(VerdictBasis b);  // "rank test", "exact"
 struct Delta {
   // Timings of positive samples: gm(b) / gm(a) - 1 (geometric means); else mean(b)/mean(a) - 1.
   double rel_change = kNoValue;
-  double ci_low = kNoValue, ci_high = kNoValue;  // 95 % Welch t interval of the same
+  // 95 % Welch t interval of the same; of a ratio (never below -100 %) for non-negative
+  // samples; none when a side's mean is 0 or near it (report/ shows the difference then).
+  double ci_low = kNoValue, ci_high = kNoValue;
+  double diff = kNoValue, diff_low = kNoValue, diff_high = kNoValue;  // mean(b) - mean(a), Welch
   double mann_whitney_p = kNoValue, welch_p = kNoValue;
   Verdict verdict = Verdict::kInconclusive;
   VerdictBasis basis = VerdictBasis::kRankTest;

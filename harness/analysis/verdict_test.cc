@@ -166,6 +166,49 @@ TEST(Verdict, ACountZeroOnBothSidesIsNoChangeNotAHundredPercentDrop) {
   EXPECT_GT(grown.rel_change, 1);
 }
 
+// The issue: `user_s -108 % … -79.3 %` and `-100.0 % … +51055 %`. A timing with zeros among its
+// reps and a count that drops to zero: intervals of a ratio, never below -100 %; where a side's
+// mean is zero, the difference in the metric's unit.
+TEST(Verdict, IntervalsOfPositiveMetricsNeverCrossMinusHundredPercent) {
+  const Delta user =
+      compare_samples(kTiming, sample_stats({0.01, 0.0, 0.03, 0.0, 0.01, 0.02, 0.0, 0.01}),
+                      sample_stats({0.0, 0.0, 0.01, 0.0, 0.0, 0.0, 0.0, 0.005}), {});
+  ASSERT_TRUE(std::isfinite(user.ci_low));
+  EXPECT_GT(user.ci_low, -1);
+  EXPECT_GT(user.ci_high, user.rel_change);
+  const Delta fewer = count("faults", {10, 30, 5, 1}, {0, 1, 0, 2});
+  ASSERT_TRUE(std::isfinite(fewer.ci_low));
+  EXPECT_GT(fewer.ci_low, -1);
+  const Delta gone = count("faults", {1024, 1030, 1020}, {0, 0, 0});
+  EXPECT_TRUE(std::isnan(gone.ci_low));
+  EXPECT_EQ(ci_text(gone), "Δ -1037 … -1012");
+  EXPECT_EQ(delta_text(gone).find("Δ -"), delta_text(gone).find('[') + 1) << delta_text(gone);
+}
+
+// Zero-inflated timings (user_s of short reps) against themselves: the rank test and the ratio's
+// interval together still alarm at most 5 % of the time.
+TEST(Verdict, AAFalseAlarmRateOfTimingsWithZerosIsAtMostFivePercent) {
+  Gen g(0x7a65726f73);
+  for (size_t n : {5, 8, 20}) {
+    int alarms = 0;
+    for (int i = 0; i < kPairs; ++i) {
+      std::vector<double> a, b;
+      for (size_t k = 0; k < n; ++k) {
+        a.push_back(g.uniform() < 0.3 ? 0 : 0.01 * g.draw("lognormal", 0));
+        b.push_back(g.uniform() < 0.3 ? 0 : 0.01 * g.draw("lognormal", 0));
+      }
+      const Delta d = compare_samples(kTiming, sample_stats(a), sample_stats(b), {});
+      expect_p_agrees(d);
+      if (std::isfinite(d.ci_low)) {
+        EXPECT_GT(d.ci_low, -1);
+      }
+      alarms += directional(d.verdict);
+    }
+    const double rate = static_cast<double>(alarms) / kPairs;
+    EXPECT_LE(rate, kAlpha + 3 * std::sqrt(kAlpha * (1 - kAlpha) / kPairs)) << "n=" << n;
+  }
+}
+
 TEST(Verdict, GuestsBesideMakeATimingInconclusiveUnlessIcount) {
   const SampleStats a = sample_stats({1.00, 1.01, 0.99, 1.00, 1.00});
   const SampleStats b = sample_stats({0.80, 0.81, 0.79, 0.80, 0.80});

@@ -228,7 +228,7 @@ Result<void> Parser::parse_cgroup(const Field& f, CgroupSpec* c) const {
 Result<void> Parser::parse_monitor(const Field& f, MonitorSpec* m) const {
   auto fields = read_map(f, &kMonitorKeys);
   FL_TRY(fields);
-  FL_TRY(require(*fields, f, {"period", "counters"}));
+  FL_TRY(require(*fields, f, {"period"}));
   const Field& period = *fields->find("period");
   auto text = read_nonempty(period);
   FL_TRY(text);
@@ -240,6 +240,11 @@ Result<void> Parser::parse_monitor(const Field& f, MonitorSpec* m) const {
                                      kMinMonitorPeriodMs));
   }
   m->period_ms = static_cast<int>(*ms);
+  m->loc = loc(f);
+  if (!fields->find("counters")) {
+    m->counters = default_monitor_counters();
+    return {};
+  }
   auto counters = read_list(*fields->find("counters"), "must list at least one counter");
   FL_TRY(counters);
   if (counters->size() > static_cast<size_t>(kMaxMonitorCounters)) {

@@ -3,9 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "model/loader.h"
 #include "model/matrix.h"
 #include "testing/minimal_experiment.h"
+#include "util/build_info.h"
 
 namespace foliolab {
 namespace {
@@ -106,6 +110,41 @@ TEST(LoaderState, BadInputIsLocated) {
               HasSubstr("monitor.period: a period in milliseconds, 10ms..60000ms"));
   EXPECT_THAT(minimal_error("monitor: {period: 100ms, counters: [pswpout]}\n"),
               HasSubstr("'pswpout' is not a counter"));
+}
+
+// `monitor: {period: 100ms}` samples the default counters (the issue: it was refused for want of
+// `counters`).
+TEST(LoaderState, MonitorWithoutCountersSamplesTheDefaults) {
+  auto exp = parse_minimal("monitor: {period: 100ms}\n");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  EXPECT_EQ(exp->state.monitor.period_ms, 100);
+  EXPECT_EQ(exp->state.monitor.counters, default_monitor_counters());
+  EXPECT_LE(default_monitor_counters().size(), static_cast<size_t>(kMaxMonitorCounters));
+  EXPECT_THAT(default_monitor_counters(), ::testing::Contains("vmstat.thp_fault_fallback"));
+  EXPECT_THAT(default_monitor_counters(), ::testing::Contains("vmstat.compact_stall"));
+  auto listed = parse_minimal("monitor: {period: 100ms, counters: [vmstat.pswpout]}\n");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_THAT(listed->state.monitor.counters, ::testing::ElementsAre("vmstat.pswpout"));
+  EXPECT_THAT(minimal_error("monitor: {counters: [vmstat.pswpout]}\n"),
+              HasSubstr("missing required key 'period'"));
+}
+
+// docs/machine-state.md lists the default counters as the loader has them.
+TEST(LoaderState, ManualListsTheDefaultMonitorCounters) {
+  std::ifstream in(std::string(source_dir()) + "/docs/machine-state.md");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string manual = text.str();
+  const std::string begin =
+      "<!-- monitor-counters:begin (generated: default_monitor_counters_markdown) -->\n";
+  const size_t a = manual.find(begin);
+  const size_t b = manual.find("<!-- monitor-counters:end -->");
+  ASSERT_NE(a, std::string::npos);
+  ASSERT_NE(b, std::string::npos);
+  EXPECT_EQ(manual.substr(a + begin.size(), b - a - begin.size()),
+            default_monitor_counters_markdown())
+      << "update docs/machine-state.md's default monitor counters:\n"
+      << default_monitor_counters_markdown();
 }
 
 // Fresh-boot runs keep their ids; each state key changes them; the monitor does not.

@@ -115,6 +115,32 @@ struct MonitorSpec {
   bool enabled() const { return period_ms > 0; }
 };
 inline constexpr int kMaxMonitorCounters = 16;
+
+// The counters `monitor: {period: 100ms}` samples when it lists none: /proc/vmstat's THP, swap,
+// compaction and fault counters (docs/machine-state.md lists them, generated from this list).
+inline const std::vector<std::string>& default_monitor_counters() {
+  static const std::vector<std::string> kDefault = {"vmstat.thp_fault_alloc",
+                                                    "vmstat.thp_fault_fallback",
+                                                    "vmstat.thp_collapse_alloc",
+                                                    "vmstat.thp_split_page",
+                                                    "vmstat.pswpin",
+                                                    "vmstat.pswpout",
+                                                    "vmstat.compact_stall",
+                                                    "vmstat.compact_success",
+                                                    "vmstat.compact_fail",
+                                                    "vmstat.pgfault",
+                                                    "vmstat.pgmajfault"};
+  return kDefault;
+}
+
+// docs/machine-state.md's list of the default counters: "`vmstat.thp_fault_alloc`, ...".
+inline std::string default_monitor_counters_markdown() {
+  std::string out;
+  for (const std::string& c : default_monitor_counters()) {
+    out += (out.empty() ? "`" : ", `") + c + "`";
+  }
+  return out + "\n";
+}
 inline constexpr int kMaxMonitorSamples = 2000;
 inline constexpr int kMinMonitorPeriodMs = 10;
 

@@ -109,6 +109,19 @@ TEST(MachineStateCheck, RefusesWhatTheKernelOrBackendCannotDo) {
               HasSubstr("memcg.anon: memcg counters are the workload cgroup's memory.stat"));
 }
 
+// `monitor: {period: 100ms}` plans: the default counters pass the plan's checks and reach the
+// guest's job, one monitor_counter line each.
+TEST(MachineStateCheck, MonitorWithDefaultCountersPlans) {
+  const Experiment e = load_state("monitor: {period: 100ms}\n");
+  const Result<void> st = check_machine_state(e);
+  EXPECT_TRUE(st.ok()) << st.error().message;
+  auto job = render_job(e, expand(e).at(0));
+  ASSERT_TRUE(job.ok()) << job.error().message;
+  std::string lines = "monitor 100\n";
+  for (const std::string& c : default_monitor_counters()) lines += "monitor_counter " + c + "\n";
+  EXPECT_THAT(*job, HasSubstr(lines));
+}
+
 // The workloads that swap (swap, thp-swap-allocator) need machine.swap; swap a memory limit
 // below its size, from cgroup: or its own memory_max, never both.
 TEST(MachineStateCheck, SwappingWorkloadsNeedSwapAndALimit) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "protocol/guest_text.h"
+#include "protocol/oom_reason.h"
 #include "protocol/repeat_stop.h"
 #include "util/text.h"
 
@@ -361,6 +362,10 @@ class Interpreter {
   std::string rep_failure(const RepResult& rep) const {
     if (!rep.has_before) return fmt::format("rep {}: no counters before the workload", rep.rep);
     if (!rep.has_workload) return fmt::format("rep {}: no workload record", rep.rep);
+    if (std::string oom = oom_kill_reason(rep.signal, rep.state_before, rep.state_after);
+        !oom.empty()) {
+      return fmt::format("rep {}: workload {} {}", rep.rep, rep.workload, oom);
+    }
     if (std::string why = workload_failure(rep.format, output_of(rep), rep.exit_status, rep.signal);
         !why.empty()) {
       return fmt::format("rep {}: workload {} {}", rep.rep, rep.workload, why);
@@ -372,6 +377,12 @@ class Interpreter {
   std::string failure(const ParsedStream& stream) const {
     if (!r_.errors.empty()) {
       const GuestError& e = r_.errors.front();
+      for (const RepResult& rep : r_.reps) {  // the agent's "killed by signal 9" of an OOM kill
+        if (e.stage == "workload" && rep.has_workload &&
+            !oom_kill_reason(rep.signal, rep.state_before, rep.state_after).empty()) {
+          return rep_failure(rep);
+        }
+      }
       return e.stage.empty() ? fmt::format("guest error: {}", e.message)
                              : fmt::format("guest error in {}: {}", e.stage, e.message);
     }

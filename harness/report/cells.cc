@@ -26,6 +26,9 @@ std::string underpowered_note(const Delta& d) {
                      d.reps_needed, what);
 }
 
+// A difference with its sign: "+0.004", "-1,024".
+std::string signed_compact(double x) { return (x > 0 ? "+" : "") + format_compact(x); }
+
 }  // namespace
 
 std::string mean_ci_cell(const SampleStats& s) {
@@ -71,6 +74,10 @@ std::string delta_note(const Delta& d) {
 }
 
 std::string ci_text(const Delta& d) {
+  if (!std::isfinite(d.ci_low) && std::isfinite(d.diff_low)) {
+    // A side's mean is 0 or near it: no ratio, the difference of means in the metric's unit.
+    return fmt::format("Δ {} … {}", signed_compact(d.diff_low), signed_compact(d.diff_high));
+  }
   if (!std::isfinite(d.ci_low)) return "n/a";
   return fmt::format("{} … {}", format_change(d.ci_low), format_change(d.ci_high));
 }

@@ -34,6 +34,7 @@
 
 #include "base.h"
 #include "job.h"
+#include "memcg_events.h"
 #include "prepare.h"
 #include "record.h"
 #include "repeat_rule.h"
@@ -41,7 +42,7 @@
 #include "state.h"
 #include "sysfs.h"
 
-#define AGENT_VERSION "1.2"
+#define AGENT_VERSION "1.3"
 #define PORT_TIMEOUT_MS 30000    /* TCG guests are slow to probe virtio-serial */
 #define MONITOR_MAX_SAMPLES 2000 /* a rep's monitor samples (model/machine_state.h) */
 
@@ -123,7 +124,17 @@ struct wl_result {
   int truncated;     /* more than MAX_PAYLOAD bytes on stdout */
   struct sb samples; /* the monitor's: "s<i>\t<t_ms> <value>...\n" lines */
   long nsamples;
+  struct memcg_events events; /* the workload cgroup's memory.events before the rep */
 };
+
+/* The workload cgroup's memory.events (a job with `cgroup` lines): 0, or -1 without one. */
+static int read_memcg_events(const struct job *job, struct memcg_events *e) {
+  struct sb f = {0};
+  const int got = job->state.ncgroup && !read_file(CGROUP_DIR "/memory.events", &f);
+  if (got) memcg_events_parse(f.p, e);
+  sb_free(&f);
+  return got ? 0 : -1;
+}
 
 static long long now_ns(void) {
   struct timespec ts;
@@ -198,6 +209,7 @@ static void drain(const struct job *job, int fd, struct wl_result *r, long long 
 static void run_workload(const struct job *job, struct wl_result *r) {
   int pfd[2];
   if (pipe2(pfd, O_CLOEXEC)) fail_run("workload", "pipe: %s", strerror(errno));
+  if (read_memcg_events(job, &r->events)) r->events.oom_kill = -1;
   long long t0 = now_ns();
   pid_t pid = fork();
   if (pid < 0) fail_run("workload", "fork: %s", strerror(errno));
@@ -237,7 +249,13 @@ static void emit_workload(const struct job *job, long rep, int warmup, const str
   sb_free(&p);
   log_msg("rep %ld: %s exit_status=%d signal=%d wall_ms=%lld", rep, job->workload, code, sig,
           r->wall_ns / 1000000);
-  if (sig) fail_run("workload", "rep %ld: %s killed by signal %d", rep, job->argv[0], sig);
+  if (sig) { /* an OOM kill in the workload cgroup says so, with memory.events' counts */
+    struct memcg_events after;
+    char why[160];
+    const int cgroup = !read_memcg_events(job, &after);
+    workload_kill_reason(sig, cgroup ? &r->events : NULL, cgroup ? &after : NULL, why, sizeof why);
+    fail_run("workload", "rep %ld: %s %s", rep, job->argv[0], why);
+  }
   if (code && !job->nonzero_exit_ok)
     fail_run("workload", "rep %ld: %s exited with status %d", rep, job->argv[0], code);
   if (r->truncated)
