@@ -22,6 +22,7 @@
 #include "results/bisect_index.h"
 #include "results/index.h"
 #include "results/store.h"
+#include "server/lab_client.h"
 #include "util/fs_ops.h"
 #include "util/text.h"
 #include "util/time_stamp.h"
@@ -98,6 +99,38 @@ Result<RunRecord> series_record(const fs::path& dir, const RunQuery& id) {
                                 dir.string(), id.kernel, id.arch, id.knobs, id.workload));
 }
 
+// The samples of --metric for the experiment, narrowed by --where: from the index under
+// --results, or from the lab server's with --server.
+Result<std::vector<IndexedSample>> history_samples(const BisectFlags& f, const Experiment& exp) {
+  auto query = parse_run_query(f.where);
+  FL_TRY(query);
+  query->experiment = exp.name;
+  if (f.run.server.empty()) {
+    auto index = ResultIndex::open(f.run.results);
+    if (!index.ok()) return index.error();
+    return index->samples(f.metric, *query);
+  }
+  auto server = lab_server_ref(f.run.server, f.run.token_file);
+  FL_TRY(server);
+  const std::string where =
+      f.where.empty() ? "experiment=" + exp.name : f.where + ",experiment=" + exp.name;
+  return fetch_samples(*server, f.metric, where);
+}
+
+// --server: the change point's two sessions, fetched into <cache>/lab/<server>/.
+Result<void> fetch_change_point_sessions(const BisectFlags& f, ChangePointBisect* cp) {
+  auto server = lab_server_ref(f.run.server, f.run.token_file);
+  FL_TRY(server);
+  const fs::path root = lab_session_root(f.run.common.cache, *server);
+  auto good = fetch_session(*server, cp->good_session, root);
+  FL_TRY(good);
+  auto bad = fetch_session(*server, cp->bad_session, root);
+  FL_TRY(bad);
+  cp->good_session_dir = *good;
+  cp->bad_session_dir = *bad;
+  return {};
+}
+
 // --from-change-point SESSION: the change point of --metric in the experiment's history (the
 // index under --results, narrowed by --where) whose first session after it is SESSION; what
 // separates its two sessions' kernels becomes --series or --range, its series --where.
@@ -107,12 +140,7 @@ Result<void> from_change_point(BisectFlags& f, const Experiment& exp) {
         "--from-change-point SESSION takes --metric M and none of --variants, --series, --range "
         "(the change point's kernels give them)");
   }
-  auto index = ResultIndex::open(f.run.results);
-  if (!index.ok()) return index.error();
-  auto query = parse_run_query(f.where);
-  FL_TRY(query);
-  query->experiment = exp.name;
-  auto samples = index->samples(f.metric, *query);
+  auto samples = history_samples(f, exp);
   FL_TRY(samples);
   CompareOptions options;
   options.thresholds = exp.thresholds;
@@ -120,6 +148,7 @@ Result<void> from_change_point(BisectFlags& f, const Experiment& exp) {
   find_change_points(model);
   auto cp = find_change_point_bisect(model, f.from_change_point);
   if (!cp.ok()) return in_context("--from-change-point", cp.error());
+  if (!f.run.server.empty()) FL_TRY(fetch_change_point_sessions(f, &*cp));
   auto good = series_record(cp->good_session_dir, cp->selector);
   FL_TRY(good);
   auto bad = series_record(cp->bad_session_dir, cp->selector);
@@ -297,6 +326,10 @@ std::function<int()> setup_bisect(CLI::App& app) {
                  "bisect what separates its kernel from the one before");
   app.add_option("--metric", f->metric,
                  "the metric to follow: a count, or a timing under icount, KVM or the host");
+  app.add_option("--server", f->run.server,
+                 "a lab server: --from-change-point reads its history and sessions; kernels "
+                 "are fetched from it and shared with it");
+  app.add_option("--token-file", f->run.token_file, "its token (a push token shares kernels)");
   app.add_option("--where", f->where, "kernel=…,arch=…,workload=…: the one run per knob set");
   CLI::Option* confirm =
       app.add_option("--confirm", f->confirm, "fresh sessions for the culprit against its parent")

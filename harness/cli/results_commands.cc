@@ -21,6 +21,7 @@
 #include "results/session_ref.h"
 #include "results/store.h"
 #include "server/lab_client.h"
+#include "util/cache_root.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -73,6 +74,25 @@ Result<Side> selection_side(const std::string& text, const RunQuery& where, cons
   return side;
 }
 
+// compare --server: a session of the lab server (<experiment>/<stamp>, or `latest` of
+// --experiment), fetched into <cache>/lab/<server>/.
+Result<Side> server_side(const std::string& ref, const RunQuery& where, const TableFlags& flags,
+                         const std::string& experiment) {
+  auto server = lab_server_ref(flags.server, flags.token_file);
+  FL_TRY(server);
+  std::string key = ref;
+  if (ref == "latest") {
+    auto newest = fetch_sessions(*server, experiment, 1);
+    FL_TRY(newest);
+    if (newest->empty())
+      return make_error(fmt::format("{}: no session of '{}'", flags.server, experiment));
+    key = newest->front().key;
+  }
+  auto dir = fetch_session(*server, key, lab_session_root(cache_root(), *server));
+  FL_TRY(dir);
+  return session_side(*dir, where);
+}
+
 // A session (directory, latest, tag:NAME) or an index selection (contains '=').
 Result<Side> resolve_side(const std::string& ref, const RunQuery& where, const fs::path& root,
                           const std::string& experiment) {
@@ -115,14 +135,23 @@ std::function<int()> setup_compare(CLI::App& app) {
   app.add_option("--min-effect", *min_effect, "smallest timing change of interest, in %")
       ->capture_default_str();
   flags->add(app);
+  app.add_option("--server", flags->server,
+                 "sessions (EXPERIMENT/STAMP, latest) not found here come from this lab server");
+  app.add_option("--token-file", flags->token_file, "its token, when reading needs one");
   return [=] {
     auto format = flags->parsed_format();
     if (!format.ok()) return fail(format.error());
     auto where = parse_run_query(flags->where);
     if (!where.ok()) return fail(where.error());
-    auto b = resolve_side(*base, *where, flags->results, *experiment);
+    auto side = [&](const std::string& ref) {
+      std::error_code ec;
+      return flags->server.empty() || fs::exists(ref, ec)
+                 ? resolve_side(ref, *where, flags->results, *experiment)
+                 : server_side(ref, *where, *flags, *experiment);
+    };
+    auto b = side(*base);
     if (!b.ok()) return fail(b.error());
-    auto c = resolve_side(*cand, *where, flags->results, *experiment);
+    auto c = side(*cand);
     if (!c.ok()) return fail(c.error());
     CompareOptions options;
     options.min_effect_timing = *min_effect / 100;

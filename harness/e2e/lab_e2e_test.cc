@@ -167,6 +167,14 @@ TEST_F(E2ELab, GateAgainstAnotherHostsBaseline) {
               b, dir_ / "cli.log");
   EXPECT_EQ(moved.exit_code, 1) << moved.output;
 
+  // compare: A's pushed session against B's local candidate (64K mTHP: 1025 -> 1325 faults).
+  ProcessResult compare = run_cli({"compare", "quickstart/20261201T000000Z",
+                                   "results/quickstart/20261203T000000Z", "--server", url_},
+                                  b, dir_ / "cli.log");
+  EXPECT_EQ(compare.exit_code, 0) << compare.output;
+  EXPECT_NE(compare.output.find("faults"), std::string::npos) << compare.output;
+  EXPECT_NE(compare.output.find("regressed"), std::string::npos) << compare.output;
+
   ProcessResult history = run_cli(
       {"history", "faults", "--server", url_, "--where", "knobs=64K mTHP"}, b, dir_ / "cli.log");
   EXPECT_EQ(history.exit_code, 0) << history.output;
