@@ -21,6 +21,7 @@
 #include "server/token_store.h"
 #include "testing/cli_binary.h"
 #include "testing/lab_fixture.h"
+#include "testing/loopback_port.h"
 #include "testing/source_root.h"
 #include "testing/temp_dir.h"
 #include "util/fs.h"

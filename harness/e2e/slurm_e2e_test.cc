@@ -27,6 +27,7 @@
 #include "model/matrix.h"
 #include "results/store.h"
 #include "testing/cli_binary.h"
+#include "testing/loopback_port.h"
 #include "testing/source_root.h"
 #include "testing/temp_dir.h"
 #include "util/fs.h"
@@ -36,22 +37,6 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-// A TCP port nothing listens on right now (the kernel's pick for port 0).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
 
 std::string short_hostname() {
   char name[256] = {};
@@ -130,8 +115,8 @@ MinJobAge=3600
 NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN
 PartitionName=foliolab Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 )",
-                    fmt::arg("host", host), fmt::arg("ctld_port", free_port()),
-                    fmt::arg("d_port", free_port()), fmt::arg("socket", socket.string()),
+                    fmt::arg("host", host), fmt::arg("ctld_port", free_loopback_port()),
+                    fmt::arg("d_port", free_loopback_port()), fmt::arg("socket", socket.string()),
                     fmt::arg("dir", dir_.string()), fmt::arg("cpus", cpus));
     return write_file_atomic(conf_, conf);
   }

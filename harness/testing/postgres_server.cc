@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "results/sql.h"
+#include "testing/loopback_port.h"
 #include "util/process.h"
 
 namespace foliolab {
@@ -19,25 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kUser = "postgres";  // the unprivileged account root runs the server as
-
-}  // namespace
-
-int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
-namespace {
 
 // argv as the unprivileged user when this process is root.
 std::vector<std::string> as_user(std::vector<std::string> argv) {

@@ -34,9 +34,6 @@ class PostgresServer {
   bool running_ = false;
 };
 
-// A port on 127.0.0.1 that was free a moment ago (bound, read, closed).
-int free_loopback_port();
-
 // The directory of initdb and pg_ctl (/usr/lib/postgresql/<version>/bin), or "" when absent.
 std::filesystem::path postgres_bin_dir();
 
