@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 #include "catalog/metric_catalog.h"
@@ -93,6 +94,47 @@ void find_change_points(HistoryModel& model, const ChangePointOptions& options) 
       o.min_magnitude = scale > 0 ? same.of(scale) / scale : 0;
     s.change_kind = ChangeKind::kMeanShift;
     s.change_points = mean_shift_change_points(x, o);
+  }
+}
+
+namespace {
+
+int gate_gravity(const std::string& outcome) {
+  static const char* const kOrder[] = {"skip", "pass", "known", "flaky", "INFRA", "FAIL"};
+  for (int i = 0; i < static_cast<int>(std::size(kOrder)); ++i) {
+    if (outcome == kOrder[i]) return i;
+  }
+  return -1;
+}
+
+bool gate_case_takes(const IndexedGateCase& c, const HistorySeries& s) {
+  for (auto [given, own] : {std::pair{&c.kernel, &s.kernel},
+                            {&c.arch, &s.arch},
+                            {&c.knobs, &s.knob_set},
+                            {&c.workload, &s.workload}}) {
+    if (!given->empty() && *given != *own) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void attach_gate_cases(HistoryModel& model, const std::vector<IndexedGateCase>& cases) {
+  std::map<std::string, std::vector<const IndexedGateCase*>> by_session;
+  for (const IndexedGateCase& c : cases) {
+    if (c.metric == model.metric) by_session[c.session].push_back(&c);
+  }
+  for (HistorySeries& s : model.series) {
+    for (HistoryPoint& p : s.points) {
+      auto it = by_session.find(p.session);
+      if (it == by_session.end()) continue;
+      for (const IndexedGateCase* c : it->second) {
+        if (gate_case_takes(*c, s) && gate_gravity(c->outcome) > gate_gravity(p.gate)) {
+          p.gate = c->outcome;
+          p.gate_baseline = c->baseline;
+        }
+      }
+    }
   }
 }
 

@@ -12,11 +12,12 @@
 
 #include "analysis/change_points.h"
 #include "analysis/comparison.h"
+#include "results/finding_index.h"
 #include "results/index.h"
 
 namespace foliolab {
 
-inline constexpr int kHistorySchema = 2;  // 2: series' identity fields, change points
+inline constexpr int kHistorySchema = 3;  // 2: identity fields, change points; 3: gate
 
 struct HistoryPoint {
   std::string session, stamp;         // session: <experiment>/<stamp>, relative to the root
@@ -27,6 +28,10 @@ struct HistoryPoint {
   // Against the series' previous point, by the rule of compare (compare_samples; the index
   // keeps no guests-beside provenance, so that condition is not applied here).
   std::optional<Delta> delta;
+  // The gate's verdict on this metric of this series in this session (attach_gate_cases), by
+  // gate_outcome_name ("pass", "FAIL", ...); "" when no gate judged it.
+  std::string gate;
+  std::string gate_baseline;  // what that gate judged it against
 };
 
 struct HistorySeries {
@@ -54,6 +59,12 @@ HistoryModel build_history(const std::string& metric, const std::vector<IndexedS
 // a fraction of the series' largest |value|, as the smallest magnitude; timings: the
 // mean-shift search with `options`.
 void find_change_points(HistoryModel& model, const ChangePointOptions& options = {});
+
+// Each point's gate verdict from the index's gate cases of the model's metric
+// (results/finding_index.h): a case takes a point when it judged the point's session and every
+// identity field it gives (kernel, arch, knobs, workload) equals the series'. Of several, the
+// gravest: FAIL, INFRA, flaky, known, pass, skip.
+void attach_gate_cases(HistoryModel& model, const std::vector<IndexedGateCase>& cases);
 
 // What `bisect --from-change-point` starts from: the sessions each side of a change point
 // (good: the last before it, bad: the first after it) and the series' selector.

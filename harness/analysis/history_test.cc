@@ -91,5 +91,40 @@ TEST(HistoryChangePoints, TimingShiftNotACountsJitter) {
   EXPECT_TRUE(r.series[0].change_points.empty());
 }
 
+// A gate case takes the points of its session whose series its identity fields match; of
+// several, the gravest verdict shows.
+TEST(HistoryGate, VerdictsGoToTheirSessionsAndSeries) {
+  std::vector<IndexedSample> samples;
+  add_series(&samples, "4K", 3, [](int, int) { return 16385.0; });
+  add_series(&samples, "64K mTHP", 3, [](int s, int) { return s == 3 ? 1100.0 : 1025.0; });
+  HistoryModel h = build_history("faults", samples);
+  const std::string third = "nightly/20261103T000000Z";
+  std::vector<IndexedGateCase> cases = {
+      {.session = third,
+       .baseline = "nightly/20261102T000000Z",
+       .metric = "faults",
+       .outcome = "pass"},  // every series of the session
+      {.session = third,
+       .baseline = "nightly/20261102T000000Z",
+       .metric = "faults",
+       .knobs = "64K mTHP",
+       .outcome = "FAIL"},
+      {.session = third, .metric = "faults", .knobs = "64K mTHP", .outcome = "flaky"},
+      {.session = "nightly/20261102T000000Z", .metric = "cpu_s", .outcome = "FAIL"},
+      {.session = "nightly/20261102T000000Z",
+       .metric = "faults",
+       .arch = "arm64",
+       .outcome = "FAIL"}};
+  attach_gate_cases(h, cases);
+  ASSERT_EQ(h.series.size(), 2u);
+  EXPECT_EQ(h.series[0].points[2].gate, "pass");
+  EXPECT_EQ(h.series[1].points[2].gate, "FAIL");
+  EXPECT_EQ(h.series[1].points[2].gate_baseline, "nightly/20261102T000000Z");
+  for (const HistorySeries& s : h.series) {
+    EXPECT_EQ(s.points[0].gate, "");
+    EXPECT_EQ(s.points[1].gate, "") << "another metric's case, another arch's case";
+  }
+}
+
 }  // namespace
 }  // namespace foliolab

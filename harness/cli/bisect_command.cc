@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
+#include <string_view>
 
 #include "analysis/history.h"
 #include "analysis/session_report.h"
@@ -242,6 +245,44 @@ Result<Evaluator> evaluator(const BisectFlags& f, BisectCandidates c, const RunS
   return e;
 }
 
+// --server with a push token: each step's and confirmation's session, then the log, so that
+// the server's bisection page links every step to what it measured. A failure is a warning:
+// the bisection's answer stays the exit status, the local files stay.
+void share_bisection(const BisectFlags& f, const fs::path& dir, const BisectLog& log) {
+  if (f.run.server.empty()) return;
+  auto server = lab_server_ref(f.run.server, f.run.token_file);
+  if (!server.ok() || server->token.empty()) {
+    fmt::print(stderr, "note: {} keeps no record of this bisection (no push token given)\n",
+               f.run.server);
+    return;
+  }
+  std::set<std::string> sessions;
+  // A timing's step names its sessions "A, B".
+  auto add = [&](std::string_view logged) {
+    while (!logged.empty()) {
+      const size_t comma = std::min(logged.find(','), logged.size());
+      if (!trim(logged.substr(0, comma)).empty()) sessions.emplace(trim(logged.substr(0, comma)));
+      logged.remove_prefix(std::min(comma + 1, logged.size()));
+    }
+  };
+  for (const BisectStep& s : log.steps()) add(s.session);
+  for (const BisectConfirmation& c : log.confirmations()) {
+    for (const std::string& one : c.sessions) add(one);
+  }
+  Result<void> st;
+  for (const std::string& session : sessions) {
+    if (auto out = push_session(*server, session); !out.ok()) st = out.error();
+  }
+  const std::string key = (dir.parent_path().filename() / dir.filename()).string();
+  if (st.ok()) st = push_bisection(*server, key, dir / kBisectLogFile);
+  if (!st.ok()) {
+    fmt::print(stderr, "warning: {} keeps no record of this bisection: {}\n", f.run.server,
+               st.error().message);
+    return;
+  }
+  fmt::print(stderr, "pushed: {}/bisections/{}\n", server->url, key);
+}
+
 }  // namespace
 
 int run_bisection(BisectFlags& f) {
@@ -297,6 +338,7 @@ int run_bisection(BisectFlags& f) {
   auto out = run_bisect(*eval->eval, *log, f.confirm, hooks);
   index();
   context->finish();
+  share_bisection(f, *dir, *log);
   if (!out.ok()) return fail(out.error(), kExitFailed);
   const BisectTitle title{f.metric, fmt::format("{} {}", c.names.size(), c.kind), f.where};
   fmt::print("{}", bisect_text(title, *out, c.names));
@@ -329,7 +371,8 @@ std::function<int()> setup_bisect(CLI::App& app) {
   app.add_option("--server", f->run.server,
                  "a lab server: --from-change-point reads its history and sessions; kernels "
                  "are fetched from it and shared with it");
-  app.add_option("--token-file", f->run.token_file, "its token (a push token shares kernels)");
+  app.add_option("--token-file", f->run.token_file,
+                 "its token (a push token shares kernels, the steps' sessions and the log)");
   app.add_option("--where", f->where, "kernel=…,arch=…,workload=…: the one run per knob set");
   CLI::Option* confirm =
       app.add_option("--confirm", f->confirm, "fresh sessions for the culprit against its parent")

@@ -24,6 +24,7 @@
 #include "results/session_ref.h"
 #include "results/store.h"
 #include "server/lab_client.h"
+#include "util/fs.h"
 #include "util/fs_ops.h"
 
 namespace foliolab::cli {
@@ -190,6 +191,28 @@ void index_gate_json(const GateFlags& f, const fs::path& cand_dir) {
     fmt::print(stderr, "warning: the index keeps no gate record: {}\n", st.error().message);
 }
 
+// --server with a token: the candidate (pushed if the server lacks it; a push is idempotent)
+// and its gate.json, so that the server's history shows the verdicts. A failure is a warning:
+// the verdict and the exit status are the gate's, and the local files stay.
+void share_gate_verdicts(const GateFlags& f, const fs::path& cand_dir) {
+  if (f.server.empty()) return;
+  auto server = lab_server_ref(f.server, f.token_file);
+  if (!server.ok() || server->token.empty()) {
+    fmt::print(stderr, "note: {} keeps no verdict of this gate (no push token given)\n", f.server);
+    return;
+  }
+  auto pushed = push_session(*server, cand_dir);
+  auto text = pushed.ok() ? read_file(cand_dir / "gate.json") : Result<std::string>(pushed.error());
+  Result<void> st =
+      text.ok() ? push_gate_report(*server, pushed->key, *text) : Result<void>(text.error());
+  if (!st.ok()) {
+    fmt::print(stderr, "warning: {} keeps no verdict of this gate: {}\n", f.server,
+               st.error().message);
+    return;
+  }
+  fmt::print(stderr, "{}: the verdicts on {} are stored\n", f.server, pushed->key);
+}
+
 // --bisect: the first confirmed failure a bisection can walk, bisected after the report.
 void bisect_failure(const GateFlags& f, const GateReport& report, const Judged& j,
                     const GateSessions& sessions) {
@@ -246,6 +269,7 @@ int run_gate(const GateFlags& f, const GateSessions& sessions) {
     return fail(st.error());
   }
   index_gate_json(f, judged->cand_dir);
+  share_gate_verdicts(f, judged->cand_dir);
   (void)write_output("-", [&](std::ostream& o) { render_gate(*report, format, o); });
   bisect_failure(f, *report, *judged, sessions);
   return report->failed > 0 ? kExitFailed : report->infra > 0 ? kExitEnvironment : kExitOk;
@@ -263,8 +287,11 @@ std::function<int()> setup_gate(CLI::App& app) {
   app.add_option("--baseline", f->baseline,
                  "PATH | latest | tag:NAME; with --server: latest | EXPERIMENT/STAMP")
       ->required();
-  app.add_option("--server", f->server, "take the baseline from this lab server (http://…)");
-  app.add_option("--token-file", f->token_file, "its token, when reading needs one");
+  app.add_option("--server", f->server,
+                 "take the baseline from this lab server (http://…); with a push token, the "
+                 "candidate and the verdicts go to it too");
+  app.add_option("--token-file", f->token_file,
+                 "its token (0600; else $FOLIOLAB_TOKEN): read, or push to store the verdicts");
   app.add_option("--junit", f->junit, "write JUnit XML here");
   app.add_option("--markdown", f->markdown, "write a Markdown summary here");
   app.add_option("--format", f->format, "text | markdown | csv | json")->capture_default_str();

@@ -218,6 +218,9 @@ int server_history(const std::string& metric, const TableFlags& flags, double mi
   CompareOptions options;
   options.min_effect_timing = min_effect / 100;
   HistoryModel model = build_history(metric, *samples, {}, options);
+  auto cases = fetch_gate_cases(*server, metric);
+  if (!cases.ok()) return fail(cases.error(), kExitEnvironment);
+  attach_gate_cases(model, *cases);
   find_change_points(model, {.min_magnitude = options.min_effect_timing});
   if (auto st = write_html(flags.html, [&](std::ostream& o) { write_html(model, o); }); !st.ok()) {
     return fail(st.error(), kExitFailed);
@@ -255,6 +258,11 @@ std::function<int()> setup_history(CLI::App& app) {
     CompareOptions options;
     options.min_effect_timing = *min_effect / 100;
     HistoryModel model = build_history(*metric, *samples, {}, options);
+    if (auto cases = gate_cases_of(*index, *metric); cases.ok()) {
+      attach_gate_cases(model, *cases);
+    } else {
+      fmt::print(stderr, "warning: no gate verdicts: {}\n", cases.error().message);
+    }
     if (*change_points) {
       find_change_points(model, {.min_magnitude = options.min_effect_timing});
       if (auto st = record_change_points(*index, model); !st.ok()) {

@@ -162,11 +162,20 @@ TEST_F(E2ELab, GateAgainstAnotherHostsBaseline) {
                                b, dir_ / "cli.log");
   EXPECT_EQ(same.exit_code, 0) << same.output;
   EXPECT_NE(same.output.find("quickstart/20261201T000000Z"), std::string::npos) << same.output;
-  ProcessResult moved =
-      run_cli({"gate", "results/quickstart/20261203T000000Z", "--baseline",
-               "quickstart/20261201T000000Z", "--server", url_, "--cache", "cache"},
-              b, dir_ / "cli.log");
+  EXPECT_NE(same.output.find("keeps no verdict of this gate (no push token given)"),
+            std::string::npos)
+      << same.output;
+  // With B's push token the gate stores its candidate and verdicts on the server.
+  ASSERT_TRUE(write_file_atomic(b / "token", token_ + "\n").ok());
+  fs::permissions(b / "token", fs::perms::owner_read | fs::perms::owner_write);
+  ProcessResult moved = run_cli(
+      {"gate", "results/quickstart/20261203T000000Z", "--baseline", "quickstart/20261201T000000Z",
+       "--server", url_, "--cache", "cache", "--token-file", "token"},
+      b, dir_ / "cli.log");
   EXPECT_EQ(moved.exit_code, 1) << moved.output;
+  EXPECT_NE(moved.output.find("the verdicts on quickstart/20261203T000000Z are stored"),
+            std::string::npos)
+      << moved.output;
 
   // compare: A's pushed session against B's local candidate (64K mTHP: 1025 -> 1325 faults).
   ProcessResult compare = run_cli({"compare", "quickstart/20261201T000000Z",
@@ -180,6 +189,9 @@ TEST_F(E2ELab, GateAgainstAnotherHostsBaseline) {
       {"history", "faults", "--server", url_, "--where", "knobs=64K mTHP"}, b, dir_ / "cli.log");
   EXPECT_EQ(history.exit_code, 0) << history.output;
   EXPECT_NE(history.output.find("1025"), std::string::npos) << history.output;
+  // The gate's column: B's candidate failed on the 64K series.
+  EXPECT_NE(history.output.find("gate"), std::string::npos) << history.output;
+  EXPECT_NE(history.output.find("FAIL"), std::string::npos) << history.output;
 }
 
 // Two hosts (two cache folders), one server: host A runs the quickstart and shares its kernels

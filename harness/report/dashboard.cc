@@ -72,18 +72,61 @@ void write_sessions_page(const std::vector<PushedSession>& sessions, const Sessi
   out << "</body></html>\n";
 }
 
-void write_bisections_page(const std::vector<BisectionRow>& rows, std::ostream& out) {
+void write_bisections_page(const std::vector<IndexedBisection>& rows, std::ostream& out) {
   page_head("foliolab lab: bisections", out);
   out << "<table id=\"bisections\"><tr><th>bisection</th><th>experiment</th><th>metric</th>"
-         "<th>candidates</th><th>state</th><th>culprit</th><th>updated</th></tr>";
-  for (const BisectionRow& r : rows) {
+         "<th>where</th><th>candidates</th><th>state</th><th>culprit</th><th>updated</th></tr>";
+  for (const IndexedBisection& r : rows) {
     out << fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-        xml_escape(r.path), xml_escape(r.experiment), xml_escape(r.metric), r.candidates,
-        xml_escape(r.state), xml_escape(r.culprit), xml_escape(r.updated));
+        "<tr><td><a href=\"/bisections/{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        dashboard_url_escape(r.path), xml_escape(r.path), xml_escape(r.experiment),
+        xml_escape(r.metric), xml_escape(r.selection), r.candidates, xml_escape(r.state),
+        xml_escape(r.culprit), xml_escape(r.updated));
   }
   out << "</table>";
-  if (rows.empty()) out << "<p>No bisections indexed.</p>";
+  if (rows.empty()) {
+    out << "<p>No bisections yet: <code>foliolab bisect … --server URL</code> pushes each.</p>";
+  }
+  out << "</body></html>\n";
+}
+
+void write_bisection_page(const IndexedBisectionDetail& d, std::ostream& out) {
+  const IndexedBisection& b = d.bisection;
+  page_head("foliolab lab: bisection " + b.path, out);
+  out << fmt::format(
+      "<p id=\"summary\">{} over {} candidates{}: <b>{}</b>{}</p>", xml_escape(b.metric),
+      b.candidates, b.selection.empty() ? "" : " (" + xml_escape(b.selection) + ")",
+      xml_escape(b.state), b.culprit.empty() ? "" : ", culprit " + xml_escape(b.culprit));
+  out << "<table id=\"steps\"><tr><th>step</th><th>candidate</th><th>class</th>"
+         "<th>evidence</th><th>session</th></tr>";
+  for (const IndexedBisectStep& s : d.steps) {
+    const std::string session =
+        s.session.empty() ? ""
+                          : fmt::format("<a href=\"/sessions/{}\">{}</a>",
+                                        dashboard_url_escape(s.session), xml_escape(s.session));
+    out << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                       s.ordinal + 1, xml_escape(s.candidate),
+                       s.cls.empty() ? "skipped" : xml_escape(s.cls), xml_escape(s.evidence),
+                       session);
+  }
+  out << "</table>";
+  if (!d.confirmations.empty()) {
+    out << "<h2>confirmations</h2><table id=\"confirmations\"><tr><th>culprit</th>"
+           "<th>against</th><th>confirmed</th><th>evidence</th><th>sessions</th></tr>";
+    for (const IndexedBisectConfirmation& c : d.confirmations) {
+      std::string links;
+      for (const std::string& s : c.sessions) {
+        links +=
+            fmt::format("<a href=\"/sessions/{}\">{}</a> ", dashboard_url_escape(s), xml_escape(s));
+      }
+      out << fmt::format("<tr><td>{}</td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td></tr>",
+                         xml_escape(c.culprit), xml_escape(c.parent),
+                         c.confirmed ? "" : " class=\"fail\"", c.confirmed ? "yes" : "no",
+                         xml_escape(c.evidence), links);
+    }
+    out << "</table>";
+  }
   out << "</body></html>\n";
 }
 

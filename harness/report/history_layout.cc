@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -29,6 +30,9 @@ Document layout_history(const HistoryModel& m) {
     TextTable t;
     t.title = s.label;
     t.header = {"session", "n", "median", "mean ± sd", "95% CI of mean", "CV", "vs previous"};
+    const bool gated = std::any_of(s.points.begin(), s.points.end(),
+                                   [](const HistoryPoint& p) { return !p.gate.empty(); });
+    if (gated) t.header.push_back("gate");
     bool emulated = false, icount = false;
     for (const HistoryPoint& p : s.points) {
       emulated = emulated || (p.emulated && !p.icount);
@@ -39,6 +43,7 @@ Document layout_history(const HistoryModel& m) {
                         p.delta ? format_change(p.delta->rel_change) + " " +
                                       std::string(verdict_name(p.delta->verdict))
                                 : ""});
+      if (gated) t.rows.back().push_back(p.gate);
     }
     if (emulated) t.notes.push_back("† TCG emulation timing");
     if (icount)

@@ -48,7 +48,7 @@ window.addEventListener('error', e => { document.body.dataset.error = String(e.m
 const NS = 'http://www.w3.org/2000/svg';
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2',
                 '#17becf', '#7f7f7f', '#bcbd22'];
-let plots = 0, marks = 0, changepoints = 0, monitors = 0;
+let plots = 0, marks = 0, changepoints = 0, monitors = 0, gates = 0;
 function el(tag, attrs, parent) {
   const e = tag.startsWith('svg:') ? document.createElementNS(NS, tag.slice(4))
                                    : document.createElement(tag);
@@ -232,6 +232,14 @@ function drawHistory(data, root) {
       }
       el('svg:circle', {cx: x(i), cy: y(p.mean), r: 3.5, fill: c, class: 'mark'}, svg);
       marks++;
+      // The gate's verdict on this session: a ring, red for a failure, green for a pass.
+      if (p.gate) {
+        const ring = p.gate === 'FAIL' || p.gate === 'INFRA' ? '#b00' : p.gate === 'pass' ? '#080' : '#c80';
+        el('svg:circle', {cx: x(i), cy: y(p.mean), r: 7, fill: 'none', stroke: ring, 'stroke-width': 2,
+                          class: 'gate gate-' + p.gate.toLowerCase()}, svg)
+          .appendChild(el('svg:title', {text: 'gate: ' + p.gate + ' against ' + p.gate_baseline}));
+        gates++;
+      }
       el('svg:text', {x: x(i) - 20, y: H - 8, text: p.stamp.slice(0, 8)}, svg);
     });
     el('svg:text', {x: 2, y: 14, text: s.axis.hi_text}, svg);
@@ -260,6 +268,7 @@ document.body.dataset.plots = plots;
 document.body.dataset.marks = marks;
 document.body.dataset.changepoints = changepoints;
 document.body.dataset.monitors = monitors;
+document.body.dataset.gates = gates;
 )js";
 
 // Whether a metric cannot be negative, so that a CI reaching below zero is drawn from zero:

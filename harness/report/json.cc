@@ -86,7 +86,9 @@ json point_json(const HistoryPoint& p) {
           {"ci95", {number_json(p.stats.ci_low), number_json(p.stats.ci_high)}},
           {"emulated", p.emulated},
           {"icount", p.icount},
-          {"vs_previous", p.delta ? delta_json(*p.delta) : json()}};
+          {"vs_previous", p.delta ? delta_json(*p.delta) : json()},
+          {"gate", p.gate.empty() ? json() : json(p.gate)},
+          {"gate_baseline", p.gate.empty() ? json() : json(p.gate_baseline)}};
 }
 
 json change_point_json(const HistorySeries& s, const ChangePoint& c) {
@@ -180,7 +182,20 @@ json gate_case_json(const GateCase& c) {
 
 json gate_json(const GateReport& r) {
   json cases = json::array();
-  for (const GateCase& c : r.cases) cases.push_back(gate_case_json(c));
+  for (const GateCase& c : r.cases) {
+    json one = gate_case_json(c);
+    // The group's identity and the change, so that the index can put the verdict beside the
+    // metric's history (results/finding_index.h).
+    if (c.group_index >= 0 && static_cast<size_t>(c.group_index) < r.comparison.groups.size()) {
+      const ComparisonGroup& g = r.comparison.groups[static_cast<size_t>(c.group_index)];
+      one["kernel"] = g.kernel;
+      one["arch"] = g.arch;
+      one["knobs"] = g.knobs;
+      one["workload"] = g.workload;
+    }
+    one["rel_change"] = number_json(c.delta.rel_change);
+    cases.push_back(std::move(one));
+  }
   json notes = json::array();
   for (const KnownIssueNote& n : r.known_notes) {
     notes.push_back({{"id", n.id},

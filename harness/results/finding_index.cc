@@ -25,6 +25,43 @@ std::string text_of(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
+IndexedGateCase gate_case_of(const std::string& session, const std::string& baseline,
+                             const nlohmann::json& c) {
+  IndexedGateCase g{.session = session, .baseline = baseline};
+  for (auto [key, field] : {std::pair{"rule", &g.rule},
+                            {"group", &g.group},
+                            {"metric", &g.metric},
+                            {"kernel", &g.kernel},
+                            {"arch", &g.arch},
+                            {"knobs", &g.knobs},
+                            {"workload", &g.workload},
+                            {"outcome", &g.outcome}}) {
+    *field = text_of(c, key);
+  }
+  if (c.contains("rel_change") && c["rel_change"].is_number()) {
+    g.rel_change = c["rel_change"].get<double>();
+  }
+  return g;
+}
+
+Result<void> add_gate_case(SqlDb& db, const IndexedGateCase& c) {
+  auto ins = db.prepare(
+      "INSERT INTO gate_cases(session, baseline, rule, grp, metric, kernel, arch, knobs, "
+      "workload, outcome, rel_change) VALUES(?,?,?,?,?,?,?,?,?,?,?) "
+      "ON CONFLICT(session, rule, grp, metric) DO UPDATE SET outcome = excluded.outcome, "
+      "rel_change = excluded.rel_change, baseline = excluded.baseline");
+  if (!ins.ok()) return ins.error();
+  ins->bind(1, c.session).bind(2, c.baseline).bind(3, c.rule).bind(4, c.group);
+  ins->bind(5, c.metric).bind(6, c.kernel).bind(7, c.arch).bind(8, c.knobs);
+  ins->bind(9, c.workload).bind(10, c.outcome);
+  if (c.rel_change) {
+    ins->bind(11, *c.rel_change);
+  } else {
+    ins->bind_null(11);
+  }
+  return ins->run();
+}
+
 }  // namespace
 
 Result<void> add_change_point(ResultIndex& index, const IndexedChangePoint& cp) {
@@ -75,19 +112,33 @@ Result<void> add_known_issue_match(ResultIndex& index, const IndexedKnownIssueMa
 }
 
 Result<void> index_gate_file(SqlDb& db, const fs::path& root, const std::string& session) {
-  auto del = db.prepare("DELETE FROM known_issue_matches WHERE session = ?");
-  if (!del.ok()) return del.error();
-  FL_TRY(del->bind(1, session).run());
   const fs::path file = root / session / "gate.json";
   std::error_code ec;
-  if (!fs::exists(file, ec)) return {};
+  if (!fs::exists(file, ec)) return forget_gate_report(db, session);
   auto text = read_file(file);
   if (!text.ok()) return text.error();
-  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-  if (!j.is_object() || !j.contains("cases") || !j["cases"].is_array()) {
-    return make_error(file.string() + ": not a gate.json (no cases)");
+  return index_gate_report(db, session, *text, file.string());
+}
+
+Result<void> forget_gate_report(SqlDb& db, const std::string& session) {
+  for (const char* table : {"known_issue_matches", "gate_cases"}) {
+    auto del = db.prepare(fmt::format("DELETE FROM {} WHERE session = ?", table));
+    if (!del.ok()) return del.error();
+    FL_TRY(del->bind(1, session).run());
   }
+  return {};
+}
+
+Result<void> index_gate_report(SqlDb& db, const std::string& session, std::string_view text,
+                               std::string_view where) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("cases") || !j["cases"].is_array()) {
+    return make_error(fmt::format("{}: not a gate.json (no cases)", where));
+  }
+  FL_TRY(forget_gate_report(db, session));
   for (const auto& c : j["cases"]) {
+    if (!c.is_object()) return make_error(fmt::format("{}: a case is not an object", where));
+    FL_TRY(add_gate_case(db, gate_case_of(session, text_of(j, "baseline"), c)));
     if (!c.contains("known_issue") || !c["known_issue"].is_object()) continue;
     const auto& k = c["known_issue"];
     FL_TRY(add_match(db, {.session = session,
@@ -109,9 +160,29 @@ Result<void> index_gate_file(SqlDb& db, const fs::path& root, const std::string&
   return {};
 }
 
+Result<std::vector<IndexedGateCase>> gate_cases_of(ResultIndex& index, const std::string& metric) {
+  auto q = index.db().prepare(
+      "SELECT session, baseline, rule, grp, metric, kernel, arch, knobs, workload, outcome, "
+      "rel_change FROM gate_cases WHERE metric = ? ORDER BY session, rule, grp");
+  if (!q.ok()) return q.error();
+  q->bind(1, metric);
+  std::vector<IndexedGateCase> out;
+  FL_TRY(q->each_row([&](const SqlStmt& r) {
+    IndexedGateCase c;
+    int i = 0;
+    for (std::string* field : {&c.session, &c.baseline, &c.rule, &c.group, &c.metric, &c.kernel,
+                               &c.arch, &c.knobs, &c.workload, &c.outcome}) {
+      *field = r.column_text(i++);
+    }
+    if (!r.column_is_null(i)) c.rel_change = r.column_double(i);
+    out.push_back(std::move(c));
+  }));
+  return out;
+}
+
 Result<int> write_gate_files_under(SqlDb& db, const fs::path& root,
                                    const std::function<void(const std::string&)>& warn) {
-  FL_TRY(db.exec("DELETE FROM known_issue_matches"));
+  FL_TRY(db.exec("DELETE FROM known_issue_matches; DELETE FROM gate_cases"));
   std::vector<std::string> sessions;
   std::error_code ec;
   for (const auto& exp : fs::directory_iterator(root, ec)) {

@@ -110,7 +110,8 @@ TEST(FindingIndex, GateFilesAreTheKnownIssueMatchesAndRebuildRestoresThem) {
     {"rule": "faults", "group": "x86_64 · 4K", "metric": "faults", "outcome": "known",
      "known_issue": {"id": "thp-shrinker", "url": "https://lore.kernel.org/x",
                      "expires": "2027-01-31"}},
-    {"rule": "faults", "group": "arm64 · 4K", "metric": "faults", "outcome": "PASS"}
+    {"rule": "faults", "group": "arm64 · 4K", "metric": "faults", "outcome": "pass",
+     "kernel": "6.12", "arch": "arm64", "knobs": "4K", "workload": "fault", "rel_change": 0.01}
   ],
   "known_issue_notes": [{"id": "old-one", "url": "u", "expires": "2026-11-01",
                          "state": "expired"}]
@@ -128,9 +129,26 @@ TEST(FindingIndex, GateFilesAreTheKnownIssueMatchesAndRebuildRestoresThem) {
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches WHERE issue = 'old-one' AND "
                           "case_name = '' AND outcome = 'expired'"),
             1);
+  auto cases = gate_cases_of(*index, "faults");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 2u);
+  EXPECT_EQ((*cases)[0].group, "arm64 · 4K");  // by session, rule, group
+  EXPECT_EQ((*cases)[0].arch, "arm64");
+  EXPECT_EQ((*cases)[0].knobs, "4K");
+  EXPECT_EQ((*cases)[0].outcome, "pass");
+  EXPECT_EQ((*cases)[0].rel_change, 0.01);
+  EXPECT_EQ((*cases)[1].outcome, "known");
+  EXPECT_FALSE((*cases)[1].rel_change.has_value());
+  EXPECT_TRUE(gate_cases_of(*index, "cpu_s")->empty());
   std::vector<std::string> warnings;
   ASSERT_TRUE(rebuild_index(root, [&](const std::string& w) { warnings.push_back(w); }).ok());
   EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 2);
+  EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM gate_cases"), 2);
+  // Without its gate.json a session's cases go.
+  fs::remove(root / "quickstart/20261130T010000Z/gate.json");
+  ASSERT_TRUE(index_gate_file(db, root, "quickstart/20261130T010000Z").ok());
+  EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM gate_cases"), 0);
+  EXPECT_EQ(*db.query_int("SELECT COUNT(*) FROM known_issue_matches"), 0);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("20261201T010000Z/gate.json"), std::string::npos) << warnings[0];
   fs::remove_all(root);

@@ -159,6 +159,20 @@ CREATE TABLE tokens(
   hash TEXT NOT NULL UNIQUE,      -- SHA-256 of the token, hex
   created TEXT NOT NULL);
 )sql",
+    // 7: the gate's cases (results/finding_index.h): each candidate session's verdicts, a row
+    // per rule, group and metric, with the group's identity so that a metric's history can show
+    // the verdict beside its point. From gate.json, as the known-issue matches are.
+    R"sql(
+CREATE TABLE gate_cases(
+  session TEXT NOT NULL,          -- the candidate session the gate judged
+  baseline TEXT NOT NULL,         -- what it was judged against
+  rule TEXT NOT NULL, grp TEXT NOT NULL, metric TEXT NOT NULL,
+  kernel TEXT NOT NULL, arch TEXT NOT NULL, knobs TEXT NOT NULL, workload TEXT NOT NULL,
+  outcome TEXT NOT NULL,          -- pass, FAIL, flaky, INFRA, known, skip
+  rel_change REAL,                -- candidate against baseline; NULL when not computed
+  PRIMARY KEY(session, rule, grp, metric)) WITHOUT ROWID;
+CREATE INDEX gate_cases_metric ON gate_cases(metric);
+)sql",
 };
 static_assert(std::size(kMigrations) == kIndexSchema);
 

@@ -33,6 +33,16 @@ class SqlStmt {
   Result<bool> step() { return c_->step(); }
   // Runs to completion (for statements without rows), then resets for reuse.
   Result<void> run();
+  // Each row in turn to `row` (which reads the columns), to the end.
+  template <typename Row>
+  Result<void> each_row(Row row) {
+    for (;;) {
+      auto more = step();
+      if (!more.ok()) return more.error();
+      if (!*more) return {};
+      row(*this);
+    }
+  }
   void reset() { c_->reset(); }
 
   int64_t column_int(int index) const { return c_->column_int(index); }

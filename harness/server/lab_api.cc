@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <utility>
+
 #include "results/session_bundle.h"
 
 namespace foliolab {
@@ -89,6 +92,48 @@ Result<std::vector<PushedSession>> parse_sessions_json(std::string_view text) {
     return out;
   } catch (const json::exception& e) {
     return make_error(fmt::format("the server's sessions: {}", e.what()));
+  }
+}
+
+namespace {
+
+// A gate case's text fields, for both directions.
+template <typename Case>
+auto gate_case_fields(Case& c) {
+  using Field = std::pair<const char*, decltype(&c.session)>;
+  return std::array<Field, 10>{Field{"session", &c.session},   Field{"baseline", &c.baseline},
+                               Field{"rule", &c.rule},         Field{"group", &c.group},
+                               Field{"metric", &c.metric},     Field{"kernel", &c.kernel},
+                               Field{"arch", &c.arch},         Field{"knobs", &c.knobs},
+                               Field{"workload", &c.workload}, Field{"outcome", &c.outcome}};
+}
+
+}  // namespace
+
+std::string gate_cases_json(const std::vector<IndexedGateCase>& cases) {
+  json rows = json::array();
+  for (const IndexedGateCase& c : cases) {
+    json one;
+    for (auto [key, field] : gate_case_fields(c)) one[key] = *field;
+    one["rel_change"] = c.rel_change ? json(*c.rel_change) : json();
+    rows.push_back(std::move(one));
+  }
+  return json{{"cases", std::move(rows)}}.dump();
+}
+
+Result<std::vector<IndexedGateCase>> parse_gate_cases_json(std::string_view text) {
+  try {
+    std::vector<IndexedGateCase> out;
+    const json doc = json::parse(text);
+    for (const json& j : doc.at("cases")) {
+      IndexedGateCase c;
+      for (auto [key, field] : gate_case_fields(c)) *field = j.at(key).get<std::string>();
+      if (j.at("rel_change").is_number()) c.rel_change = j.at("rel_change").get<double>();
+      out.push_back(std::move(c));
+    }
+    return out;
+  } catch (const json::exception& e) {
+    return make_error(fmt::format("the server's gate cases: {}", e.what()));
   }
 }
 

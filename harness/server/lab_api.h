@@ -7,7 +7,11 @@
 //   GET  /api/v1/samples?metric=&where=    a metric's indexed samples        -> {samples: [...]}
 //   GET  /api/v1/history?metric=&where=    the same, with change points      -> {series: [...]}
 //   GET  /api/v1/compare?base=&cand=       two stored sessions               -> comparison JSON
+//   POST /api/v1/sessions/<exp>/<stamp>/gate  its gate.json (push token)     -> {session, cases}
+//   GET  /api/v1/gates?metric=             the gate cases of a metric        -> {cases: [...]}
 //   GET  /api/v1/bisections                the index's bisections            -> {bisections: [...]}
+//   POST /api/v1/bisections/<exp>/<dir>    a bisect.json (push token)        -> {bisection, steps}
+//   GET  /api/v1/bisections/<exp>/<dir>    its bisect.json
 //   PUT  /api/v1/kernels/<build id>/<file> X-Content-SHA256 (push token)
 //   GET  /api/v1/kernels/<build id>/<file>, GET /api/v1/kernels/<build id>   -> {files: [...]}
 // Errors are {"error": "..."} with a 4xx/5xx status.
@@ -17,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "results/finding_index.h"
 #include "results/index.h"
 #include "results/pushed_sessions.h"
 #include "util/result.h"
@@ -31,6 +36,8 @@ std::string samples_json(const std::vector<IndexedSample>& samples);
 Result<std::vector<IndexedSample>> parse_samples_json(std::string_view text);
 std::string sessions_json(const std::vector<PushedSession>& sessions);
 Result<std::vector<PushedSession>> parse_sessions_json(std::string_view text);
+std::string gate_cases_json(const std::vector<IndexedGateCase>& cases);
+Result<std::vector<IndexedGateCase>> parse_gate_cases_json(std::string_view text);
 std::string error_json(std::string_view message);
 // A build id or a kernel file name a server stores: a plain name (results/session_bundle.h).
 bool is_kernel_name(std::string_view name);

@@ -79,29 +79,56 @@ Result<LabServerRef> lab_server_ref(const std::string& url, const std::string& t
   return ref;
 }
 
-Result<PushOutcome> push_session(const LabServerRef& s, const fs::path& session_dir) {
-  auto bundle = bundle_from_dir(session_dir);
-  if (!bundle.ok()) return bundle.error();
-  const std::string body = bundle_json(*bundle);
+namespace {
+
+// POSTs `body` to `path`, retried while the server or its database is away; the reply's body.
+Result<std::string> post_retried(const LabServerRef& s, const std::string& path,
+                                 const std::string& body, const std::string& what) {
   std::string last;
   for (int attempt = 1; attempt <= s.attempts; ++attempt) {
     auto c = client_of(s);
-    auto r = c.Post(fmt::format("{}/sessions", kApiPrefix), body, "application/json");
-    if (r && (r->status == 200 || r->status == 201)) {
-      try {
-        const json j = json::parse(r->body);
-        return PushOutcome{j.at("session").get<std::string>(), j.at("stored").get<bool>()};
-      } catch (const json::exception& e) {
-        return make_env_error(fmt::format("{}: a reply that is no push: {}", s.url, e.what()));
-      }
-    }
+    auto r = c.Post(path, body, "application/json");
+    if (r && (r->status == 200 || r->status == 201)) return r->body;
     last = reply_message(r);
-    // The server refused the session or the token: trying again changes nothing.
+    // The server refused the upload or the token: trying again changes nothing.
     if (r && r->status >= 400 && r->status < 500) break;
     if (attempt < s.attempts) std::this_thread::sleep_for(std::chrono::seconds(attempt));
   }
-  return make_env_error(fmt::format("push of {} to {}: {} (the local session is kept)",
-                                    session_dir.string(), s.url, last));
+  return make_env_error(fmt::format("{} to {}: {} (the local copy is kept)", what, s.url, last));
+}
+
+}  // namespace
+
+Result<PushOutcome> push_session(const LabServerRef& s, const fs::path& session_dir) {
+  auto bundle = bundle_from_dir(session_dir);
+  if (!bundle.ok()) return bundle.error();
+  auto reply = post_retried(s, fmt::format("{}/sessions", kApiPrefix), bundle_json(*bundle),
+                            "push of " + session_dir.string());
+  if (!reply.ok()) return reply.error();
+  try {
+    const json j = json::parse(*reply);
+    return PushOutcome{j.at("session").get<std::string>(), j.at("stored").get<bool>()};
+  } catch (const json::exception& e) {
+    return make_env_error(fmt::format("{}: a reply that is no push: {}", s.url, e.what()));
+  }
+}
+
+Result<void> push_gate_report(const LabServerRef& s, const std::string& key,
+                              const std::string& gate_json) {
+  auto reply = post_retried(s, fmt::format("{}/sessions/{}/gate", kApiPrefix, key), gate_json,
+                            "the gate's verdicts on " + key);
+  if (!reply.ok()) return reply.error();
+  return {};
+}
+
+Result<void> push_bisection(const LabServerRef& s, const std::string& key,
+                            const fs::path& log_file) {
+  auto body = read_file(log_file);
+  if (!body.ok()) return body.error();
+  auto reply = post_retried(s, fmt::format("{}/bisections/{}", kApiPrefix, key), *body,
+                            "push of " + log_file.string());
+  if (!reply.ok()) return reply.error();
+  return {};
 }
 
 Result<fs::path> fetch_session(const LabServerRef& s, const std::string& key,
@@ -127,6 +154,13 @@ Result<std::vector<IndexedSample>> fetch_samples(const LabServerRef& s, const st
       get_text(s, fmt::format("{}/samples", kApiPrefix), {{"metric", metric}, {"where", where}});
   if (!text.ok()) return text.error();
   return parse_samples_json(*text);
+}
+
+Result<std::vector<IndexedGateCase>> fetch_gate_cases(const LabServerRef& s,
+                                                      const std::string& metric) {
+  auto text = get_text(s, fmt::format("{}/gates", kApiPrefix), {{"metric", metric}});
+  if (!text.ok()) return text.error();
+  return parse_gate_cases_json(*text);
 }
 
 fs::path lab_session_root(const fs::path& cache, const LabServerRef& s) {

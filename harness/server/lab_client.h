@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "results/finding_index.h"
 #include "results/index.h"
 #include "results/pushed_sessions.h"
 #include "util/result.h"
@@ -26,6 +27,13 @@ Result<LabServerRef> lab_server_ref(const std::string& url, const std::string& t
 
 Result<PushOutcome> push_session(const LabServerRef& server,
                                  const std::filesystem::path& session_dir);
+// The gate's verdicts on the stored session `key` (<experiment>/<stamp>): its gate.json.
+Result<void> push_gate_report(const LabServerRef& server, const std::string& key,
+                              const std::string& gate_json);
+// A bisection's log (its bisect.json) as the server's bisection `key`
+// (<experiment>/bisect-<stamp>), replacing what the server had of it.
+Result<void> push_bisection(const LabServerRef& server, const std::string& key,
+                            const std::filesystem::path& log_file);
 // The stored session <experiment>/<stamp> written under `root` (results/session_bundle.h).
 Result<std::filesystem::path> fetch_session(const LabServerRef& server, const std::string& key,
                                             const std::filesystem::path& root);
@@ -34,6 +42,9 @@ Result<std::vector<PushedSession>> fetch_sessions(const LabServerRef& server,
 Result<std::vector<IndexedSample>> fetch_samples(const LabServerRef& server,
                                                  const std::string& metric,
                                                  const std::string& where);
+// The gate cases the server holds of `metric` (results/finding_index.h).
+Result<std::vector<IndexedGateCase>> fetch_gate_cases(const LabServerRef& server,
+                                                      const std::string& metric);
 // Where fetched sessions of this server are kept: <cache>/lab/<host-port>.
 std::filesystem::path lab_session_root(const std::filesystem::path& cache,
                                        const LabServerRef& server);

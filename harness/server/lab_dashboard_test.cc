@@ -62,6 +62,14 @@ TEST(LabDashboard, PagesDrawInChromium) {
     ASSERT_TRUE(out.ok()) << out.error().message;
   }
 
+  // The gate failed the day the step came: its ring on the history plot.
+  ASSERT_TRUE(push_gate_report(ref, "quickstart/20261204T000000Z",
+                               R"({"baseline": "quickstart/20261203T000000Z", "cases": [
+                                   {"rule": "faults", "group": "64K", "metric": "faults",
+                                    "kernel": "", "arch": "x86_64", "knobs": "64K mTHP",
+                                    "workload": "", "outcome": "FAIL", "rel_change": 0.29}]})")
+                  .ok());
+
   const std::string list = lab_dom(dir.path(), url + "/");
   const std::regex row("<tr data-session=");
   EXPECT_EQ(
@@ -86,6 +94,11 @@ TEST(LabDashboard, PagesDrawInChromium) {
     const std::string dom = lab_dom(dir.path(), url + page);
     EXPECT_GT(lab_attr(dom, "data-plots"), 0) << page;
     EXPECT_EQ(dom.find("data-error"), std::string::npos) << page;
+    if (page.starts_with("/history")) {
+      EXPECT_EQ(lab_attr(dom, "data-gates"), 1) << "one gate verdict, one ring";
+      EXPECT_NE(dom.find("gate gate-fail"), std::string::npos);
+      EXPECT_GT(lab_attr(dom, "data-changepoints"), 0);
+    }
   }
   server.stop();
   t.join();

@@ -16,11 +16,14 @@
 #include "report/html.h"
 #include "report/json.h"
 #include "report/session_layout.h"
+#include "results/bisect_query.h"
+#include "results/finding_index.h"
 #include "results/index.h"
 #include "results/pushed_sessions.h"
 #include "results/run_query.h"
 #include "results/session_bundle.h"
 #include "server/lab_api.h"
+#include "server/lab_findings.h"
 #include "server/token_store.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
@@ -157,35 +160,37 @@ struct LabServer::Impl {
   }
 
   // The samples of ?metric= with ?where=, or nullopt with the reply made.
-  std::optional<std::vector<IndexedSample>> samples_of(const Request& req, Response& res) const {
-    auto idx = open_for(req, res, false);
-    if (!idx) return std::nullopt;
+  std::optional<std::vector<IndexedSample>> samples_of(const Request& req, Response& res,
+                                                       ResultIndex& idx) const {
     const std::string metric = req.get_param_value("metric");
     auto where = parse_run_query(req.get_param_value("where"));
     if (metric.empty() || !where.ok()) {
       reply_error(res, 400, metric.empty() ? "?metric= is needed" : where.error().message);
       return std::nullopt;
     }
-    auto samples = idx->samples(metric, *where);
+    auto samples = idx.samples(metric, *where);
     if (!samples.ok()) reply_error(res, 503, samples.error().message);
     if (!samples.ok()) return std::nullopt;
     return std::move(*samples);
   }
 
   void samples(const Request& req, Response& res) const {
-    if (auto s = samples_of(req, res)) reply(res, 200, samples_json(*s));
-  }
-
-  HistoryModel history_model(const Request& req, const std::vector<IndexedSample>& s) const {
-    HistoryModel model = build_history(req.get_param_value("metric"), s);
-    find_change_points(model);
-    return model;
+    auto idx = open_for(req, res, false);
+    if (!idx) return;
+    if (auto s = samples_of(req, res, *idx)) reply(res, 200, samples_json(*s));
   }
 
   void history(const Request& req, Response& res, bool html) const {
-    auto s = samples_of(req, res);
+    auto idx = open_for(req, res, false);
+    if (!idx) return;
+    auto s = samples_of(req, res, *idx);
     if (!s) return;
-    const HistoryModel model = history_model(req, *s);
+    const std::string metric = req.get_param_value("metric");
+    auto cases = gate_cases_of(*idx, metric);
+    if (!cases.ok()) return reply_error(res, 503, cases.error().message);
+    HistoryModel model = build_history(metric, *s);
+    attach_gate_cases(model, *cases);
+    find_change_points(model);
     std::ostringstream out;
     if (html) {
       write_html(model, out);
@@ -241,25 +246,10 @@ struct LabServer::Impl {
     reply(res, 200, out.str(), "text/html; charset=utf-8");
   }
 
-  Result<std::vector<BisectionRow>> bisection_rows(ResultIndex& idx) const {
-    auto q = idx.db().prepare(
-        "SELECT path, experiment, metric, candidates, state, COALESCE(culprit, ''), updated "
-        "FROM bisections ORDER BY updated DESC, path");
-    if (!q.ok()) return q.error();
-    std::vector<BisectionRow> rows;
-    for (;;) {
-      auto row = q->step();
-      if (!row.ok()) return row.error();
-      if (!*row) return rows;
-      rows.push_back({q->column_text(0), q->column_text(1), q->column_text(2), q->column_text(4),
-                      q->column_text(5), q->column_text(6), static_cast<int>(q->column_int(3))});
-    }
-  }
-
   void bisections(const Request& req, Response& res, bool html) const {
     auto idx = open_for(req, res, false);
     if (!idx) return;
-    auto rows = bisection_rows(*idx);
+    auto rows = list_bisections(idx->db());
     if (!rows.ok()) return reply_error(res, 503, rows.error().message);
     std::ostringstream out;
     if (html) {
@@ -267,13 +257,15 @@ struct LabServer::Impl {
       return reply(res, 200, out.str(), "text/html; charset=utf-8");
     }
     json j = json::array();
-    for (const BisectionRow& r : *rows) {
+    for (const IndexedBisection& r : *rows) {
       j.push_back({{"bisection", r.path},
                    {"experiment", r.experiment},
                    {"metric", r.metric},
+                   {"where", r.selection},
                    {"candidates", r.candidates},
                    {"state", r.state},
                    {"culprit", r.culprit},
+                   {"started", r.started},
                    {"updated", r.updated}});
     }
     reply(res, 200, json{{"bisections", j}}.dump());
@@ -338,8 +330,48 @@ struct LabServer::Impl {
     reply(res, 200, json{{"files", names}}.dump());
   }
 
+  // A findings route (server/lab_findings.h) behind the token check.
+  template <typename Work>
+  void finding(const Request& req, Response& res, bool push, Work work) const {
+    auto idx = open_for(req, res, push);
+    if (!idx) return;
+    const LabReply r = work(*idx);
+    reply(res, r.status, r.body, r.type.c_str());
+  }
+
+  void finding_routes();
   void routes();
 };
+
+void LabServer::Impl::finding_routes() {
+  const std::string api = kApiPrefix;
+  const std::string name = "([^/]+)";
+  auto& h = *http;
+  h.Post(api + "/sessions/" + name + "/" + name + "/gate", [this](const Request& q, Response& r) {
+    finding(q, r, true, [&](ResultIndex& i) {
+      return store_gate_report(i, std::string(q.matches[1]) + "/" + std::string(q.matches[2]),
+                               q.body);
+    });
+  });
+  h.Get(api + "/gates", [this](const Request& q, Response& r) {
+    finding(q, r, false,
+            [&](ResultIndex& i) { return gate_cases_reply(i, q.get_param_value("metric")); });
+  });
+  h.Post(api + "/bisections/" + name + "/" + name, [this](const Request& q, Response& r) {
+    finding(q, r, true, [&](ResultIndex& i) {
+      return store_bisection(i, opt.store, q.matches[1], q.matches[2], q.body);
+    });
+  });
+  h.Get(api + "/bisections/" + name + "/" + name, [this](const Request& q, Response& r) {
+    finding(q, r, false, [&](ResultIndex&) {
+      return bisection_log_reply(opt.store, q.matches[1], q.matches[2]);
+    });
+  });
+  h.Get("/bisections/" + name + "/" + name, [this](const Request& q, Response& r) {
+    finding(q, r, false,
+            [&](ResultIndex& i) { return bisection_page_reply(i, q.matches[1], q.matches[2]); });
+  });
+}
 
 void LabServer::Impl::routes() {
   const std::string api = kApiPrefix;
@@ -364,6 +396,7 @@ void LabServer::Impl::routes() {
   h.Get("/history", [this](const Request& q, Response& r) { history(q, r, true); });
   h.Get("/compare", [this](const Request& q, Response& r) { compare(q, r, true); });
   h.Get("/bisections", [this](const Request& q, Response& r) { bisections(q, r, true); });
+  finding_routes();
 }
 
 LabServer::LabServer(LabServerOptions options) : impl_(std::make_unique<Impl>()) {

@@ -5,11 +5,18 @@
 #include "server/lab_server.h"
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
+#include <map>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "analysis/gate.h"
+#include "analysis/pairing.h"
+#include "report/json.h"
+#include "results/bisect_log.h"
+#include "results/finding_index.h"
 #include "results/index.h"
 #include "results/pushed_sessions.h"
 #include "server/lab_api.h"
@@ -232,6 +239,127 @@ TEST_P(LabApi, DashboardPagesAnswer) {
     EXPECT_EQ(r->status, 200) << path << ": " << r->body.substr(0, 300);
   }
   auto missing = c.Get("/sessions/quickstart/20991231T000000Z");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+}
+
+// The gate's verdicts pushed for a stored session reach the history, as JSON and as the plot's
+// rings; an unknown session, a read token and a body that is no gate.json are refused.
+TEST_P(LabApi, GateVerdictsReachTheHistory) {
+  const fs::path base = make_lab_session(root(), "20261201T000000Z");
+  const fs::path cand = make_lab_session(root(), "20261202T000000Z", 200);
+  auto b = session_side(base, {});
+  auto c = session_side(cand, {});
+  ASSERT_TRUE(b.ok() && c.ok());
+  GateRule rule{.name = "faults", .metric = "faults", .max_regression = 0.0};
+  const GateReport report = evaluate_gate({rule}, compare_sides(*b, *c, {}));
+  ASSERT_EQ(report.failed, 1) << "the 64K run's faults rose by 200";
+  const std::string text = gate_json(report).dump();
+  const std::string key = "quickstart/20261202T000000Z";
+
+  EXPECT_FALSE(push_gate_report(ref(push_token_), key, text).ok()) << "not pushed yet";
+  ASSERT_TRUE(push_session(ref(push_token_), base).ok());
+  ASSERT_TRUE(push_session(ref(push_token_), cand).ok());
+  EXPECT_FALSE(push_gate_report(ref(read_token_), key, text).ok());
+  EXPECT_FALSE(push_gate_report(ref(push_token_), key, "{\"cases\": 1}").ok());
+  auto none = fetch_gate_cases(ref(""), "faults");
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_TRUE(none->empty());
+  ASSERT_TRUE(push_gate_report(ref(push_token_), key, text).ok());
+  ASSERT_TRUE(push_gate_report(ref(push_token_), key, text).ok()) << "a second push replaces";
+
+  auto cases = fetch_gate_cases(ref(""), "faults");
+  ASSERT_TRUE(cases.ok()) << cases.error().message;
+  ASSERT_EQ(cases->size(), 2u);  // a case per group: 4K and 64K mTHP
+  int failed = 0;
+  for (const IndexedGateCase& g : *cases) {
+    EXPECT_EQ(g.session, key);
+    EXPECT_EQ(g.baseline, report.comparison.base);
+    failed += g.outcome == "FAIL";
+    if (g.outcome == "FAIL") {
+      EXPECT_EQ(g.knobs, "64K mTHP");
+      ASSERT_TRUE(g.rel_change.has_value());
+      EXPECT_NEAR(*g.rel_change, 200.0 / 1025, 1e-9);
+    }
+  }
+  EXPECT_EQ(failed, 1);
+
+  httplib::Client http(url_);
+  auto history = http.Get("/api/v1/history?metric=faults");
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->status, 200) << history->body;
+  const nlohmann::json h = nlohmann::json::parse(history->body);
+  std::map<std::string, std::string> verdicts;  // knob set -> the candidate point's gate
+  for (const auto& series : h.at("series")) {
+    const auto& points = series.at("points");
+    ASSERT_EQ(points.size(), 2u);
+    EXPECT_TRUE(points[0].at("gate").is_null()) << "the baseline was not judged";
+    verdicts[series.at("knobs").get<std::string>()] = points[1].at("gate").get<std::string>();
+  }
+  EXPECT_EQ(verdicts, (std::map<std::string, std::string>{{"4K", "pass"}, {"64K mTHP", "FAIL"}}));
+  auto page = http.Get("/history?metric=faults");
+  ASSERT_TRUE(page);
+  EXPECT_NE(page->body.find("\"gate\":\"FAIL\""), std::string::npos);
+}
+
+// A bisection's log pushed with its sessions: listed, its page links each step to its
+// session, the log comes back as pushed; a damaged log or a name that leaves the store is
+// refused and changes nothing.
+TEST_P(LabApi, BisectionsPushedAndShown) {
+  ASSERT_TRUE(push_session(ref(push_token_), make_lab_session(root(), "20261201T000000Z")).ok());
+  ASSERT_TRUE(
+      push_session(ref(push_token_), make_lab_session(root(), "20261202T000000Z", 200)).ok());
+  const fs::path dir = root() / "quickstart" / "bisect-20261203T000000Z";
+  fs::create_directories(dir);
+  {
+    auto log = BisectLog::open(dir / kBisectLogFile);
+    ASSERT_TRUE(log.ok()) << log.error().message;
+    ASSERT_TRUE(
+        log->set_meta(
+               {{"metric", "faults"}, {"variants", "4K\n64K mTHP"}, {"where", "arch=x86_64"}})
+            .ok());
+    const fs::path good = root() / "quickstart" / "20261201T000000Z";
+    const fs::path bad = root() / "quickstart" / "20261202T000000Z";
+    ASSERT_TRUE(
+        log->append(BisectStep{0, "good", good.string(), "n=3: 1025 1025 1025", {1025, 1025, 1025}})
+            .ok());
+    ASSERT_TRUE(
+        log->append(BisectStep{1, "bad", bad.string(), "n=3: 1225 1225 1225", {1225, 1225, 1225}})
+            .ok());
+  }
+  const std::string key = "quickstart/bisect-20261203T000000Z";
+  EXPECT_FALSE(push_bisection(ref(read_token_), key, dir / kBisectLogFile).ok());
+  ASSERT_TRUE(write_file_atomic(dir / "damaged.json", "{\"schema\": 1, \"steps\": [").ok());
+  EXPECT_FALSE(push_bisection(ref(push_token_), key, dir / "damaged.json").ok());
+  EXPECT_FALSE(push_bisection(ref(push_token_), "quickstart/..", dir / kBisectLogFile).ok());
+  EXPECT_FALSE(
+      push_bisection(ref(push_token_), "quickstart/20261201T000000Z", dir / kBisectLogFile).ok())
+      << "a bisection's directory is bisect-STAMP";
+  httplib::Client http(url_);
+  auto empty = http.Get("/api/v1/bisections");
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(nlohmann::json::parse(empty->body).at("bisections").size(), 0u);
+
+  ASSERT_TRUE(push_bisection(ref(push_token_), key, dir / kBisectLogFile).ok());
+  auto list = http.Get("/api/v1/bisections");
+  ASSERT_TRUE(list);
+  const nlohmann::json rows = nlohmann::json::parse(list->body).at("bisections");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("bisection"), key);
+  EXPECT_EQ(rows[0].at("metric"), "faults");
+  EXPECT_EQ(rows[0].at("candidates"), 2);
+  auto log = http.Get("/api/v1/bisections/" + key);
+  ASSERT_TRUE(log);
+  EXPECT_EQ(log->body, *read_file(dir / kBisectLogFile));
+  auto page = http.Get("/bisections/" + key);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("href=\"/sessions/quickstart/20261202T000000Z\""), std::string::npos);
+  EXPECT_NE(page->body.find("64K mTHP"), std::string::npos);
+  auto index_page = http.Get("/bisections");
+  ASSERT_TRUE(index_page);
+  EXPECT_NE(index_page->body.find("href=\"/bisections/" + key + "\""), std::string::npos);
+  auto missing = http.Get("/bisections/quickstart/bisect-20991231T000000Z");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
 }
