@@ -6,10 +6,11 @@
 install(TARGETS foliolab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # What the binary reads from its data folder at run time: kernel config fragments, patch series,
 # image recipes and the guest agent's sources (images/), the workloads' sources, the shipped
-# experiments and examples (known-issues, Slurm, GitLab CI).
+# experiments and examples (known-issues, Slurm, GitLab CI), and the JSON Schemas of the YAML
+# files for editors (schema/: `foliolab schema --out schema`, checked by a unit test).
 set(FOLIOLAB_DATADIR ${CMAKE_INSTALL_DATADIR}/foliolab)
 install(FILES scripts/packages.txt DESTINATION ${FOLIOLAB_DATADIR})
-install(DIRECTORY kernel-config patches images workloads experiments examples
+install(DIRECTORY kernel-config patches images workloads experiments examples schema
   DESTINATION ${FOLIOLAB_DATADIR} USE_SOURCE_PERMISSIONS)
 
 set(FOLIOLAB_MAN ${CMAKE_BINARY_DIR}/foliolab.1)

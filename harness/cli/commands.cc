@@ -18,6 +18,7 @@
 #include "cli/report_command.h"
 #include "cli/results_commands.h"
 #include "cli/run_command.h"
+#include "cli/schema_command.h"
 #include "cli/workload_commands.h"
 #include "util/build_info.h"
 
@@ -76,6 +77,10 @@ const std::vector<Command>& commands() {
       {"doctor",
        "check this machine: every program foliolab runs, its Debian package, what needs it",
        setup_doctor},
+      {"schema",
+       "print the JSON Schema of experiments, image recipes, known-issues files or "
+       "foliolab.yaml (editors)",
+       setup_schema},
   };
   return kCommands;
 }

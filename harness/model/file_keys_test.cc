@@ -1,6 +1,7 @@
 // The key tables against the loaders: every key of every table is in a fixture the loader
-// accepts (testdata/every_key/), and the loader refuses a key the table lacks at every map the
-// fixtures reach.
+// accepts (testdata/every_key/), the loader refuses a key the table lacks at every map the
+// fixtures reach, the committed schema/ is what the tables make, and the JSON Schema says what
+// the tables say.
 #include "model/file_keys.h"
 
 #include <gmock/gmock.h>
@@ -8,11 +9,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "model/image_recipe.h"
+#include "model/json_schema.h"
 #include "model/known_issue.h"
 #include "model/loader.h"
 #include "model/project.h"
@@ -148,6 +151,33 @@ TEST(FileKeys, TheLoaderRefusesAKeyTheTableLacksAtEveryMap) {
     }
   }
   EXPECT_GT(checked, 40u);  // top, machine, numa, kernels, workloads, expect, gate, ...
+}
+
+TEST(FileKeys, TheCommittedSchemasAreWhatTheTablesMake) {
+  for (const file_keys::FileKind& k : file_keys::file_kinds()) {
+    const fs::path committed = kSourceRoot / "schema" / (k.name + ".json");
+    auto text = read_file(committed);
+    ASSERT_TRUE(text.ok()) << committed;
+    EXPECT_TRUE(*text == json_schema(k))
+        << committed << " is not what the tables make: run `foliolab schema --out schema`";
+  }
+}
+
+TEST(JsonSchema, AMapIsClosedUnlessItsValuesAreFreeForm) {
+  const auto machine = nlohmann::json::parse(json_schema_of(file_keys::machine()));
+  EXPECT_EQ(machine["additionalProperties"], false);
+  EXPECT_EQ(machine["properties"].size(), file_keys::machine().names().size());
+  EXPECT_EQ(machine["properties"]["cpus"]["type"], "integer");
+  EXPECT_EQ(machine["properties"]["memory"]["type"], nlohmann::json({"string", "integer"}));
+  EXPECT_EQ(machine["properties"]["accel"]["enum"], nlohmann::json({"auto", "kvm", "tcg"}));
+  const auto knobs = nlohmann::json::parse(json_schema_of(file_keys::knob_set()));
+  EXPECT_EQ(knobs["type"], nlohmann::json({"object", "null"}));
+  EXPECT_EQ(knobs["additionalProperties"]["type"], nlohmann::json({"string", "number", "boolean"}));
+  const auto top = nlohmann::json::parse(json_schema(*file_keys::find_file_kind("experiment")));
+  EXPECT_EQ(top["$schema"], kJsonSchemaDraft);
+  EXPECT_EQ(top["required"], nlohmann::json(file_keys::experiment().required()));
+  const auto expect = nlohmann::json::parse(json_schema_of(file_keys::expectation()));
+  EXPECT_EQ(expect["oneOf"].size(), file_keys::comparison_keys().size());
 }
 
 TEST(FileKeys, TheFileKindsAreTheFourFilesFoliolabReads) {
