@@ -10,6 +10,7 @@
 #include "cli/doctor_command.h"
 #include "cli/export_command.h"
 #include "cli/gate_command.h"
+#include "cli/help_command.h"
 #include "cli/image_command.h"
 #include "cli/init_command.h"
 #include "cli/lab_commands.h"
@@ -81,6 +82,7 @@ const std::vector<Command>& commands() {
        "print the JSON Schema of experiments, image recipes, known-issues files or "
        "foliolab.yaml (editors)",
        setup_schema},
+      {"help", "print a subcommand's help (the same as foliolab SUBCOMMAND --help)", setup_help},
   };
   return kCommands;
 }
