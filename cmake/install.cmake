@@ -1,28 +1,34 @@
 # `cmake --install` and `cpack -G DEB`: bin/foliolab, its run-time data under share/foliolab
 # (found by the binary as ../share/foliolab beside it: cli/cli_util.h find_data_root), the man
-# page foliolab(1) and the bash completion, both generated from the subcommand table by the
-# built binary (cli/docs.h).
+# pages foliolab(1) and foliolab-SUBCOMMAND(1) and the bash completion, all generated from the
+# subcommand table by the built binary (cli/docs.h).
 
 install(TARGETS foliolab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # What the binary reads from its data folder at run time: kernel config fragments, patch series,
 # image recipes and the guest agent's sources (images/), the workloads' sources, the shipped
-# experiments and examples (known-issues, Slurm, GitLab CI).
+# experiments and examples (known-issues, Slurm, GitLab CI), and the JSON Schemas of the YAML
+# files for editors (schema/: `foliolab schema --out schema`, checked by a unit test).
 set(FOLIOLAB_DATADIR ${CMAKE_INSTALL_DATADIR}/foliolab)
 install(FILES scripts/packages.txt DESTINATION ${FOLIOLAB_DATADIR})
-install(DIRECTORY kernel-config patches images workloads experiments examples
+install(DIRECTORY kernel-config patches images workloads experiments examples schema
   DESTINATION ${FOLIOLAB_DATADIR} USE_SOURCE_PERMISSIONS)
 
-set(FOLIOLAB_MAN ${CMAKE_BINARY_DIR}/foliolab.1)
+# man/: foliolab.1 and a foliolab-SUBCOMMAND.1 per subcommand (their names come from the table,
+# so the folder is the output; foliolab.1 stands for it).
+set(FOLIOLAB_MAN_DIR ${CMAKE_BINARY_DIR}/man)
+set(FOLIOLAB_MAN ${FOLIOLAB_MAN_DIR}/foliolab.1)
 set(FOLIOLAB_COMPLETION ${CMAKE_BINARY_DIR}/foliolab.bash-completion)
 add_custom_command(OUTPUT ${FOLIOLAB_MAN}
-  COMMAND sh -c "exec \"$1\" --print-man > \"$2\"" sh $<TARGET_FILE:foliolab> ${FOLIOLAB_MAN}
-  DEPENDS foliolab VERBATIM COMMENT "foliolab(1) from the subcommand table")
+  COMMAND ${CMAKE_COMMAND} -E rm -rf ${FOLIOLAB_MAN_DIR}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${FOLIOLAB_MAN_DIR}
+  COMMAND $<TARGET_FILE:foliolab> --write-man ${FOLIOLAB_MAN_DIR}
+  DEPENDS foliolab VERBATIM COMMENT "foliolab(1) and foliolab-*(1) from the subcommand table")
 add_custom_command(OUTPUT ${FOLIOLAB_COMPLETION}
   COMMAND sh -c "exec \"$1\" --print-completion bash > \"$2\"" sh $<TARGET_FILE:foliolab>
     ${FOLIOLAB_COMPLETION}
   DEPENDS foliolab VERBATIM COMMENT "bash completion from the subcommand table")
 add_custom_target(foliolab_docs ALL DEPENDS ${FOLIOLAB_MAN} ${FOLIOLAB_COMPLETION})
-install(FILES ${FOLIOLAB_MAN} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(DIRECTORY ${FOLIOLAB_MAN_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${FOLIOLAB_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
   RENAME foliolab)
 

@@ -10,6 +10,7 @@
 #include "cli/doctor_command.h"
 #include "cli/export_command.h"
 #include "cli/gate_command.h"
+#include "cli/help_command.h"
 #include "cli/image_command.h"
 #include "cli/init_command.h"
 #include "cli/lab_commands.h"
@@ -18,6 +19,7 @@
 #include "cli/report_command.h"
 #include "cli/results_commands.h"
 #include "cli/run_command.h"
+#include "cli/schema_command.h"
 #include "cli/workload_commands.h"
 #include "util/build_info.h"
 
@@ -76,6 +78,11 @@ const std::vector<Command>& commands() {
       {"doctor",
        "check this machine: every program foliolab runs, its Debian package, what needs it",
        setup_doctor},
+      {"schema",
+       "print the JSON Schema of experiments, image recipes, known-issues files or "
+       "foliolab.yaml (editors)",
+       setup_schema},
+      {"help", "print a subcommand's help (the same as foliolab SUBCOMMAND --help)", setup_help},
   };
   return kCommands;
 }

@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
+#include <cctype>
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "model/file_keys.h"
+#include "util/fs.h"
 
 namespace foliolab::cli {
 namespace {
@@ -19,18 +24,27 @@ std::vector<const CLI::Option*> options_of(const CLI::App& sub) {
   return sub.get_options([](const CLI::Option* o) { return o->get_name() != "--help"; });
 }
 
-void man_command(const CLI::App& sub, std::string* out) {
-  *out += fmt::format(".TP\n.B {}\n{}\n", roff(sub.get_name()), roff(sub.get_description()));
-  const auto options = options_of(sub);
-  if (options.empty()) return;
-  *out += ".RS\n";
-  for (const CLI::Option* o : options) {
+// The flags and arguments of `sub` as a man page's tagged paragraphs.
+void man_options(const CLI::App& sub, std::string* out) {
+  for (const CLI::Option* o : options_of(sub)) {
     const std::string name = o->nonpositional() ? o->get_name(false, true) : o->get_name(true);
     *out += fmt::format(".TP\n.{} {}\n{}\n", o->nonpositional() ? "B" : "I", roff(name),
                         roff(o->get_description()));
   }
+}
+
+void man_command(const CLI::App& sub, std::string* out) {
+  *out += fmt::format(".TP\n.B {}\n{}\n", roff(sub.get_name()), roff(sub.get_description()));
+  if (options_of(sub).empty()) return;
+  *out += ".RS\n";
+  man_options(sub, out);
   *out += ".RE\n";
 }
+
+constexpr std::string_view kExitStatus = R"(.SH EXIT STATUS
+0 all runs ok; 1 a run failed or an expectation did not hold; 2 bad input (file:line:col and
+the key); 3 the environment cannot be used, or foliolab failed.
+)";
 
 constexpr std::string_view kManTail = R"(.SH PROJECTS
 A project is a folder of your own holding a \fIfoliolab.yaml\fR marker (\fBfoliolab init
@@ -53,9 +67,6 @@ The cache of kernels, images and working trees (default \fI~/.cache/foliolab\fR)
 .I /usr/share/foliolab
 The installed data: kernel config fragments, patch series, image recipes, the guest agent's and
 the workloads' sources, the shipped experiments.
-.SH EXIT STATUS
-0 all runs ok; 1 a run failed or an expectation did not hold; 2 bad input (file:line:col and
-the key); 3 the environment cannot be used, or foliolab failed.
 )";
 
 std::string bash_case(const CLI::App& sub) {
@@ -94,26 +105,78 @@ std::string man_page(const CLI::App& app, const std::string& version) {
   out += ".SH COMMANDS\n";
   for (const CLI::App* sub : subcommands(app)) man_command(*sub, &out);
   out += kManTail;
+  out += kExitStatus;
+  out += ".SH SEE ALSO\n";
+  std::vector<std::string> pages;
+  for (const CLI::App* sub : subcommands(app)) pages.push_back(roff(man_page_name(*sub)) + "(1)");
+  out += fmt::format("{}\n", fmt::join(pages, ",\n"));
   return out;
 }
 
+std::string man_page_name(const CLI::App& sub) { return "foliolab-" + sub.get_name(); }
+
+std::string subcommand_man_page(const CLI::App& sub, const std::string& version) {
+  std::string upper = man_page_name(sub);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string out =
+      fmt::format(".TH {} 1 \"\" \"{}\" \"User Commands\"\n", roff(upper), roff(version));
+  out +=
+      fmt::format(".SH NAME\n{} \\- {}\n", roff(man_page_name(sub)), roff(sub.get_description()));
+  out += fmt::format(".SH SYNOPSIS\n.B foliolab {}\n[\\fIoptions\\fR]\n", roff(sub.get_name()));
+  for (const CLI::Option* o : options_of(sub)) {
+    if (!o->nonpositional()) out += fmt::format(".I {}\n", roff(o->get_name(true)));
+  }
+  out += fmt::format(".br\n.B foliolab help {}\n", roff(sub.get_name()));
+  out += ".SH DESCRIPTION\n" + roff(sub.get_description()) + ".\n";
+  if (!options_of(sub).empty()) {
+    out += ".SH OPTIONS\n";
+    man_options(sub, &out);
+  }
+  const auto nested = subcommands(sub);
+  if (!nested.empty()) out += ".SH COMMANDS\n";
+  for (const CLI::App* n : nested) {
+    out += fmt::format(".SS {}\n{}\n", roff(n->get_name()), roff(n->get_description()));
+    man_options(*n, &out);
+  }
+  out += kExitStatus;
+  out += ".SH SEE ALSO\n.BR foliolab (1)\n";
+  return out;
+}
+
+Result<void> write_man_pages(const CLI::App& app, const std::string& version,
+                             const std::filesystem::path& dir) {
+  FL_TRY(write_file_atomic(dir / "foliolab.1", man_page(app, version)));
+  for (const CLI::App* sub : subcommands(app)) {
+    FL_TRY(
+        write_file_atomic(dir / (man_page_name(*sub) + ".1"), subcommand_man_page(*sub, version)));
+  }
+  return {};
+}
+
 std::string bash_completion(const CLI::App& app) {
-  std::vector<std::string> names;
+  std::vector<std::string> names, kinds;
   std::string cases;
   for (const CLI::App* sub : subcommands(app)) {
     names.push_back(sub->get_name());
     cases += bash_case(*sub);
   }
+  for (const file_keys::FileKind& k : file_keys::file_kinds()) kinds.push_back(k.name);
   return fmt::format(
       R"(# bash completion for foliolab (generated by foliolab --print-completion bash)
 _foliolab() {{
   local cur=${{COMP_WORDS[COMP_CWORD]}} opts
   if ((COMP_CWORD == 1)); then
-    COMPREPLY=($(compgen -W "{} --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "{0} --help --version" -- "$cur"))
     return
   fi
+  if ((COMP_CWORD == 2)) && [[ $cur != -* ]]; then
+    case ${{COMP_WORDS[1]}} in
+      help) COMPREPLY=($(compgen -W "{0}" -- "$cur")); return ;;
+      schema) COMPREPLY=($(compgen -W "{1}" -- "$cur")); return ;;
+    esac
+  fi
   case ${{COMP_WORDS[1]}} in
-{}    *) opts="--help" ;;
+{2}    *) opts="--help" ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -123,7 +186,7 @@ _foliolab() {{
 }}
 complete -o filenames -F _foliolab foliolab
 )",
-      fmt::join(names, " "), cases);
+      fmt::join(names, " "), fmt::join(kinds, " "), cases);
 }
 
 std::optional<int> print_docs(const CLI::App& app, int argc, char** argv) {
@@ -131,6 +194,10 @@ std::optional<int> print_docs(const CLI::App& app, int argc, char** argv) {
   if (args.size() == 1 && args[0] == "--print-man") {
     fmt::print("{}", man_page(app, version_string()));
     return 0;
+  }
+  if (args.size() == 2 && args[0] == "--write-man") {
+    auto written = write_man_pages(app, version_string(), std::string(args[1]));
+    return written.ok() ? 0 : fail(written.error(), kExitEnvironment);
   }
   if (args.size() == 2 && args[0] == "--print-completion" && args[1] == "bash") {
     fmt::print("{}", bash_completion(app));

@@ -6,11 +6,18 @@
 #include <system_error>
 
 #include "cli/cli_util.h"
+#include "cli/schema_command.h"
 #include "model/project.h"
 #include "util/fs.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
+
+std::string schema_modeline(const fs::path& data_root, const std::string& kind) {
+  std::error_code ec;
+  const fs::path root = fs::absolute(data_root, ec).lexically_normal();
+  return "# yaml-language-server: $schema=" + schema_file(root, kind).string() + "\n";
+}
 
 Result<std::vector<std::pair<fs::path, std::string>>> project_files(const fs::path& data_root,
                                                                     const std::string& name) {
@@ -22,11 +29,12 @@ Result<std::vector<std::pair<fs::path, std::string>>> project_files(const fs::pa
   }
   return std::vector<std::pair<fs::path, std::string>>{
       {kProjectMarker,
-       fmt::format("# A foliolab project: names in its experiments (patch series, config "
-                   "fragments, image\n# recipes) are looked up here first, then in foliolab's "
-                   "data. See foliolab(1).\nname: {}\n",
-                   name)},
-      {"experiments/quickstart.yaml", *experiment},
+       schema_modeline(data_root, "project") +
+           fmt::format("# A foliolab project: names in its experiments (patch series, config "
+                       "fragments, image\n# recipes) are looked up here first, then in "
+                       "foliolab's data. See foliolab(1).\nname: {}\n",
+                       name)},
+      {"experiments/quickstart.yaml", schema_modeline(data_root, "experiment") + *experiment},
       {"patches/README",
        "Patch series: a folder per series (quilt `series` file or git format-patch output) or "
        "an mbox file; name it in an experiment as `patches: NAME`.\n"},

@@ -16,8 +16,12 @@ class App;
 
 namespace foliolab::cli {
 
+// "# yaml-language-server: $schema=<data root>/schema/KIND.json\n": the first line of a file
+// init writes, so that an editor with yaml-language-server checks and completes its keys.
+std::string schema_modeline(const std::filesystem::path& data_root, const std::string& kind);
+
 // The files of a new project named `name` (relative path, content), the experiment copied from
-// `data_root`/experiments/quickstart.yaml.
+// `data_root`/experiments/quickstart.yaml; each YAML file starts with its schema_modeline.
 Result<std::vector<std::pair<std::filesystem::path, std::string>>> project_files(
     const std::filesystem::path& data_root, const std::string& name);
 

@@ -58,7 +58,13 @@ TEST(Install, TheInstalledBinaryFindsItsDataAndDocsNameEveryCommand) {
   for (const cli::Command& c : cli::commands()) {
     EXPECT_THAT(man, HasSubstr(".B " + cli::roff(c.name) + "\n")) << c.name;
     EXPECT_THAT(completion, HasSubstr(" " + c.name + ") opts=")) << c.name;
+    EXPECT_TRUE(fs::is_regular_file(prefix / "share/man/man1" / ("foliolab-" + c.name + ".1")))
+        << c.name;
   }
+  // The schemas an editor is pointed at (foliolab init's first line), as `foliolab schema` prints.
+  ProcessResult schema = run_in(elsewhere, {exe, "schema", "experiment"});
+  EXPECT_EQ(schema.exit_code, 0);
+  EXPECT_EQ(text_of(prefix / "share/foliolab/schema/experiment.json"), schema.output);
 }
 
 }  // namespace

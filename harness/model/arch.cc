@@ -1,9 +1,13 @@
 #include "model/arch.h"
 
+#include <algorithm>
 #include <array>
 
 namespace foliolab {
 namespace {
+
+// A spelling of x86_64 some tools use.
+constexpr std::string_view kX86_64Hyphen = "x86-64";
 
 constexpr PageSizeChoice kArm64PageSizes[] = {
     {.kb = 64, .fragment = "arm64-64k", .option = "CONFIG_ARM64_64K_PAGES"},
@@ -94,8 +98,22 @@ std::optional<Arch> parse_arch(std::string_view name) {
   for (const auto& info : kArchs) {
     if (info.uname_machine == name || info.debian_arch == name) return info.arch;
   }
-  if (name == "x86-64") return Arch::kX86_64;
+  if (name == kX86_64Hyphen) return Arch::kX86_64;
   return std::nullopt;
+}
+
+std::vector<std::string> arch_spellings() {
+  std::vector<std::string> out;
+  const auto add = [&](std::string_view name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.emplace_back(name);
+  };
+  for (const auto& info : kArchs) add(info.name);
+  for (const auto& info : kArchs) {
+    add(info.uname_machine);
+    add(info.debian_arch);
+  }
+  add(kX86_64Hyphen);
+  return out;
 }
 
 Arch host_arch() {

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace foliolab {
 
@@ -63,6 +64,8 @@ struct ArchInfo {
 std::span<const ArchInfo> all_archs();
 const ArchInfo& arch_info(Arch arch);
 std::optional<Arch> parse_arch(std::string_view name);
+// Every spelling parse_arch accepts, names first (the schema's enum of archs).
+std::vector<std::string> arch_spellings();
 // Architecture of the machine foliolab runs on (decides whether KVM can apply).
 Arch host_arch();
 

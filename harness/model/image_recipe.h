@@ -44,11 +44,6 @@ struct ImageRecipe {
   std::vector<SourceLoc> package_locs;  // parallel to `packages`
 };
 
-// mmdebstrap's variants, and the suites a recipe may name (Debian's archive as this host reaches
-// it: bookworm and its -updates and -security come with the suite).
-const std::vector<std::string>& image_variants();
-const std::vector<std::string>& image_suites();
-
 // `images/<name>.yaml`, where a recipe named `name` is in a project or foliolab's data.
 std::filesystem::path image_recipe_rel(const std::string& name);
 // The recipe file of `name`: the project's, else foliolab's (model/project.h).

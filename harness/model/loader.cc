@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/file_keys.h"
 #include "model/loader_internal.h"
 #include "model/project.h"
 #include "util/text.h"
@@ -15,23 +16,17 @@
 
 namespace foliolab {
 namespace loader_internal {
-namespace {
-
-const Keys kTopKeys = {"name",      "description", "kernels",   "archs",   "machine", "knobs",
-                       "workloads", "repeat",      "warmup",    "timeout", "exclude", "expect",
-                       "gate",      "thresholds",  "exclusive", "prepare", "cgroup",  "monitor"};
-
-}  // namespace
 
 Result<Experiment> Parser::parse(const YAML::Node& root) const {
   Experiment exp;
   exp.file = file();
   const Field top = YamlReader::root(root);
-  auto fields = read_map(top, &kTopKeys);
+  const ValueType& table = file_keys::experiment();
+  auto fields = read_map(top, &table.names());
   FL_TRY(fields);
   // Document order, so that the first problem in the file is the one reported.
   for (const auto& [key, field] : fields->entries) FL_TRY(parse_top_field(key, field, &exp));
-  FL_TRY(require(*fields, top, {"name", "kernels", "archs", "knobs", "workloads"}));
+  FL_TRY(require(*fields, top, table.required()));
   FL_TRY(check_references(exp));
   return exp;
 }
@@ -87,7 +82,7 @@ Result<void> Parser::parse_top_field(const std::string& key, const Field& f,
   if (key == "monitor") return parse_monitor(f, &exp->state.monitor);
   if (key == "repeat") return parse_repeat(f, exp);
   if (key == "warmup") return parse_warmup(f, exp);
-  // read_map admits only kTopKeys: this is "timeout".
+  // read_map admits only file_keys::experiment()'s keys: this is "timeout".
   auto n = read_int(f);
   FL_TRY(n);
   if (*n <= 0) return error(f, "must be a positive number of seconds");

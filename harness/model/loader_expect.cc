@@ -7,20 +7,12 @@
 #include <cstdio>
 #include <string>
 #include <vector>
+#include "model/file_keys.h"
 #include "model/loader_internal.h"
 #include "util/text.h"
 
 namespace foliolab::loader_internal {
 namespace {
-
-const Keys kGateKeys = {"name", "runs", "metric", "max_regression", "equal", "better", "timings"};
-const Keys kSelectorKeys = {"kernel", "arch", "knobs", "workload"};
-const Keys kCompareKeys = {"<", "<=", ">", ">=", "==", "approx"};
-// "==" before "<": a stray "=" is closer to both, and the first wins.
-const Keys kExpectKeys = {"name", "runs", "metric", "stat", "ratio_to", "==",
-                          "<",    "<=",   ">",      ">=",   "approx",   "tolerance"};
-const Keys kStatNames = {"mean", "min", "max", "median"};
-const Keys kThresholdKeys = {"abs", "rel"};
 
 bool threshold_name(std::string_view name) {
   if (name.ends_with('*')) name.remove_suffix(1);
@@ -41,10 +33,10 @@ Result<void> Parser::parse_gate_rules(const Field& f, std::vector<GateRule>* out
 }
 
 Result<void> Parser::parse_gate_rule(const Field& f, GateRule* g) const {
-  auto fields = read_map(f, &kGateKeys);
+  auto fields = read_map(f, &file_keys::gate_rule().names());
   FL_TRY(fields);
   g->loc = loc(f.value);
-  FL_TRY(require(*fields, f, {"metric"}));
+  FL_TRY(require(*fields, f, file_keys::gate_rule().required()));
   auto metric = read_nonempty(*fields->find("metric"));
   FL_TRY(metric);
   g->metric = *metric;
@@ -129,7 +121,7 @@ Result<CountThreshold> Parser::read_threshold(const Field& f) const {
     t.abs = *abs;
     return t;
   }
-  auto fields = read_map(f, &kThresholdKeys);
+  auto fields = read_map(f, &file_keys::threshold_parts().names());
   FL_TRY(fields);
   if (fields->entries.empty()) return error(f, "give abs, rel or both");
   for (const auto& [key, field] : fields->entries) {
@@ -161,7 +153,7 @@ Result<double> Parser::read_percent(const Field& f, std::string_view prefix) con
 // Names are resolved against the rest of the document later (check_references), since the
 // keys may come in any order.
 Result<void> Parser::parse_selector(const Field& f, RunSelector* sel) const {
-  auto fields = read_map(f, &kSelectorKeys);
+  auto fields = read_map(f, &file_keys::selector().names());
   FL_TRY(fields);
   sel->loc = loc(f.value);
   for (const auto& [key, field] : fields->entries) {
@@ -196,7 +188,7 @@ Result<void> Parser::parse_excludes(const Field& f, std::vector<RunSelector>* ou
     FL_TRY(parse_selector(item, &sel));
     if (sel.empty()) {
       return error(item, "an empty entry would exclude every run; give at least one of " +
-                             join(kSelectorKeys, ", "));
+                             join(file_keys::selector().names(), ", "));
     }
     out->push_back(std::move(sel));
   }
@@ -215,10 +207,10 @@ Result<void> Parser::parse_expectations(const Field& f, std::vector<Expectation>
 }
 
 Result<void> Parser::parse_expectation(const Field& f, Expectation* e) const {
-  auto fields = read_map(f, &kExpectKeys);
+  auto fields = read_map(f, &file_keys::expectation().names());
   FL_TRY(fields);
   e->loc = loc(f.value);
-  FL_TRY(require(*fields, f, {"metric"}));
+  FL_TRY(require(*fields, f, file_keys::expectation().required()));
   if (const Field* n = fields->find("name")) {
     auto name = read_nonempty(*n);
     FL_TRY(name);
@@ -238,12 +230,13 @@ Result<void> Parser::parse_expectation(const Field& f, Expectation* e) const {
   if (const Field* s = fields->find("stat")) {
     auto stat = read_scalar(*s);
     FL_TRY(stat);
-    const auto it = std::find(kStatNames.begin(), kStatNames.end(), *stat);
-    if (it == kStatNames.end()) {
-      return error(*s, "unknown stat '" + *stat + "'" + did_you_mean(*stat, kStatNames) +
-                           " (valid: " + join(kStatNames, ", ") + ")");
+    const Keys& stats = file_keys::stat_names();
+    const auto it = std::find(stats.begin(), stats.end(), *stat);
+    if (it == stats.end()) {
+      return error(*s, "unknown stat '" + *stat + "'" + did_you_mean(*stat, stats) +
+                           " (valid: " + join(stats, ", ") + ")");
     }
-    e->stat = static_cast<Statistic>(it - kStatNames.begin());
+    e->stat = static_cast<Statistic>(it - stats.begin());
   }
   if (const Field* r = fields->find("ratio_to")) {
     RunSelector partner;
@@ -259,12 +252,13 @@ Result<void> Parser::parse_expectation(const Field& f, Expectation* e) const {
   return {};
 }
 
-// Exactly one of kCompareKeys; `tolerance` only (and always) with approx.
+// Exactly one of the comparison keys; `tolerance` only (and always) with approx.
 Result<void> Parser::parse_comparison(const Field& item, const Fields& fields, Expectation* e,
                                       std::string* value_text) const {
+  const Keys& ops = file_keys::comparison_keys();
   const Field* comparison = nullptr;
   for (const auto& [key, field] : fields.entries) {
-    if (std::find(kCompareKeys.begin(), kCompareKeys.end(), key) == kCompareKeys.end()) continue;
+    if (std::find(ops.begin(), ops.end(), key) == ops.end()) continue;
     if (comparison) {
       return key_error(field, "only one comparison per expectation ('" + comparison->key.Scalar() +
                                   "'" + first_at(loc(comparison->key)) +
@@ -274,11 +268,10 @@ Result<void> Parser::parse_comparison(const Field& item, const Fields& fields, E
   }
   if (!comparison) {
     return error(loc(item.value), item.path,
-                 "missing comparison: give exactly one of " + join(kCompareKeys, ", "));
+                 "missing comparison: give exactly one of " + join(ops, ", "));
   }
   const std::string op = comparison->key.Scalar();
-  e->op = static_cast<CompareOp>(std::find(kCompareKeys.begin(), kCompareKeys.end(), op) -
-                                 kCompareKeys.begin());
+  e->op = static_cast<CompareOp>(std::find(ops.begin(), ops.end(), op) - ops.begin());
   auto value = read_number(*comparison);
   FL_TRY(value);
   e->value = *value;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/file_keys.h"
 #include "model/image_recipe.h"
 #include "model/loader_internal.h"
 #include "util/text.h"
@@ -14,10 +15,6 @@
 namespace foliolab {
 namespace loader_internal {
 namespace {
-
-const Keys kRecipeKeys = {"description", "suite",    "variant", "packages",
-                          "files",       "commands", "free"};
-const Keys kRecipeFileKeys = {"from", "to"};
 
 // A Debian package name (Debian Policy 5.6.1): lower-case letters, digits, + - . ; at least two
 // characters, starting with a letter or digit.
@@ -33,22 +30,23 @@ bool valid_package_name(const std::string& name) {
 
 Result<void> Parser::parse_image_recipe(const YAML::Node& root, ImageRecipe* r) const {
   const Field top = YamlReader::root(root);
-  auto fields = read_map(top, &kRecipeKeys);
+  const ValueType& table = file_keys::image_recipe();
+  auto fields = read_map(top, &table.names());
   FL_TRY(fields);
   r->loc = loc(root);
-  FL_TRY(require(*fields, top, {"packages"}));
+  FL_TRY(require(*fields, top, table.required()));
   if (const Field* d = fields->find("description")) {
     auto text = read_scalar(*d, false);
     FL_TRY(text);
     r->description = *text;
   }
   if (const Field* s = fields->find("suite")) {
-    auto suite = read_choice(*s, image_suites(), "suite");
+    auto suite = read_choice(*s, table.values_of("suite"), "suite");
     FL_TRY(suite);
     r->suite = *suite;
   }
   if (const Field* v = fields->find("variant")) {
-    auto variant = read_choice(*v, image_variants(), "variant");
+    auto variant = read_choice(*v, table.values_of("variant"), "variant");
     FL_TRY(variant);
     r->variant = *variant;
   }
@@ -97,9 +95,9 @@ Result<void> Parser::parse_recipe_files(const Field& f, ImageRecipe* r) const {
   auto items = read_list(f, "must list at least one {from, to}");
   FL_TRY(items);
   for (const Field& item : *items) {
-    auto fields = read_map(item, &kRecipeFileKeys);
+    auto fields = read_map(item, &file_keys::recipe_file().names());
     FL_TRY(fields);
-    FL_TRY(require(*fields, item, kRecipeFileKeys));
+    FL_TRY(require(*fields, item, file_keys::recipe_file().required()));
     ImageRecipe::File file{.loc = loc(item)};
     auto from = read_nonempty(*fields->find("from"));
     FL_TRY(from);
@@ -119,17 +117,6 @@ Result<void> Parser::parse_recipe_files(const Field& f, ImageRecipe* r) const {
 }
 
 }  // namespace loader_internal
-
-const std::vector<std::string>& image_variants() {
-  static const std::vector<std::string> v = {"essential", "apt",       "required", "minbase",
-                                             "buildd",    "important", "standard"};
-  return v;
-}
-
-const std::vector<std::string>& image_suites() {
-  static const std::vector<std::string> s = {"bookworm"};
-  return s;
-}
 
 std::filesystem::path image_recipe_rel(const std::string& name) {
   return std::filesystem::path("images") / (name + ".yaml");

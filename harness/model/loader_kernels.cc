@@ -3,18 +3,11 @@
 #include <string>
 #include <vector>
 
+#include "model/file_keys.h"
 #include "model/loader_internal.h"
 #include "util/text.h"
 
 namespace foliolab::loader_internal {
-namespace {
-
-const Keys kKernelKeys = {"name",    "source",  "config", "options",
-                          "patches", "cmdline", "archs",  "guest"};
-const Keys kGitSourceKeys = {"git", "ref"};
-const Keys kGitRangeKeys = {"git", "repo"};
-
-}  // namespace
 
 Result<void> Parser::parse_kernels(const Field& f, Experiment* exp) const {
   auto items = read_list(f, "must list at least one kernel");
@@ -45,9 +38,9 @@ Result<void> Parser::parse_source(const Field& s, KernelSpec* k) const {
     k->source = *source;
     return {};
   }
-  auto fields = read_map(s, &kGitSourceKeys);
+  auto fields = read_map(s, &file_keys::kernel_git_source().names());
   FL_TRY(fields);
-  FL_TRY(require(*fields, s, {"git"}));
+  FL_TRY(require(*fields, s, file_keys::kernel_git_source().required()));
   auto repo = read_nonempty(*fields->find("git"));
   FL_TRY(repo);
   k->source = *repo;
@@ -67,9 +60,9 @@ Result<void> Parser::parse_source(const Field& s, KernelSpec* k) const {
 // `patches: {git: BASE..TIP, repo: PATH}`: the commits after BASE up to TIP.
 Result<void> Parser::parse_range(const Field& p, KernelSpec* k) const {
   k->patches_loc = loc(p);
-  auto fields = read_map(p, &kGitRangeKeys);
+  auto fields = read_map(p, &file_keys::kernel_git_range().names());
   FL_TRY(fields);
-  FL_TRY(require(*fields, p, {"git"}));
+  FL_TRY(require(*fields, p, file_keys::kernel_git_range().required()));
   const Field& g = *fields->find("git");
   auto range = read_nonempty(g);
   FL_TRY(range);
@@ -90,7 +83,8 @@ Result<void> Parser::parse_range(const Field& p, KernelSpec* k) const {
 }
 
 Result<void> Parser::parse_kernel(const Field& f, KernelSpec* k, SourceLoc* name_loc) const {
-  auto fields = read_map(f, &kKernelKeys);
+  const ValueType& table = file_keys::kernel();
+  auto fields = read_map(f, &table.names());
   FL_TRY(fields);
   k->loc = loc(f.value);
   if (const Field* n = fields->find("name")) {
@@ -128,12 +122,12 @@ Result<void> Parser::parse_kernel(const Field& f, KernelSpec* k, SourceLoc* name
                            &k->archs, &k->arch_locs));
   }
   if (const Field* g = fields->find("guest")) {
-    auto name = read_choice(*g, {"small", "full"}, "guest kernel");
+    auto name = read_choice(*g, table.values_of("guest"), "guest kernel");
     FL_TRY(name);
     k->guest = *name == "full" ? GuestKernel::kFull : GuestKernel::kSmall;
     k->guest_loc = loc(*g);
   }
-  return require(*fields, f, {"name"});
+  return require(*fields, f, table.required());
 }
 
 Result<void> Parser::parse_fragments(const Field& f, KernelSpec* k) const {

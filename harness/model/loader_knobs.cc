@@ -4,14 +4,12 @@
 #include <string_view>
 #include <vector>
 
+#include "model/file_keys.h"
 #include "model/loader_internal.h"
 #include "util/text.h"
 
 namespace foliolab::loader_internal {
 namespace {
-
-// Keys of a knob set that are not THP sysfs paths.
-const Keys kReservedKnobKeys = {"sysctl", "cmdline", "prepare"};
 
 constexpr std::string_view kThpRoot = "/sys/kernel/mm/transparent_hugepage/";
 constexpr std::string_view kSysctlRoot = "/proc/sys/";
@@ -49,7 +47,9 @@ Result<void> Parser::parse_knob_set(const Field& f, KnobSet* set) const {
       FL_TRY(parse_prepare(field, &set->prepare));
     } else {
       if (key.find('/') == std::string::npos) {
-        if (const std::string near = did_you_mean(key, kReservedKnobKeys); !near.empty()) {
+        // The table's keys (sysctl, cmdline, prepare); any other is a THP sysfs path.
+        const Keys& reserved = file_keys::knob_set().names();
+        if (const std::string near = did_you_mean(key, reserved); !near.empty()) {
           return key_error(field, "unknown key" + near);
         }
       }

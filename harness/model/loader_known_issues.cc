@@ -6,24 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "model/file_keys.h"
 #include "model/known_issue.h"
 #include "model/loader_internal.h"
 #include "util/text.h"
 
 namespace foliolab {
 namespace loader_internal {
-namespace {
-
-const Keys kKnownIssueFileKeys = {"known_issues"};
-const Keys kIssueKeys = {"id", "runs", "metric", "regressed", "value", "flaky", "url", "expires"};
-const Keys kEffectKeys = {"regressed", "value", "flaky"};
-
-}  // namespace
-
 Result<std::vector<KnownIssue>> Parser::parse_known_issues(const YAML::Node& root) const {
-  auto top = read_map(YamlReader::root(root), &kKnownIssueFileKeys);
+  auto top = read_map(YamlReader::root(root), &file_keys::known_issues_file().names());
   FL_TRY(top);
-  FL_TRY(require(*top, YamlReader::root(root), {"known_issues"}));
+  FL_TRY(require(*top, YamlReader::root(root), file_keys::known_issues_file().required()));
   auto items = read_list(*top->find("known_issues"), nullptr);
   FL_TRY(items);
   std::vector<KnownIssue> out;
@@ -41,10 +34,10 @@ Result<std::vector<KnownIssue>> Parser::parse_known_issues(const YAML::Node& roo
 }
 
 Result<void> Parser::parse_known_issue(const Field& f, KnownIssue* k) const {
-  auto fields = read_map(f, &kIssueKeys);
+  auto fields = read_map(f, &file_keys::known_issue().names());
   FL_TRY(fields);
   k->loc = loc(f.value);
-  FL_TRY(require(*fields, f, {"id", "metric", "url", "expires"}));
+  FL_TRY(require(*fields, f, file_keys::known_issue().required()));
   for (auto [key, out] :
        {std::pair{"id", &k->id}, std::pair{"metric", &k->metric}, std::pair{"url", &k->url}}) {
     auto value = read_nonempty(*fields->find(key));
@@ -66,7 +59,7 @@ Result<void> Parser::parse_known_issue(const Field& f, KnownIssue* k) const {
 // Exactly one of `regressed: <= 8%`, `value: N`, `flaky: true`.
 Result<void> Parser::parse_known_effect(const Field& f, const Fields& fields, KnownIssue* k) const {
   const Field* given = nullptr;
-  for (const std::string& key : kEffectKeys) {
+  for (const std::string& key : file_keys::known_effects()) {
     const Field* e = fields.find(key);
     if (!e) continue;
     if (given) return key_error(*e, "give one expected effect: regressed, value or flaky");

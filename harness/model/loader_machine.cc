@@ -5,18 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "model/file_keys.h"
 #include "model/loader_internal.h"
 #include "util/text.h"
 
 namespace foliolab::loader_internal {
-namespace {
-
-const Keys kMachineKeys = {"accel",  "backend", "connect", "cpus",   "image",
-                           "memory", "numa",    "swap",    "timing", "zswap"};
-const Keys kNumaKeys = {"nodes", "distance"};
-const Keys kNodeKeys = {"cpus", "memory"};
-
-}  // namespace
 
 Result<void> Parser::parse_archs(const Field& f, Experiment* exp) const {
   return parse_arch_list(f, "must list at least one arch", &exp->archs, &exp->arch_locs);
@@ -51,15 +44,16 @@ Result<Arch> Parser::read_arch(const Field& f) const {
 }
 
 Result<void> Parser::parse_machine(const Field& f, MachineSpec* m) const {
-  auto fields = read_map(f, &kMachineKeys);
+  const ValueType& table = file_keys::machine();
+  auto fields = read_map(f, &table.names());
   FL_TRY(fields);
   if (const Field* a = fields->find("accel")) {
-    auto name = read_choice(*a, {"auto", "kvm", "tcg"}, "accelerator");
+    auto name = read_choice(*a, table.values_of("accel"), "accelerator");
     FL_TRY(name);
     m->accel = *parse_accel_choice(*name);
   }
   if (const Field* t = fields->find("timing")) {
-    auto name = read_choice(*t, {"wall", "icount"}, "timing mode");
+    auto name = read_choice(*t, table.values_of("timing"), "timing mode");
     FL_TRY(name);
     m->timing = *parse_timing_mode(*name);
     m->timing_loc = loc(*t);
@@ -129,9 +123,9 @@ Result<void> Parser::parse_machine_swap(const YamlFields& fields, MachineSpec* m
 }
 
 Result<void> Parser::parse_numa(const Field& f, bool memory_given, MachineSpec* m) const {
-  auto fields = read_map(f, &kNumaKeys);
+  auto fields = read_map(f, &file_keys::numa().names());
   FL_TRY(fields);
-  FL_TRY(require(*fields, f, {"nodes"}));
+  FL_TRY(require(*fields, f, file_keys::numa().required()));
   const Field& nodes_field = *fields->find("nodes");
   auto nodes = read_list(nodes_field, "must list at least one node");
   FL_TRY(nodes);
@@ -139,9 +133,9 @@ Result<void> Parser::parse_numa(const Field& f, bool memory_given, MachineSpec* 
   uint64_t total = 0;
   for (size_t i = 0; i < nodes->size(); ++i) {
     const Field& node_field = (*nodes)[i];
-    auto node_fields = read_map(node_field, &kNodeKeys);
+    auto node_fields = read_map(node_field, &file_keys::numa_node().names());
     FL_TRY(node_fields);
-    FL_TRY(require(*node_fields, node_field, {"cpus", "memory"}));
+    FL_TRY(require(*node_fields, node_field, file_keys::numa_node().required()));
     NumaNode node;
     auto cpus = read_list(*node_fields->find("cpus"), nullptr);
     FL_TRY(cpus);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "model/file_keys.h"
 #include "model/loader.h"
 #include "model/loader_internal.h"
 #include "util/text.h"
@@ -13,7 +14,6 @@ namespace foliolab {
 namespace loader_internal {
 namespace {
 
-const Keys kRepeatKeys = {"min", "max", "ci"};
 constexpr int kDefaultMin = 3, kDefaultMax = 30;
 constexpr int kMaxWarmup = 100;
 
@@ -39,9 +39,9 @@ Result<void> Parser::parse_repeat(const Field& f, Experiment* exp) const {
     exp->repeat = *n;
     return {};
   }
-  auto fields = read_map(f, &kRepeatKeys);
+  auto fields = read_map(f, &file_keys::adaptive_repeat().names());
   FL_TRY(fields);
-  FL_TRY(require(*fields, f, {"ci"}));
+  FL_TRY(require(*fields, f, file_keys::adaptive_repeat().required()));
   AdaptiveRepeat a{.max = kDefaultMax};
   exp->repeat = kDefaultMin;
   if (const Field* m = fields->find("min")) {

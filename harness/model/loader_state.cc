@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "model/file_keys.h"
 #include "model/loader_internal.h"
 #include "util/text.h"
 
@@ -28,14 +29,7 @@ const char* prepare_kind_name(PrepareStep::Kind k) {
 namespace loader_internal {
 namespace {
 
-const Keys kSwapKeys = {"type", "size", "compressor"};
-const Keys kZswapKeys = {"enabled", "compressor"};
-const Keys kPrepareKinds = {"fragment", "reclaim"};
-const Keys kFragmentKeys = {"method",  "order", "unusable",  "seed",   "pin",
-                            "reserve", "size",  "file_size", "passes", "background"};
-const Keys kFragmentMethods = {"thpscale", "unusable", "churn"};
 const Keys kChurnOnly = {"size", "file_size", "passes", "background"};
-const Keys kMonitorKeys = {"period", "counters"};
 // The highest buddy order any guest kernel has (MAX_PAGE_ORDER: 10 at 4K pages, 11 at 16K, 13
 // at 64K); catalog/validate.cc checks each run's own page size.
 constexpr int kMaxAnyOrder = 13;
@@ -43,10 +37,11 @@ constexpr int kMaxAnyOrder = 13;
 }  // namespace
 
 Result<void> Parser::parse_swap(const Field& f, SwapSpec* s) const {
-  auto fields = read_map(f, &kSwapKeys);
+  const ValueType& table = file_keys::swap();
+  auto fields = read_map(f, &table.names());
   FL_TRY(fields);
-  FL_TRY(require(*fields, f, {"type", "size"}));
-  auto type = read_choice(*fields->find("type"), {"zram", "disk"}, "swap type");
+  FL_TRY(require(*fields, f, table.required()));
+  auto type = read_choice(*fields->find("type"), table.values_of("type"), "swap type");
   FL_TRY(type);
   s->type = *type == "zram" ? SwapSpec::Type::kZram : SwapSpec::Type::kDisk;
   auto size = read_memory(*fields->find("size"));
@@ -57,7 +52,7 @@ Result<void> Parser::parse_swap(const Field& f, SwapSpec* s) const {
     if (s->type != SwapSpec::Type::kZram) {
       return error(*c, "a zram compressor; a disk swap compresses nothing (see machine.zswap)");
     }
-    auto name = read_choice(*c, zram_compressors(), "zram compressor");
+    auto name = read_choice(*c, table.values_of("compressor"), "zram compressor");
     FL_TRY(name);
     s->compressor = *name;
   }
@@ -66,14 +61,15 @@ Result<void> Parser::parse_swap(const Field& f, SwapSpec* s) const {
 }
 
 Result<void> Parser::parse_zswap(const Field& f, ZswapSpec* z) const {
-  auto fields = read_map(f, &kZswapKeys);
+  const ValueType& table = file_keys::zswap();
+  auto fields = read_map(f, &table.names());
   FL_TRY(fields);
-  FL_TRY(require(*fields, f, {"enabled"}));
+  FL_TRY(require(*fields, f, table.required()));
   auto on = read_bool(*fields->find("enabled"));
   FL_TRY(on);
   z->enabled = *on;
   if (const Field* c = fields->find("compressor")) {
-    auto name = read_choice(*c, zswap_compressors(), "zswap compressor");
+    auto name = read_choice(*c, table.values_of("compressor"), "zswap compressor");
     FL_TRY(name);
     z->compressor = *name;
   }
@@ -85,7 +81,7 @@ Result<void> Parser::parse_prepare(const Field& f, std::vector<PrepareStep>* out
   auto items = read_list(f, "must list at least one step, e.g. - fragment: {method: thpscale}");
   FL_TRY(items);
   for (const Field& item : *items) {
-    auto step = read_map(item, &kPrepareKinds);
+    auto step = read_map(item, &file_keys::prepare_step().names());
     FL_TRY(step);
     if (step->entries.size() != 1) {
       return error(item, "one step per item: fragment: {...} or reclaim: SIZE");
@@ -108,12 +104,13 @@ Result<void> Parser::parse_prepare(const Field& f, std::vector<PrepareStep>* out
 }
 
 Result<void> Parser::parse_fragment(const Field& f, PrepareStep* p) const {
-  auto fields = read_map(f, &kFragmentKeys);
+  const ValueType& table = file_keys::fragment();
+  auto fields = read_map(f, &table.names());
   FL_TRY(fields);
   const Field* method = fields->find("method");
   p->method = fields->find("order") || fields->find("unusable") ? "unusable" : "thpscale";
   if (method) {
-    auto name = read_choice(*method, kFragmentMethods, "fragmentation method");
+    auto name = read_choice(*method, table.values_of("method"), "fragmentation method");
     FL_TRY(name);
     p->method = *name;
   }
@@ -204,7 +201,7 @@ Result<void> Parser::parse_churn(const YamlFields& fields, PrepareStep* p) const
 }
 
 Result<void> Parser::parse_cgroup(const Field& f, CgroupSpec* c) const {
-  auto fields = read_map(f, &cgroup_limit_files());
+  auto fields = read_map(f, &file_keys::cgroup().names());  // cgroup_limit_files()
   FL_TRY(fields);
   if (fields->entries.empty()) return error(f, "must set at least one limit, e.g. memory.max: 64M");
   for (const auto& [file, value] : fields->entries) {
@@ -226,9 +223,9 @@ Result<void> Parser::parse_cgroup(const Field& f, CgroupSpec* c) const {
 }
 
 Result<void> Parser::parse_monitor(const Field& f, MonitorSpec* m) const {
-  auto fields = read_map(f, &kMonitorKeys);
+  auto fields = read_map(f, &file_keys::monitor().names());
   FL_TRY(fields);
-  FL_TRY(require(*fields, f, {"period"}));
+  FL_TRY(require(*fields, f, file_keys::monitor().required()));
   const Field& period = *fields->find("period");
   auto text = read_nonempty(period);
   FL_TRY(text);

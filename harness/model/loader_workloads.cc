@@ -4,17 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "model/file_keys.h"
 #include "model/loader_internal.h"
 #include "util/process.h"
 #include "util/text.h"
 
 namespace foliolab::loader_internal {
 namespace {
-
-const Keys kWorkloadKeys = {"name", "label", "params", "metrics", "exclusive"};
-const Keys kMetricDeclKeys = {"unit", "better", "kind", "pattern", "regex", "aggregate", "primary"};
-const Keys kAggregates = {"first", "last", "sum", "min", "max", "count"};
-const Keys kBuildKeys = {"command", "dir", "output"};
 
 // The canonical text of a list value in `params` (run ids, records): "[a.c, b.c]".
 std::string list_text(const std::vector<std::string>& items) {
@@ -47,7 +43,8 @@ Result<void> Parser::parse_workloads(const Field& f, std::vector<WorkloadSpec>* 
 
 Result<void> Parser::parse_workload(const Field& f, WorkloadSpec* w, SourceLoc* label_loc,
                                     std::string* label_path) const {
-  auto fields = read_map(f, &kWorkloadKeys);
+  const ValueType& table = file_keys::workload();
+  auto fields = read_map(f, &table.names());
   FL_TRY(fields);
   w->loc = loc(f.value);
   if (const Field* n = fields->find("name")) {
@@ -78,7 +75,7 @@ Result<void> Parser::parse_workload(const Field& f, WorkloadSpec* w, SourceLoc* 
     FL_TRY(on);
     w->exclusive = *on;
   }
-  return require(*fields, f, {"name"});
+  return require(*fields, f, table.required());
 }
 
 Result<void> Parser::parse_params(const Field& p, WorkloadSpec* w) const {
@@ -89,7 +86,7 @@ Result<void> Parser::parse_params(const Field& p, WorkloadSpec* w) const {
       return key_error(field, "invalid parameter name '" + key + "': use [A-Za-z0-9_.-]");
     }
     std::string value;
-    if (key == "source" || key == "build" || key == "setup") {
+    if (file_keys::workload_params().key(key)) {  // custom's source, build and setup
       auto text = parse_custom_param(key, field, w);
       FL_TRY(text);
       value = *text;
@@ -135,9 +132,9 @@ Result<std::string> Parser::parse_custom_param(const std::string& key, const Fie
     }
     return list_text(texts);
   }
-  auto fields = read_map(f, &kBuildKeys);
+  auto fields = read_map(f, &file_keys::custom_build().names());
   FL_TRY(fields);
-  FL_TRY(require(*fields, f, kBuildKeys));
+  FL_TRY(require(*fields, f, file_keys::custom_build().required()));
   auto command = read_argv(*fields->find("command"), "the build command: [make, -j2] or 'make'");
   FL_TRY(command);
   auto dir = read_nonempty(*fields->find("dir"));
@@ -188,7 +185,7 @@ Result<void> Parser::parse_metric_decls(const Field& f, WorkloadSpec* w) const {
       w->pattern_locs.push_back(loc(field));
       continue;
     }
-    auto decl = read_map(field, &kMetricDeclKeys);
+    auto decl = read_map(field, &file_keys::metric_decl().names());
     FL_TRY(decl);
     FL_TRY(parse_pattern(name, *decl, w));
     MetricInfo info;
@@ -232,7 +229,7 @@ Result<void> Parser::parse_pattern(const std::string& name, const Fields& decl,
   w->metric_patterns.emplace_back(name, *pattern);
   w->pattern_locs.push_back(loc(*p));
   if (a) {
-    auto how = read_choice(*a, kAggregates, "aggregate");
+    auto how = read_choice(*a, file_keys::metric_decl().values_of("aggregate"), "aggregate");
     FL_TRY(how);
     w->metric_aggregates.emplace_back(name, *how);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <system_error>
 
+#include "model/file_keys.h"
 #include "util/yaml_reader.h"
 
 namespace foliolab {
@@ -32,8 +33,7 @@ Result<void> check_project_marker(const fs::path& file) {
   FL_TRY(root);
   if (root->IsNull()) return {};
   const YamlReader reader(file.string());
-  const YamlReader::Keys keys = {"name"};
-  auto fields = reader.read_map(YamlReader::root(*root), &keys);
+  auto fields = reader.read_map(YamlReader::root(*root), &file_keys::project().names());
   FL_TRY(fields);
   if (const YamlField* name = fields->find("name")) FL_TRY(reader.read_nonempty(*name));
   return {};

@@ -1,0 +1,182 @@
+// `foliolab schema` as an editor uses it: the schema the binary prints validates every
+// experiment, example, image recipe and project file in the tree (python3-jsonschema, YAML 1.2
+// types), and structural mistakes at each level fail both the schema and the loader.
+#include "cli/schema_command.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/init_command.h"
+#include "model/image_recipe.h"
+#include "model/known_issue.h"
+#include "model/loader.h"
+#include "testing/cli_binary.h"
+#include "testing/schema_check.h"
+#include "testing/source_root.h"
+#include "testing/temp_dir.h"
+#include "util/fs.h"
+#include "util/process.h"
+
+namespace foliolab::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// `foliolab schema KIND` written to DIR/KIND.json.
+fs::path printed_schema(const ScopedTestDir& dir, const std::string& kind) {
+  RealProcessRunner proc;
+  const ProcessResult r = proc.run({.argv = {cli_binary(), "schema", kind},
+                                    .capture = true,
+                                    .timeout = std::chrono::seconds(60)});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const fs::path file = dir / (kind + ".json");
+  EXPECT_TRUE(write_file_atomic(file, r.output).ok());
+  return file;
+}
+
+// The tree's YAML files of one kind (relative to the source root) under `folders`.
+std::vector<std::string> tree_yaml(const std::vector<std::string>& folders,
+                                   const std::function<bool(const fs::path&)>& take) {
+  std::vector<std::string> out;
+  for (const std::string& folder : folders) {
+    for (const auto& e : fs::recursive_directory_iterator(kSourceRoot / folder)) {
+      const fs::path rel = fs::relative(e.path(), kSourceRoot);
+      if (e.is_regular_file() && rel.extension() == ".yaml" && take(rel)) out.push_back(rel);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool is_known_issues(const fs::path& p) { return p.filename().string().starts_with("known"); }
+
+std::vector<std::pair<std::string, YAML::Node>> documents(const std::vector<std::string>& files) {
+  std::vector<std::pair<std::string, YAML::Node>> docs;
+  for (const std::string& rel : files) docs.emplace_back(rel, YAML::LoadFile(kSourceRoot / rel));
+  return docs;
+}
+
+void expect_all_valid(const fs::path& schema,
+                      const std::vector<std::pair<std::string, YAML::Node>>& docs) {
+  ASSERT_FALSE(docs.empty()) << schema;
+  const SchemaVerdicts v = validate_with_schema(schema, docs);
+  ASSERT_EQ(v.failure, "");
+  for (const auto& [name, errors] : v.errors) {
+    EXPECT_THAT(errors, ::testing::IsEmpty()) << name << " against " << schema.filename();
+  }
+}
+
+TEST(SchemaCommand, TheSchemasValidateEveryFileOfTheirKindInTheTree) {
+  ScopedTestDir dir("foliolab-schema-tree");
+  const auto experiments = tree_yaml({"experiments", "examples", "bench"},
+                                     [](const fs::path& p) { return !is_known_issues(p); });
+  EXPECT_GE(experiments.size(), 20u);
+  for (const std::string& rel : experiments) {
+    auto e = load_experiment((kSourceRoot / rel).string());
+    EXPECT_TRUE(e.ok()) << e.error().message;  // the loader takes them too
+  }
+  auto experiment_docs = documents(experiments);
+  experiment_docs.emplace_back("every_key/experiment.yaml",
+                               YAML::LoadFile(kSourceRoot / "harness/model/testdata/every_key/"
+                                                            "experiment.yaml"));
+  auto made = project_files(kSourceRoot, "mine");  // what `foliolab init` writes
+  ASSERT_TRUE(made.ok());
+  experiment_docs.emplace_back("init/quickstart.yaml", YAML::Load((*made)[1].second));
+  expect_all_valid(printed_schema(dir, "experiment"), experiment_docs);
+  auto issues = documents(tree_yaml({"examples"}, is_known_issues));
+  issues.emplace_back("every_key/known-issues.yaml",
+                      YAML::LoadFile(kSourceRoot / "harness/model/testdata/every_key/"
+                                                   "known-issues.yaml"));
+  expect_all_valid(printed_schema(dir, "known-issues"), issues);
+  auto recipes = documents(tree_yaml({"images"}, [](const fs::path&) { return true; }));
+  expect_all_valid(printed_schema(dir, "recipe"), recipes);
+  expect_all_valid(printed_schema(dir, "project"),
+                   {{"init/foliolab.yaml", YAML::Load((*made)[0].second)},
+                    {"empty foliolab.yaml", YAML::Load("")}});
+}
+
+// A mistake made to the quickstart experiment at one place.
+struct Mistake {
+  std::string what;
+  std::function<void(YAML::Node&)> make;
+};
+
+std::vector<Mistake> mistakes() {
+  const auto list = [] { return YAML::Load("[a, b]"); };
+  return {
+      {"an unknown top-level key", [](YAML::Node& e) { e["colour"] = "red"; }},
+      {"a string where the repeat count goes", [](YAML::Node& e) { e["repeat"] = "many"; }},
+      {"a list where the knob sets go", [&](YAML::Node& e) { e["knobs"] = list(); }},
+      {"an unknown machine key", [](YAML::Node& e) { e["machine"]["gpus"] = 1; }},
+      {"a string where machine.cpus goes", [](YAML::Node& e) { e["machine"]["cpus"] = "two"; }},
+      {"a list where the machine goes", [&](YAML::Node& e) { e["machine"] = list(); }},
+      {"an unknown kernel key", [](YAML::Node& e) { e["kernels"][0]["colour"] = "red"; }},
+      {"a list where a kernel's options go",
+       [&](YAML::Node& e) { e["kernels"][0]["options"] = list(); }},
+      {"a string where a kernel's archs go",
+       [](YAML::Node& e) { e["kernels"][0]["archs"] = "x86_64"; }},
+      {"an unknown workload key", [](YAML::Node& e) { e["workloads"][0]["colour"] = "red"; }},
+      {"a list where a workload's params go",
+       [&](YAML::Node& e) { e["workloads"][0]["params"] = list(); }},
+      {"a string where a workload's exclusive goes",
+       [](YAML::Node& e) { e["workloads"][0]["exclusive"] = "maybe"; }},
+      {"a list where a knob set's sysctl goes",
+       [&](YAML::Node& e) { e["knobs"]["4K"]["sysctl"] = list(); }},
+      {"an unknown stat in an expectation", [](YAML::Node& e) { e["expect"][0]["stat"] = "mode"; }},
+  };
+}
+
+TEST(SchemaCommand, StructuralMistakesFailTheSchemaAndTheLoader) {
+  ScopedTestDir dir("foliolab-schema-mistakes");
+  const fs::path schema = printed_schema(dir, "experiment");
+  std::vector<std::pair<std::string, YAML::Node>> docs;
+  for (const Mistake& m : mistakes()) {
+    YAML::Node e = YAML::LoadFile(kSourceRoot / "experiments/quickstart.yaml");
+    m.make(e);
+    YAML::Emitter out;
+    out << e;
+    auto loaded = parse_experiment(out.c_str(), "quickstart.yaml");
+    EXPECT_FALSE(loaded.ok()) << m.what << ": the loader took it";
+    docs.emplace_back(m.what, e);
+  }
+  docs.emplace_back("the quickstart as it is",
+                    YAML::LoadFile(kSourceRoot / "experiments/quickstart.yaml"));
+  const SchemaVerdicts v = validate_with_schema(schema, docs);
+  ASSERT_EQ(v.failure, "");
+  for (const Mistake& m : mistakes()) {
+    EXPECT_THAT(v.errors.at(m.what), ::testing::Not(::testing::IsEmpty())) << m.what;
+  }
+  EXPECT_THAT(v.errors.at("the quickstart as it is"), ::testing::IsEmpty());
+}
+
+TEST(SchemaCommand, AnUnknownKindFailsWithTheKindsNamed) {
+  RealProcessRunner proc;
+  const ProcessResult r = proc.run({.argv = {cli_binary(), "schema", "experiments"},
+                                    .capture = true,
+                                    .timeout = std::chrono::seconds(60)});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("unknown file kind 'experiments'; did you mean 'experiment'?"));
+  EXPECT_THAT(r.output, HasSubstr("recipe, known-issues, project"));
+}
+
+TEST(SchemaCommand, InitPointsTheExperimentAtTheDataRootsSchema) {
+  auto made = project_files(kSourceRoot, "mine");
+  ASSERT_TRUE(made.ok());
+  const std::string& experiment = (*made)[1].second;
+  const std::string first = experiment.substr(0, experiment.find('\n'));
+  EXPECT_EQ(first, "# yaml-language-server: $schema=" +
+                       schema_file(kSourceRoot.lexically_normal(), "experiment").string());
+  EXPECT_TRUE(fs::is_regular_file(schema_file(kSourceRoot, "experiment")));
+  EXPECT_TRUE(parse_experiment(experiment, "quickstart.yaml").ok());
+}
+
+}  // namespace
+}  // namespace foliolab::cli
