@@ -11,6 +11,7 @@
 #include "kernel/kbuild.h"
 #include "kernel/kconfig.h"
 #include "kernel/kernel_meta.h"
+#include "kernel/obj_dir_mark.h"
 #include "kernel/obj_dir_seed.h"
 #include "kernel/tree.h"
 #include "kernel/tree_sync.h"
@@ -267,6 +268,14 @@ Result<KernelArtifact> KernelBuilder::find_or_build(const KernelSpec& spec, Arch
   FL_TRY(make_dirs(plan->work));
   FileLock lock(plan->work.string() + ".lock");
   if (auto hit = load_cached(*plan)) return *hit;  // built by another foliolab while we waited
+  auto cleaned = clean_interrupted_obj_dir(plan->obj);
+  if (!cleaned.ok()) return in_context(plan->label(), cleaned.error());
+  if (*cleaned > 0) {
+    opt_.log(
+        fmt::format("{}: the last build in {} was interrupted; removed the {} file(s) it was "
+                    "writing, which make writes again",
+                    plan->label(), plan->obj.string(), *cleaned));
+  }
   const bool new_obj = !path_exists(plan->obj / ".config");
   auto job = start(*plan, *pristine);
   if (!job.ok()) return job.error();
@@ -327,7 +336,13 @@ Result<void> KernelBuilder::make(const Plan& plan, const Job& job,
     opt_.progress(label, t.count() / 1000.0, last_line);
   };
   (void)write_file_atomic(job.staging / "last-command.txt", format_argv(argv) + "\n");
+  FL_TRY(mark_obj_dir_building(plan.obj));
   ProcessResult r = runner_.run(ps);
+  // Killed (a timeout, Ctrl-C) or never started, make may have left a half-written file: the
+  // mark stays and the next build removes what this one wrote (kernel/obj_dir_mark.h).
+  if (r.spawn_error.empty() && !r.timed_out && !r.cancelled && r.signal == 0) {
+    FL_TRY(unmark_obj_dir(plan.obj));
+  }
   if (!r.ok()) {
     return make_error(fmt::format("{}: `{}` failed ({}). Last lines of {}:\n{}", plan.label(),
                                   fmt::join(targets, " "), r.describe(), job.log.string(),
@@ -378,8 +393,10 @@ Result<std::string> KernelBuilder::configure(const Plan& plan, const Job& job) {
 // A new O= directory (a config not built from this source and arch before) becomes a copy of
 // the nearest built sibling (kernel/obj_dir_seed.h); build() holds the work tree's lock.
 Result<void> KernelBuilder::seed_obj_dir(const Plan& plan, const std::string& dotconfig) {
+  FL_TRY(mark_obj_dir_building(plan.obj));  // a copy cut short is removed by the next build
   auto seed = seed_from_nearest_sibling(runner_, plan.obj, dotconfig, plan.label());
   if (!seed.ok()) return seed.error();
+  FL_TRY(unmark_obj_dir(plan.obj));
   if (!*seed) return {};
   opt_.log(fmt::format("{}: {} seeded from {} ({} option(s) apart): make rebuilds what they reach",
                        plan.label(), plan.obj.filename().string(),

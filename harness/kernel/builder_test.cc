@@ -11,6 +11,7 @@
 #include <chrono>
 #include <set>
 
+#include "kernel/obj_dir_mark.h"
 #include "testing/fake_kernel_tree.h"
 #include "testing/fake_make.h"
 #include "util/fs.h"
@@ -155,6 +156,56 @@ TEST_F(BuilderTest, ANewConfigStartsFromTheNearestBuiltObjDirAndAFarOneFromNothi
   }
   ASSERT_FALSE(fresh.empty());
   EXPECT_FALSE(path_exists(fresh / "mm/memory.o"));
+}
+
+// A build killed mid-make (Ctrl-C, a timeout, a restart) leaves a truncated .cmd file; the next
+// build in that O= directory removes what the killed one wrote and keeps the rest (the .config it
+// did not write, so no reconfiguring), and an interrupted sibling seeds nothing.
+TEST_F(BuilderTest, ABuildKilledMidMakeLeavesNothingHalfWrittenForTheNext) {
+  std::vector<std::string> lines;
+  KernelBuilder b = builder(&lines);
+  auto first = b.build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  const fs::path obj = make_.objdirs.back();
+  ASSERT_TRUE(write_file_atomic(obj / "mm/memory.o", "whole, from the first build").ok());
+  const auto before = fs::file_time_type::clock::now() - std::chrono::seconds(5);
+  fs::last_write_time(obj / "mm/memory.o", before);
+  fs::last_write_time(obj / ".config", before);
+
+  tree_.put("project/patches/a/0001-a.patch",
+            "--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n");
+  make_.killed_target = "bzImage";
+  auto killed = b.build(spec("a"), Arch::kX86_64);
+  ASSERT_FALSE(killed.ok());
+  EXPECT_NE(killed.error().message.find("killed by signal 9"), std::string::npos)
+      << killed.error().message;
+  EXPECT_TRUE(path_exists(obj / kBuildingMark));
+  EXPECT_TRUE(path_exists(obj / "kernel/time/.tick-sched.o.cmd"));
+
+  // Its sibling-to-be is not seeded from it.
+  tree_.put("project/kernel-config/thp-always.config", "CONFIG_THP_ALWAYS=y\n");
+  make_.killed_target.clear();
+  lines.clear();
+  ASSERT_TRUE(b.build(spec("a", {"thp-always"}), Arch::kX86_64).ok());
+  EXPECT_FALSE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("seeded from") != std::string::npos;
+  }));
+
+  make_.calls.clear();
+  lines.clear();
+  auto again = b.build(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(make_.calls, (std::vector<std::string>{"bzImage"}));
+  EXPECT_FALSE(path_exists(obj / "kernel/time/.tick-sched.o.cmd"));
+  EXPECT_FALSE(path_exists(obj / kBuildingMark));
+  EXPECT_EQ(*read_file(obj / "mm/memory.o"), "whole, from the first build");
+  const std::string said = fmt::format(
+      "kernel k (x86_64): the last build in {} was interrupted; removed the 1 file(s) it was "
+      "writing",
+      obj.string());
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+    return l.starts_with(said);
+  })) << said;
 }
 
 // `plan` estimates a kernel to build from the past builds of its kind: kernel.json tells a full

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernel/kconfig.h"
+#include "kernel/obj_dir_mark.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 
@@ -27,7 +28,11 @@ std::vector<fs::path> built_siblings(const fs::path& obj) {
   for (const fs::path& d : *dirs) {
     const std::string n = d.filename().string();
     if (n == name || n.size() != name.size() || !n.starts_with(prefix) || !is_dir(d)) continue;
-    if (path_exists(d / kConfigStampFile) && path_exists(d / "vmlinux")) out.push_back(d);
+    // A sibling whose last build was interrupted may hold a half-written file.
+    if (path_exists(d / kConfigStampFile) && path_exists(d / "vmlinux") &&
+        !path_exists(d / kBuildingMark)) {
+      out.push_back(d);
+    }
   }
   return out;
 }

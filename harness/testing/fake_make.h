@@ -17,6 +17,9 @@ class FakeMake : public FakeProcessRunner {
   FakeMake();
   std::vector<std::string> calls;              // the target of each make call
   std::vector<std::filesystem::path> objdirs;  // O= of each make call
+  // A make of this target is killed (signal 9) after writing a truncated .cmd file,
+  // kernel/time/.tick-sched.o.cmd, in O=.
+  std::string killed_target;
 };
 
 }  // namespace foliolab
