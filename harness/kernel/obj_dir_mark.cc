@@ -27,10 +27,9 @@ Result<size_t> clean_interrupted_obj_dir(const fs::path& obj) {
   std::vector<fs::path> written;
   for (auto it = fs::recursive_directory_iterator(obj, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_directory(ec) || it->path() == mark) continue;
-    const fs::file_time_type t = fs::symlink_status(it->path(), ec).type() == fs::file_type::symlink
-                                     ? marked
-                                     : it->last_write_time(ec);
+    // kbuild's `source` symlink is made once per directory, never half-written.
+    if (it->is_symlink(ec) || it->is_directory(ec) || it->path() == mark) continue;
+    const fs::file_time_type t = it->last_write_time(ec);
     if (!ec && t > marked) written.push_back(it->path());
   }
   if (ec) return make_env_error(fmt::format("cannot walk {}: {}", obj.string(), ec.message()));
