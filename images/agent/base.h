@@ -22,8 +22,15 @@
 /* One line to /dev/console (fd 2 once the console is set up), prefixed "foliolab-agent:". */
 void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Ends the guest (sync, reboot(RB_POWER_OFF)); in host mode ends this process instead. */
+/* Ends the guest (sync, reboot(RB_POWER_OFF)); in host mode ends this process instead; on a lab
+ * machine (set_lab_machine) runs the hook, then reboots into the machine's own kernel. */
 _Noreturn void power_off(void);
+
+/* ---- lab machine mode ----
+ * PID 1 of a kernel foliolab kexec'ed on a lab machine (foliolab.report=tcp:... on the command
+ * line): the end is a reboot into the machine's own kernel, never a power-off, after `hook`
+ * (the record channel's orderly close). */
+void set_lab_machine(void (*hook)(void));
 
 /* uname -r, or "unknown", for messages. */
 const char *kernel_release(void);

@@ -18,8 +18,10 @@ void kv_addf(struct sb *b, const char *key, const char *fmt, ...)
 
 uint32_t crc32_ieee(uint32_t crc, const void *data, size_t n); /* zlib crc32() semantics */
 
-/* Opens the results channel: the inherited descriptor in host mode, else the virtio port
- * named RESULTS_PORT_NAME (polled for up to timeout_ms). 0 when open. */
+/* Opens the results channel: the inherited descriptor in host mode; on a lab machine
+ * (foliolab.report=tcp:<IPv4>:<port> on the command line) a TCP connection greeted with the
+ * job's nonce (/job/nonce); else the virtio port named RESULTS_PORT_NAME. Each is tried for up
+ * to timeout_ms. 0 when open. */
 int port_open(int timeout_ms);
 
 void record_emit(const char *type, const void *payload, size_t len);

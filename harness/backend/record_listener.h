@@ -1,0 +1,55 @@
+// The record channel of a run on a lab machine (the kexec backend): the agent, PID 1 of the
+// kexec'ed kernel, connects back over TCP, sends "FOLIOLAB-RECORDS <nonce>\n" with the nonce of
+// its run's job, then the framed records of docs/guest-protocol.md. A connection whose first line
+// is anything else (another run's agent, a port scanner) is closed and named; only the run's own
+// stream reaches records.bin, byte for byte. Plain POSIX sockets and poll(): one listener, one
+// stream at a time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace foliolab {
+
+inline constexpr const char* kRecordGreeting = "FOLIOLAB-RECORDS";
+
+// A random nonce for one run: 32 hex digits from the kernel's random source.
+Result<std::string> make_run_nonce();
+
+struct ReceivedRecords {
+  bool connected = false;            // the run's agent connected with its nonce
+  bool closed = false;               // ... and closed its end (it reported all it had)
+  uint64_t bytes = 0;                // written into the records file
+  std::string peer;                  // "10.0.2.15:40312"
+  std::vector<std::string> refused;  // "127.0.0.1:51234: no FOLIOLAB-RECORDS greeting"
+};
+
+class RecordListener {
+ public:
+  // Listens on `address` ("0.0.0.0", "127.0.0.1") at `port` (0: any free port).
+  static Result<RecordListener> open(const std::string& address, uint16_t port);
+  RecordListener(RecordListener&& other) noexcept;
+  RecordListener& operator=(RecordListener&&) = delete;
+  RecordListener(const RecordListener&) = delete;
+  ~RecordListener();
+
+  uint16_t port() const { return port_; }
+
+  // Until `deadline`: takes the first connection that greets with `nonce` and copies the rest
+  // of its stream into `records` (created) until the agent closes it or the deadline passes.
+  // Others are refused. An error is this machine's (the records file cannot be written).
+  Result<ReceivedRecords> receive(const std::string& nonce, const std::filesystem::path& records,
+                                  std::chrono::steady_clock::time_point deadline);
+
+ private:
+  RecordListener(int fd, uint16_t port) : fd_(fd), port_(port) {}
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+}  // namespace foliolab
