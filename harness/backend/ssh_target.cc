@@ -10,9 +10,8 @@ std::string SshTarget::name() const { return fmt::format("{}@{}:{}", user, host,
 
 Result<SshTarget> parse_ssh_uri(std::string_view uri) {
   const auto bad = [&](std::string_view why) {
-    return make_error(
-        fmt::format("'{}' is not an ssh URI ({}; e.g. ssh://root@lab1 or ssh://root@10.0.0.5:2222)",
-                    uri, why));
+    return make_error(fmt::format(
+        "'{}' is not an ssh URI ({}; e.g. ssh://root@lab1 or ssh://root@10.0.0.5:2222)", uri, why));
   };
   constexpr std::string_view kScheme = "ssh://";
   if (!uri.starts_with(kScheme)) return bad("it must start with ssh://");

@@ -69,7 +69,8 @@ TEST(SshTarget, FailuresAreSaidInFoliolabsWords) {
   EXPECT_NE(describe_ssh_failure(t, "ssh: connect to host lab1 port 22: Connection refused")
                 .find("does not answer on ssh"),
             std::string::npos);
-  EXPECT_EQ(describe_ssh_failure(t, "x\nsomething else\n"), "root@lab1:22: ssh failed: something else");
+  EXPECT_EQ(describe_ssh_failure(t, "x\nsomething else\n"),
+            "root@lab1:22: ssh failed: something else");
 }
 
 }  // namespace
