@@ -23,7 +23,8 @@ struct CpioEntry {
 // Serialized newc archive (all entries owned by root, mtime 0 for reproducibility).
 Result<std::string> write_cpio(const std::vector<CpioEntry>& entries);
 
-// Lists the entries of a cpio archive (or several concatenated): path -> data, for tests.
+// Lists the entries of one cpio archive: path -> data, for tests. libarchive stops at the first
+// TRAILER!!!, so of concatenated archives only the first is read.
 Result<std::vector<CpioEntry>> read_cpio(const std::string& bytes);
 
 }  // namespace foliolab
