@@ -46,22 +46,22 @@ Result<void> KexecBackend::reachable() {
 }
 
 Result<std::string> KexecBackend::ssh(const std::vector<std::string>& remote_argv) {
-  ProcessResult r = runner_.run({.argv = ssh_argv(spec_.ssh, remote_argv),
-                                 .capture = true,
-                                 .timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                     kSshTimeout)});
+  ProcessResult r =
+      runner_.run({.argv = ssh_argv(spec_.ssh, remote_argv),
+                   .capture = true,
+                   .timeout = std::chrono::duration_cast<std::chrono::milliseconds>(kSshTimeout)});
   if (!r.ok()) return make_error(describe_ssh_failure(spec_.ssh, r.output));
   return r.output;
 }
 
 Result<KexecBackend::Facts> KexecBackend::facts() {
-  auto out = ssh({"sh", "-c",
-                  "uname -r; cat /proc/sys/kernel/random/boot_id; echo \"${SSH_CLIENT%% *}\""});
+  auto out = ssh(
+      {"sh", "-c", "uname -r; cat /proc/sys/kernel/random/boot_id; echo \"${SSH_CLIENT%% *}\""});
   FL_TRY(out);
   const auto lines = split_lines(*out);
   if (lines.size() < 3) {
-    return make_error(fmt::format("{}: unexpected answer to uname/boot_id: {}", spec_.ssh.name(),
-                                  trim(*out)));
+    return make_error(
+        fmt::format("{}: unexpected answer to uname/boot_id: {}", spec_.ssh.name(), trim(*out)));
   }
   return Facts{.release = std::string(trim(lines[lines.size() - 3])),
                .boot_id = std::string(trim(lines[lines.size() - 2])),
@@ -85,8 +85,8 @@ std::string KexecBackend::wait_until_back(const Facts& before, std::vector<std::
     while (Clock::now() < deadline) {
       auto now = facts();
       if (now.ok() && now->boot_id != before.boot_id && now->release == before.release) {
-        log.push_back(fmt::format("back on its own kernel {} (boot id {})", now->release,
-                                  now->boot_id));
+        log.push_back(
+            fmt::format("back on its own kernel {} (boot id {})", now->release, now->boot_id));
         return "";
       }
       last = now.ok() ? fmt::format("running {} (boot id {})", now->release, now->boot_id)
@@ -114,8 +114,8 @@ Result<BootOutcome> KexecBackend::boot(const BootRequest& req) {
   std::vector<std::string> log;
   auto before = facts();
   if (!before.ok()) return before.error();  // nothing copied: a host failure, not the run's
-  log.push_back(fmt::format("{} runs {} (boot id {})", spec_.ssh.name(), before->release,
-                            before->boot_id));
+  log.push_back(
+      fmt::format("{} runs {} (boot id {})", spec_.ssh.name(), before->release, before->boot_id));
   auto nonce = make_run_nonce();
   if (!nonce.ok()) return nonce.error();
   const fs::path initrd = req.run_dir / "kexec-initrd.cpio";
@@ -127,14 +127,13 @@ Result<BootOutcome> KexecBackend::boot(const BootRequest& req) {
   const std::string dir = spec_.remote_dir;
   const std::string kernel = dir + "/" + req.kernel.filename().string();
   const std::string remote_initrd = dir + "/" + initrd.filename().string();
-  std::string cmdline = fmt::format("{} ip=dhcp foliolab.report=tcp:{}:{}", req.cmdline, address,
-                                    listener->port());
+  std::string cmdline =
+      fmt::format("{} ip=dhcp foliolab.report=tcp:{}:{}", req.cmdline, address, listener->port());
   if (!spec_.cmdline.empty()) cmdline += " " + spec_.cmdline;
   FL_TRY(ssh({"mkdir", "-p", dir}));
-  ProcessResult copied =
-      runner_.run({.argv = scp_argv(spec_.ssh, {req.kernel, initrd}, dir),
-                   .capture = true,
-                   .timeout = std::chrono::milliseconds(kSshTimeout)});
+  ProcessResult copied = runner_.run({.argv = scp_argv(spec_.ssh, {req.kernel, initrd}, dir),
+                                      .capture = true,
+                                      .timeout = std::chrono::milliseconds(kSshTimeout)});
   if (!copied.ok()) return make_error(describe_ssh_failure(spec_.ssh, copied.output));
   FL_TRY(ssh({"kexec", "-l", kernel, "--initrd=" + remote_initrd, "--append=" + cmdline}));
   out.command = join(ssh_argv(spec_.ssh, {"kexec", "-l", kernel, "--initrd=" + remote_initrd,
@@ -149,10 +148,9 @@ Result<BootOutcome> KexecBackend::boot(const BootRequest& req) {
   for (const std::string& r : got->refused) log.push_back("refused a record connection: " + r);
   if (!got->connected || !got->closed) {
     out.timed_out = true;
-    out.exit = got->connected
-                   ? fmt::format("the record stream from {} did not end within {}s", got->peer,
-                                 req.timeout.count())
-                   : fmt::format("no record connection within {}s", req.timeout.count());
+    out.exit = got->connected ? fmt::format("the record stream from {} did not end within {}s",
+                                            got->peer, req.timeout.count())
+                              : fmt::format("no record connection within {}s", req.timeout.count());
     log.push_back("watchdog: " + out.exit);
     if (const std::string why = power_cycle(log); !why.empty()) out.exit += "; " + why;
   } else {

@@ -42,8 +42,8 @@ struct FakeLabMachine {
   std::string boot_id = "boot-1";
   std::string nonce;
   uint16_t port = 0;
-  bool hangs = false;            // the kexec'ed kernel never reports (a panic)
-  bool host_key_known = true;    // ssh's StrictHostKeyChecking verdict
+  bool hangs = false;          // the kexec'ed kernel never reports (a panic)
+  bool host_key_known = true;  // ssh's StrictHostKeyChecking verdict
   int power_cycles = 0, scps = 0, boots = 1;
   size_t base_initrd_size = 0;
   std::vector<std::thread> agents;
