@@ -16,6 +16,7 @@
 #include "image/cpio.h"
 #include "model/arch.h"
 #include "model/experiment.h"
+#include "model/lab_machine.h"
 #include "util/process.h"
 #include "util/result.h"
 
@@ -61,6 +62,9 @@ struct BootOutcome {
   // A pool of hosts: the hosts lost while this run was on them ("URI: why"), before the host
   // named above ran it.
   std::vector<std::string> lost_hosts;
+  // The kexec backend: the lab machine the run's kernel ran on (empty otherwise). Its timings
+  // are the hardware's (timing "hardware"), judged as on KVM.
+  LabMachineInfo lab_machine;
 };
 
 // What a backend needs from the planner and the executor (declared per backend in the table).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "backend/host_backend.h"
+#include "backend/kexec_backend.h"
 #include "backend/knob_journal.h"
 #include "backend/libvirt_backend.h"
 #include "util/text.h"
@@ -18,6 +19,8 @@ std::string_view transport_name(ResultTransport t) {
       return "inherited descriptor to a host file";
     case ResultTransport::kLibvirtChannel:
       return "virtio-serial channel (a file locally, a libvirt stream remotely)";
+    case ResultTransport::kTcpWithNonce:
+      return "TCP connection from the lab machine, greeting with the run's nonce";
   }
   return "?";
 }
@@ -53,6 +56,18 @@ const std::vector<BackendEntry>& backend_table() {
              c.runner, {.uri = c.connect.empty() ? std::string(kDefaultLibvirtUri) : c.connect,
                         .probe = AccelProbeOptions{.cache_dir = c.cache}});
        }},
+      {"kexec",
+       "the run's kernel on a lab machine at machine.connect / --hosts (ssh://root@lab1): copied "
+       "over ssh, kexec'ed, its records back over TCP, the machine back on its own kernel",
+       // Bare metal: no emulator (no -icount); one run at a time per machine (a pool of slot-1
+       // hosts, so several machines run beside each other).
+       {.kernel = true, .initrd = true, .parallel = true, .icount = false},
+       ResultTransport::kTcpWithNonce,
+       [](const BackendContext& c) -> Result<std::unique_ptr<Backend>> {
+         auto spec = kexec_host_spec(c.host ? *c.host : PoolHost{.uri = c.connect});
+         if (!spec.ok()) return spec.error();
+         return KexecBackend::open(c.runner, std::move(*spec));
+       }},
   };
   return kTable;
 }
@@ -82,22 +97,35 @@ Result<void> validate_backend(const Experiment& exp) {
 
 Result<MadeBackend> make_backend(const BackendChoice& choice, ProcessRunner& runner,
                                  const fs::path& cache, std::vector<std::string>& warnings) {
-  MadeBackend made{.entry = find_backend(choice.hosts.empty() ? choice.name : "libvirt")};
-  if (!made.entry) {
-    return make_internal_error("make_backend: no backend '" + choice.name + "' in the table");
+  std::vector<PoolHost> hosts = choice.hosts;
+  std::string name = choice.name;
+  if (!hosts.empty()) {
+    auto kind = pool_backend_name(hosts);
+    if (!kind.ok()) return kind.error();
+    name = *kind;
+  } else if (name == "kexec") {
+    if (choice.connect.empty()) {
+      return make_error(
+          "backend kexec needs a lab machine: machine.connect ssh://root@HOST, or --hosts FILE");
+    }
+    hosts.push_back({.uri = choice.connect});  // a pool of one: one run at a time
   }
-  if (choice.hosts.empty()) {
+  MadeBackend made{.entry = find_backend(name)};
+  if (!made.entry) {
+    return make_internal_error("make_backend: no backend '" + name + "' in the table");
+  }
+  if (hosts.empty()) {
     auto backend =
         made.entry->factory({.runner = runner, .cache = cache, .connect = choice.connect});
     if (!backend.ok()) return backend.error();
     made.backend = std::move(*backend);
     return made;
   }
-  const BackendEntry& libvirt = *made.entry;
+  const BackendEntry& entry = *made.entry;
   auto pool = PoolBackend::open(
-      choice.hosts,
+      hosts,
       [&](const PoolHost& h) {
-        return libvirt.factory({.runner = runner, .cache = cache, .connect = h.uri});
+        return entry.factory({.runner = runner, .cache = cache, .connect = h.uri, .host = &h});
       },
       warnings);
   if (!pool.ok()) return pool.error();

@@ -32,6 +32,7 @@ enum class ResultTransport {
   kInheritedFd,       // a host file the agent inherits as a descriptor (FOLIOLAB_RESULTS_FD)
   kLibvirtChannel,  // a virtio-serial channel: a host file for a local URI, a libvirt stream for a
                     // remote one
+  kTcpWithNonce,    // a TCP connection from a lab machine that greets with the run's nonce
 };
 std::string_view transport_name(ResultTransport t);
 
@@ -39,6 +40,7 @@ struct BackendContext {
   ProcessRunner& runner;
   std::filesystem::path cache;  // foliolab's cache root (accel verdicts; <cache>/host state)
   std::string connect;  // a hypervisor URI for backends that take one (--connect; "": default)
+  const PoolHost* host = nullptr;  // a pool's host (its URI is `connect`; a lab machine's keys)
 };
 
 struct BackendEntry {
@@ -61,7 +63,8 @@ Result<void> validate_backend(const Experiment& exp);
 std::filesystem::path host_state_dir(const std::filesystem::path& cache);
 
 // The backend a session asked for: machine.backend (or --backend), machine.connect (or
-// --connect), and `hosts`, a pool of libvirt hosts (--hosts) in place of one connection.
+// --connect), and `hosts`, a pool (--hosts) in place of one connection: libvirt hosts, or lab
+// machines for kexec.
 struct BackendChoice {
   std::string name;
   std::string connect;
@@ -69,13 +72,14 @@ struct BackendChoice {
 };
 
 struct MadeBackend {
-  const BackendEntry* entry = nullptr;  // the chosen entry (libvirt for a pool)
+  const BackendEntry* entry = nullptr;  // the chosen entry (libvirt or kexec for a pool)
   std::unique_ptr<Backend> backend;
   PoolBackend* pool = nullptr;  // `backend` when it is a pool of hosts
 };
 
-// Makes the chosen backend through its entry's factory or, with hosts, a pool of libvirt
-// backends, one per host: a host that cannot be reached is left out with a line in `warnings`.
+// Makes the chosen backend through its entry's factory or, with hosts, a pool of backends of
+// the entry, one per host: a host that cannot be reached is left out with a line in `warnings`.
+// kexec is always a pool (machine.connect is a pool of one): one run at a time per machine.
 Result<MadeBackend> make_backend(const BackendChoice& choice, ProcessRunner& runner,
                                  const std::filesystem::path& cache,
                                  std::vector<std::string>& warnings);

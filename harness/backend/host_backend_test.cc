@@ -143,7 +143,7 @@ TEST(BackendTableTest, UnknownMachineBackendIsALocatedErrorWithASuggestion) {
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(st.error().message,
               HasSubstr("h.yaml:6:12: machine.backend: unknown backend 'hots'; did you mean "
-                        "'host'? (valid: qemu, host, libvirt)"));
+                        "'host'? (valid: qemu, host, libvirt, kexec)"));
   exp.machine.backend = "host";
   EXPECT_TRUE(validate_backend(exp).ok());
   EXPECT_EQ(parse_host(yaml_with("  a: {enabled: never}\n")).machine.backend, "host");

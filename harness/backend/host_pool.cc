@@ -25,6 +25,15 @@ Result<void> check_uri(const std::string& uri) {
   return {};
 }
 
+Result<void> check_lab_slots(const PoolHost& h) {
+  if (is_lab_uri(h.uri) && h.slots != 1) {
+    return make_error(fmt::format(
+        "{} is a lab machine: it runs one run at a time (slots: 1); list more machines instead",
+        h.uri));
+  }
+  return {};
+}
+
 Result<void> check_unique(const std::vector<PoolHost>& hosts) {
   std::set<std::string> seen;
   for (const PoolHost& h : hosts) {
@@ -37,6 +46,17 @@ Result<void> check_unique(const std::vector<PoolHost>& hosts) {
 }
 
 }  // namespace
+
+bool is_lab_uri(std::string_view uri) { return uri.rfind("ssh://", 0) == 0; }
+
+Result<std::string> pool_backend_name(const std::vector<PoolHost>& hosts) {
+  size_t lab = 0;
+  for (const PoolHost& h : hosts) lab += is_lab_uri(h.uri) ? 1 : 0;
+  if (lab == 0) return std::string("libvirt");
+  if (lab == hosts.size()) return std::string("kexec");
+  return make_error(
+      "a pool is either libvirt hosts or lab machines (ssh://, backend kexec), not both");
+}
 
 Result<std::vector<PoolHost>> parse_hosts(std::string_view text) {
   std::vector<PoolHost> hosts;
@@ -59,6 +79,7 @@ Result<std::vector<PoolHost>> parse_hosts(std::string_view text) {
     }
     if (auto st = check_uri(h.uri); !st.ok())
       return make_error("--hosts item '" + item + "': " + st.error().message);
+    if (auto st = check_lab_slots(h); !st.ok()) return make_error("--hosts: " + st.error().message);
     hosts.push_back(std::move(h));
   }
   if (auto st = check_unique(hosts); !st.ok()) return make_error("--hosts: " + st.error().message);
@@ -68,10 +89,76 @@ Result<std::vector<PoolHost>> parse_hosts(std::string_view text) {
 namespace {
 
 const YamlReader::Keys kHostsFileKeys = {"hosts"};
-const YamlReader::Keys kHostKeys = {"uri", "slots"};
+const YamlReader::Keys kLabOnlyKeys = {"power_cycle",    "config",       "cmdline",
+                                       "identity",       "known_hosts",  "listen",
+                                       "report_address", "boot_timeout", "reboot_timeout"};
+const YamlReader::Keys kHostKeys = [] {
+  YamlReader::Keys keys = {"uri", "slots"};
+  keys.insert(keys.end(), kLabOnlyKeys.begin(), kLabOnlyKeys.end());
+  return keys;
+}();
 
-// One item of `hosts:`: a bare URI or {uri: URI, slots: N}.
-Result<PoolHost> read_host(const YamlReader& r, const YamlField& item) {
+// A list of non-empty single-line strings (an argv, fragment names).
+Result<std::vector<std::string>> read_words(const YamlReader& r, const YamlField& f,
+                                            std::vector<SourceLoc>* locs) {
+  auto items = r.read_list(f, "a non-empty list");
+  FL_TRY(items);
+  std::vector<std::string> out;
+  for (const YamlField& item : *items) {
+    auto word = r.read_nonempty(item);
+    FL_TRY(word);
+    out.push_back(*word);
+    if (locs) {
+      const YamlPos at = YamlReader::pos(item);
+      locs->push_back({r.file(), at.line, at.column});
+    }
+  }
+  return out;
+}
+
+// A lab machine's keys (LabHost); paths relative to the hosts file's folder.
+Result<void> read_lab_host(const YamlReader& r, const YamlFields& fields, const fs::path& dir,
+                           LabHost& lab) {
+  if (const YamlField* f = fields.find("power_cycle")) {
+    auto argv = read_words(r, *f, nullptr);
+    FL_TRY(argv);
+    lab.power_cycle = std::move(*argv);
+  }
+  if (const YamlField* f = fields.find("config")) {
+    auto names = read_words(r, *f, &lab.config_locs);
+    FL_TRY(names);
+    lab.config = std::move(*names);
+  }
+  for (auto [key, path] :
+       {std::pair{"identity", &lab.identity}, {"known_hosts", &lab.known_hosts}}) {
+    if (const YamlField* f = fields.find(key)) {
+      auto text = r.read_nonempty(*f);
+      FL_TRY(text);
+      *path = fs::absolute(dir / *text);  // an absolute *text stays itself
+    }
+  }
+  for (auto [key, text] : {std::pair{"cmdline", &lab.cmdline},
+                           {"listen", &lab.listen},
+                           {"report_address", &lab.report_address}}) {
+    if (const YamlField* f = fields.find(key)) {
+      auto value = r.read_scalar(*f);
+      FL_TRY(value);
+      *text = *value;
+    }
+  }
+  for (auto [key, seconds] : {std::pair{"boot_timeout", &lab.boot_timeout_s},
+                              {"reboot_timeout", &lab.reboot_timeout_s}}) {
+    if (const YamlField* f = fields.find(key)) {
+      auto s = r.read_int(*f, 10, 24 * 3600);
+      FL_TRY(s);
+      *seconds = static_cast<int>(*s);
+    }
+  }
+  return {};
+}
+
+// One item of `hosts:`: a bare URI or {uri: URI, slots: N, ...}.
+Result<PoolHost> read_host(const YamlReader& r, const YamlField& item, const fs::path& dir) {
   if (item.value.IsScalar()) {
     PoolHost h{.uri = item.value.Scalar()};
     if (auto st = check_uri(h.uri); !st.ok()) return r.error(item, st.error().message);
@@ -94,7 +181,17 @@ Result<PoolHost> read_host(const YamlReader& r, const YamlField& item) {
       return r.error(*slots, fmt::format("a whole number from 1 to {}", kMaxSlots));
     }
     h.slots = static_cast<int>(*n);
+    if (auto st = check_lab_slots(h); !st.ok()) return r.error(*slots, st.error().message);
   }
+  if (!is_lab_uri(h.uri)) {
+    for (const std::string& key : kLabOnlyKeys) {
+      if (const YamlField* f = fields->find(key)) {
+        return r.key_error(*f, "only a lab machine (an ssh:// URI, backend kexec) takes " + key);
+      }
+    }
+    return h;
+  }
+  FL_TRY(read_lab_host(r, *fields, dir, h.lab));
   return h;
 }
 
@@ -116,7 +213,7 @@ Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text,
   FL_TRY(items);
   std::vector<PoolHost> hosts;
   for (const YamlField& item : *items) {
-    auto h = read_host(r, item);
+    auto h = read_host(r, item, fs::path(file_name).parent_path());
     FL_TRY(h);
     hosts.push_back(std::move(*h));
   }
@@ -151,6 +248,7 @@ Result<std::unique_ptr<PoolBackend>> PoolBackend::open(const std::vector<PoolHos
   }
   if (members.empty())
     return make_error("no host of the pool can be reached: " + join(failures, "; "));
+  if (auto kind = pool_backend_name(hosts); !kind.ok()) return kind.error();
   return std::unique_ptr<PoolBackend>(new PoolBackend(std::move(members)));
 }
 
@@ -166,14 +264,16 @@ Result<void> PoolBackend::preflight(const Experiment& exp, const std::vector<Run
 
 Result<AccelVerdict> PoolBackend::resolve_accel(const AccelRequest& req) {
   std::vector<std::string> why;
-  bool all_kvm = true;
+  bool all_kvm = true, all_bare = true;
   for (Member& m : members_) {
     if (m.lost) continue;
     auto v = m.backend->resolve_accel(req);
     if (!v.ok()) return make_error(m.host.uri + ": " + v.error().message);
     all_kvm = all_kvm && v->accel == Accel::kKvm;
+    all_bare = all_bare && v->accel == Accel::kNone;
     why.push_back(m.host.uri + ": " + v->reason);
   }
+  if (all_bare) return AccelVerdict{Accel::kNone, join(why, "; ")};  // lab machines: no emulator
   if (all_kvm)
     return AccelVerdict{Accel::kKvm, "kvm on every host of the pool (" + join(why, "; ") + ")"};
   if (req.choice == AccelChoice::kTcg) return AccelVerdict{Accel::kTcg, "tcg requested"};

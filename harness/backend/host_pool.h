@@ -1,4 +1,6 @@
-// A pool of libvirt hosts behind one Backend: `run --hosts URI[*slots],URI...` or a hosts file.
+// A pool of hosts behind one Backend: `run --hosts URI[*slots],URI...` or a hosts file. The
+// hosts are libvirt hosts (qemu:///system, qemu+ssh://...) or lab machines for the kexec backend
+// (ssh://root@lab1: one run at a time each, with what the hosts file says of them, LabHost).
 //
 // Each boot goes to the live host with the most free slots (the first listed on a tie), so a
 // matrix spreads by capacity; the executor runs as many guests at once as the pool has slots.
@@ -21,18 +23,42 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "model/source_loc.h"
 #include "util/result.h"
 
 namespace foliolab {
 
+// A lab machine's entry in a hosts file beyond its ssh:// URI (backend kexec).
+struct LabHost {
+  std::vector<std::string> power_cycle;  // argv run here when it does not come back; empty: none
+  std::vector<std::string> config;       // kernel-config fragments its kernel needs (NIC, disk)
+  std::vector<SourceLoc> config_locs;    // parallel to `config`
+  std::string cmdline;                   // more kernel parameters (console=ttyS1,115200 ...)
+  std::filesystem::path identity;        // ssh key; "": the ssh client's own
+  std::filesystem::path known_hosts;     // "": the ssh client's own
+  std::string listen;                    // where foliolab listens for the records; "": 0.0.0.0
+  std::string report_address;  // how the machine reaches foliolab; "": $SSH_CLIENT's address
+  int boot_timeout_s = 180;    // for the run's kernel to connect back after kexec -e
+  int reboot_timeout_s = 300;  // for ssh to answer on the machine's own kernel again
+};
+
 struct PoolHost {
   std::string uri;
-  int slots = 1;  // guests at once on this host
+  int slots = 1;  // guests at once on this host (a lab machine: always 1)
+  LabHost lab;    // ssh:// hosts only
 };
+
+// Whether the URI names a lab machine (ssh://) rather than a libvirt host.
+bool is_lab_uri(std::string_view uri);
+// The backend a pool's hosts take: "kexec" when all are ssh://, "libvirt" when none is; a
+// mixed list is an error.
+Result<std::string> pool_backend_name(const std::vector<PoolHost>& hosts);
 
 // "qemu:///system*2,qemu+ssh://root@lab2/system*4" (slots default to 1). Errors name the item.
 Result<std::vector<PoolHost>> parse_hosts(std::string_view text);
-// A YAML file `hosts: [{uri: URI, slots: N}, ...]`; errors name file, line and key.
+// A YAML file `hosts: [{uri: URI, slots: N}, ...]`, a lab machine's item with LabHost's keys
+// (power_cycle, config, cmdline, identity, known_hosts, listen, report_address, boot_timeout,
+// reboot_timeout); relative paths are the file's (made absolute). Errors name file, line and key.
 Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text,
                                                const std::string& file_name);
 // --hosts: a file when the value names an existing file, else the comma list.

@@ -119,7 +119,9 @@ TEST(HostPool, HostsFileErrorsNameFileLineAndKey) {
   EXPECT_EQ(parse_hosts_file("hosts:\n  - {uri: qemu:///system, colour: red}\n", "h.yaml")
                 .error()
                 .message,
-            "h.yaml:2:27: hosts[0].colour: unknown key; valid keys here: uri, slots");
+            "h.yaml:2:27: hosts[0].colour: unknown key; valid keys here: uri, slots, power_cycle, "
+            "config, cmdline, identity, known_hosts, listen, report_address, boot_timeout, "
+            "reboot_timeout");
   EXPECT_EQ(parse_hosts_file("host:\n  - qemu:///system\n", "h.yaml").error().message,
             "h.yaml:1:1: host: unknown key; did you mean 'hosts'?");
   EXPECT_EQ(
@@ -236,6 +238,52 @@ TEST(HostPool, AnUnreachableHostIsLeftOutWithAWarning) {
       warnings);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().message, "no host of the pool can be reached: refused");
+}
+
+// A lab machine's entry (backend kexec): its keys, paths relative to the hosts file.
+TEST(HostPool, ALabMachinesEntryTakesItsKeysWithPathsRelativeToTheFile) {
+  auto hosts = parse_hosts_file(
+      "hosts:\n"
+      "  - uri: ssh://root@lab1\n"
+      "    power_cycle: [ipmitool, -H, lab1-bmc, chassis, power, cycle]\n"
+      "    config: [lab1-nic, lab1-nvme]\n"
+      "    cmdline: console=ttyS1,115200\n"
+      "    identity: keys/lab\n"
+      "    known_hosts: /etc/foliolab/known_hosts\n"
+      "    reboot_timeout: 600\n"
+      "  - ssh://root@lab2:2222\n",
+      "/srv/lab/hosts.yaml");
+  ASSERT_TRUE(hosts.ok()) << hosts.error().message;
+  ASSERT_EQ(hosts->size(), 2u);
+  const LabHost& lab = (*hosts)[0].lab;
+  EXPECT_EQ(lab.power_cycle.size(), 6u);
+  EXPECT_EQ(lab.config, (std::vector<std::string>{"lab1-nic", "lab1-nvme"}));
+  ASSERT_EQ(lab.config_locs.size(), 2u);
+  EXPECT_EQ(lab.config_locs[1].str(), "/srv/lab/hosts.yaml:4:24");
+  EXPECT_EQ(lab.cmdline, "console=ttyS1,115200");
+  EXPECT_EQ(lab.identity, "/srv/lab/keys/lab");
+  EXPECT_EQ(lab.known_hosts, "/etc/foliolab/known_hosts");
+  EXPECT_EQ(lab.reboot_timeout_s, 600);
+  EXPECT_TRUE((*hosts)[1].lab.power_cycle.empty());
+  EXPECT_EQ(*pool_backend_name(*hosts), "kexec");
+}
+
+TEST(HostPool, ALabMachineRunsOneRunAtATimeAndLabKeysNeedOne) {
+  EXPECT_EQ(
+      parse_hosts_file("hosts:\n  - {uri: ssh://root@lab1, slots: 2}\n", "h.yaml").error().message,
+      "h.yaml:2:35: hosts[0].slots: ssh://root@lab1 is a lab machine: it runs one run at a "
+      "time (slots: 1); list more machines instead");
+  EXPECT_FALSE(parse_hosts("ssh://root@lab1*2").ok());
+  EXPECT_EQ(
+      parse_hosts_file("hosts:\n  - {uri: qemu:///system, power_cycle: [x]}\n", "h.yaml")
+          .error()
+          .message,
+      "h.yaml:2:27: hosts[0].power_cycle: only a lab machine (an ssh:// URI, backend kexec) takes "
+      "power_cycle");
+  auto mixed = parse_hosts("qemu:///system,ssh://root@lab1");
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_FALSE(pool_backend_name(*mixed).ok());
+  EXPECT_EQ(*pool_backend_name(*parse_hosts("qemu:///system")), "libvirt");
 }
 
 }  // namespace

@@ -8,14 +8,18 @@
 // the run's timeout, or no ssh by the reboot timeout, runs the host's power_cycle argv, then waits
 // again; a machine that still does not answer is down (reachable() says why).
 //
-// Work in progress (docs/kexec-progress.md): not in the backend table yet.
+// Before its first run (open) it asks the machine over ssh what it is: an unknown host key, a
+// refused key or a machine that does not answer keep it out of the pool with nothing copied.
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/host_pool.h"
+#include "backend/record_listener.h"
 #include "backend/ssh_target.h"
 #include "util/process.h"
 #include "util/result.h"
@@ -26,25 +30,37 @@ struct KexecHostSpec {
   SshTarget ssh;
   std::vector<std::string> power_cycle;  // argv run on this machine; empty: none
   std::string cmdline;                   // more kernel parameters for this machine
-  std::string listen = "0.0.0.0";        // where foliolab listens for records
-  std::string report_address;            // how the machine reaches it; "": $SSH_CLIENT's address
+  // Where foliolab listens for the records: every address by default, since the machine is
+  // elsewhere; only a connection greeting with the run's nonce is taken (record_listener.h),
+  // and the port lives for one run.
+  std::string listen = "0.0.0.0";
+  std::string report_address;  // how the machine reaches it; "": $SSH_CLIENT's address
   std::string remote_dir = "/tmp/foliolab";  // the machine's; /tmp goes with each reboot
+  std::chrono::seconds boot_timeout{180};    // kexec -e to the agent's record connection
   std::chrono::seconds reboot_timeout{300};
   std::chrono::milliseconds poll_interval{2000};  // between ssh attempts while waiting
 };
+
+// The spec of a pool host (an ssh:// URI with the hosts file's keys).
+Result<KexecHostSpec> kexec_host_spec(const PoolHost& host);
 
 class KexecBackend : public Backend {
  public:
   KexecBackend(ProcessRunner& runner, KexecHostSpec spec)
       : runner_(runner), spec_(std::move(spec)) {}
+  // A backend for a machine that answers over ssh (facts() once); else why not.
+  static Result<std::unique_ptr<Backend>> open(ProcessRunner& runner, KexecHostSpec spec);
   std::string name() const override { return "kexec"; }
+  // Refuses runs of an arch the machine is not (uname -m, read when it was opened).
+  Result<void> preflight(const Experiment& exp, const std::vector<Run>& runs) override;
   Result<AccelVerdict> resolve_accel(const AccelRequest& req) override;
   Result<BootOutcome> boot(const BootRequest& req) override;
   Result<void> reachable() override;
 
  private:
   struct Facts {
-    std::string release, boot_id, client_address;
+    std::string release, boot_id, client_address, uname_machine;
+    LabMachineInfo machine;
   };
   Result<Facts> facts();
   Result<std::string> ssh(const std::vector<std::string>& remote_argv);
@@ -52,10 +68,18 @@ class KexecBackend : public Backend {
   // once if it does not come back. "" when back, else why not.
   std::string wait_until_back(const Facts& before, std::vector<std::string>& log);
   std::string power_cycle(std::vector<std::string>& log);
+  // mkdir, scp of the kernel and the initrd (removed here after), kexec -l, a detached kexec -e.
+  Result<void> load_and_jump(const std::filesystem::path& kernel,
+                             const std::filesystem::path& initrd, const std::string& cmdline,
+                             BootOutcome& out, std::vector<std::string>& log);
+  // The watchdog's verdict on what the listener got: timed out (and power-cycled) or ended.
+  void judge(const ReceivedRecords& got, std::chrono::seconds timeout, BootOutcome& out,
+             std::vector<std::string>& log);
 
   ProcessRunner& runner_;
   KexecHostSpec spec_;
-  std::string down_;  // why the machine is down, once it is
+  std::string down_;           // why the machine is down, once it is
+  std::string uname_machine_;  // uname -m when opened ("" before)
 };
 
 }  // namespace foliolab

@@ -64,7 +64,9 @@ struct FakeLabMachine {
       const std::string& cmd = s.argv.back();
       if (cmd.find("uname -r") != std::string::npos) {
         std::lock_guard<std::mutex> l(mu);
-        return FakeProcessRunner::ok("6.1.0-lab\n" + boot_id + "\n127.0.0.1\n");
+        return FakeProcessRunner::ok("release=6.1.0-lab\nboot_id=" + boot_id +
+                                     "\nclient=127.0.0.1\ncpu=Lab CPU @ 2.0GHz\narch=x86_64\n"
+                                     "cpus=8\nmem_kb=16318504\nnodes=2\n");
       }
       if (const size_t at = cmd.find("foliolab.report=tcp:127.0.0.1:"); at != std::string::npos) {
         port = static_cast<uint16_t>(std::stoi(cmd.substr(at + 30)));
@@ -141,6 +143,51 @@ TEST_F(KexecBackendTest, TheRunsRecordsComeBackAndTheMachineIsOnItsOwnKernelAgai
   EXPECT_NE(console.find("back on its own kernel 6.1.0-lab (boot id boot-2)"), std::string::npos)
       << console;
   EXPECT_TRUE(b.reachable().ok());
+  // The machine as it said over ssh before the run: the record's boot.machine.
+  EXPECT_EQ(out->lab_machine.name, "root@lab1:22");
+  EXPECT_EQ(out->lab_machine.own_release, "6.1.0-lab");
+  EXPECT_EQ(out->lab_machine.cpu_model, "Lab CPU @ 2.0GHz");
+  EXPECT_EQ(out->lab_machine.cpus, 8);
+  EXPECT_EQ(out->lab_machine.mem_total_kb, 16318504);
+  EXPECT_EQ(out->lab_machine.numa_nodes, 2);
+}
+
+TEST_F(KexecBackendTest, AMachineWithAnUnknownHostKeyIsNotOpened) {
+  lab_.host_key_known = false;
+  auto b = KexecBackend::open(lab_.runner, {.ssh = {.host = "lab1"}});
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("host key"), std::string::npos) << b.error().message;
+  EXPECT_EQ(lab_.scps, 0);
+}
+
+TEST_F(KexecBackendTest, RunsOfAnotherArchAreRefusedBeforeAnyBoot) {
+  auto b = KexecBackend::open(lab_.runner, {.ssh = {.host = "lab1"}});
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  Experiment exp;
+  EXPECT_TRUE((*b)->preflight(exp, {foliolab::Run{.id = "x", .arch = Arch::kX86_64}}).ok());
+  auto st = (*b)->preflight(exp, {foliolab::Run{.id = "a1", .arch = Arch::kArm64}});
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("root@lab1:22 is x86_64 (uname -m): it cannot kexec the "
+                                    "arm64 kernel of run a1"),
+            std::string::npos)
+      << st.error().message;
+}
+
+TEST(KexecHostSpec, TakesTheHostsFileKeys) {
+  PoolHost h{.uri = "ssh://admin@lab2:2222"};
+  h.lab.power_cycle = {"ipmitool", "-H", "lab2-bmc", "chassis", "power", "cycle"};
+  h.lab.identity = "keys/lab";
+  h.lab.cmdline = "console=ttyS1,115200";
+  h.lab.reboot_timeout_s = 600;
+  auto spec = kexec_host_spec(h);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->ssh.name(), "admin@lab2:2222");
+  EXPECT_EQ(spec->ssh.identity, "keys/lab");
+  EXPECT_EQ(spec->power_cycle.front(), "ipmitool");
+  EXPECT_EQ(spec->cmdline, "console=ttyS1,115200");
+  EXPECT_EQ(spec->listen, "0.0.0.0");
+  EXPECT_EQ(spec->reboot_timeout, 600s);
+  EXPECT_FALSE(kexec_host_spec({.uri = "qemu:///system"}).ok());
 }
 
 TEST_F(KexecBackendTest, AKernelThatNeverReportsIsPowerCycledFailedAndTheNextRunIsOk) {
@@ -149,7 +196,8 @@ TEST_F(KexecBackendTest, AKernelThatNeverReportsIsPowerCycledFailedAndTheNextRun
   auto hung = b.boot(request(1s));
   ASSERT_TRUE(hung.ok()) << hung.error().message;
   EXPECT_TRUE(hung->timed_out);
-  EXPECT_NE(hung->exit.find("no record connection within 1s"), std::string::npos) << hung->exit;
+  EXPECT_NE(hung->exit.find("no record connection within 1s of kexec -e"), std::string::npos)
+      << hung->exit;
   EXPECT_EQ(lab_.power_cycles, 1);
   EXPECT_NE(read_file(hung->console_log)->find("power cycle: `power-cycle`: ok"),
             std::string::npos);

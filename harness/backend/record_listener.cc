@@ -145,11 +145,13 @@ RecordListener::~RecordListener() {
 }
 
 Result<ReceivedRecords> RecordListener::receive(const std::string& nonce, const fs::path& records,
+                                                Clock::time_point connect_by,
                                                 Clock::time_point deadline) {
   ReceivedRecords got;
+  connect_by = std::min(connect_by, deadline);
   for (;;) {
     pollfd p{.fd = fd_, .events = POLLIN, .revents = 0};
-    const int ms = ms_until(deadline);
+    const int ms = ms_until(connect_by);
     if (ms == 0) return got;
     const int r = poll(&p, 1, ms);
     if (r < 0 && errno == EINTR) continue;

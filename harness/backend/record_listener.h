@@ -40,10 +40,12 @@ class RecordListener {
 
   uint16_t port() const { return port_; }
 
-  // Until `deadline`: takes the first connection that greets with `nonce` and copies the rest
-  // of its stream into `records` (created) until the agent closes it or the deadline passes.
-  // Others are refused. An error is this machine's (the records file cannot be written).
+  // Until `connect_by` (at the latest `deadline`): takes the first connection that greets with
+  // `nonce`; then copies the rest of its stream into `records` (created) until the agent closes
+  // it or `deadline` passes. Others are refused. An error is this machine's (the records file
+  // cannot be written).
   Result<ReceivedRecords> receive(const std::string& nonce, const std::filesystem::path& records,
+                                  std::chrono::steady_clock::time_point connect_by,
                                   std::chrono::steady_clock::time_point deadline);
 
  private:

@@ -46,7 +46,8 @@ TEST(RecordListener, OnlyTheRunsNonceGetsItsStreamIntoTheRecordsFile) {
     send_to_listener(port, "FOLIOLAB-RECORDS 00000000000000000000000000000000\n@FL1 hello");
     send_to_listener(port, "FOLIOLAB-RECORDS " + *nonce + "\n@FL1 hello 1 2 0\nab\n@FL1 done");
   });
-  auto got = l->receive(*nonce, dir / "records.bin", Clock::now() + std::chrono::seconds(20));
+  auto got = l->receive(*nonce, dir / "records.bin", Clock::now() + std::chrono::seconds(20),
+                        Clock::now() + std::chrono::seconds(20));
   agents.join();
   ASSERT_TRUE(got.ok()) << got.error().message;
   EXPECT_TRUE(got->connected);
@@ -63,13 +64,15 @@ TEST(RecordListener, NoAgentByTheDeadlineIsNotConnectedAndAStreamCutAtItIsNotClo
   ScopedTestDir dir("foliolab-listener");
   auto l = RecordListener::open("127.0.0.1", 0);
   ASSERT_TRUE(l.ok());
-  auto none = l->receive("n", dir / "records.bin", Clock::now() + std::chrono::milliseconds(50));
+  auto none = l->receive("n", dir / "records.bin", Clock::now() + std::chrono::milliseconds(50),
+                         Clock::now() + std::chrono::milliseconds(50));
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->connected);
   EXPECT_FALSE(path_exists(dir / "records.bin"));
   const int held = send_to_listener(l->port(), "FOLIOLAB-RECORDS n\n@FL1 hel", true);
   ASSERT_GE(held, 0);
-  auto cut = l->receive("n", dir / "records.bin", Clock::now() + std::chrono::milliseconds(300));
+  auto cut = l->receive("n", dir / "records.bin", Clock::now() + std::chrono::milliseconds(300),
+                        Clock::now() + std::chrono::milliseconds(300));
   close(held);
   ASSERT_TRUE(cut.ok());
   EXPECT_TRUE(cut->connected);

@@ -30,10 +30,14 @@ std::function<int()> setup_build_kernel(CLI::App& app) {
   app.add_option("experiment", *file, "experiment YAML file whose kernels to build")->required();
   app.add_option("--arch", *archs, "only these architectures");
   app.add_option("--make-jobs", *jobs, "parallel make jobs (default: all CPUs)");
+  auto hosts = std::make_shared<std::string>();
+  app.add_option("--hosts", *hosts,
+                 "as for run: lab machines' kernel fragments join every kernel (backend kexec)");
   common->add(app);
   return [=] {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
+    if (auto st = settle_pool_kernels(*common, *hosts, *exp); !st.ok()) return fail(st.error());
     RealProcessRunner proc;
     // make's progress: one line redrawn in place on a terminal, a line a minute otherwise.
     const bool tty = ::isatty(STDERR_FILENO);

@@ -79,12 +79,16 @@ std::function<int()> setup_plan(CLI::App& app) {
   auto repeat_ci = std::make_shared<std::string>();
   add_timing_flag(app, *timing);
   app.add_option("--repeat-until-ci", *repeat_ci, "as for run: adaptive reps (the worst case)");
+  auto hosts = std::make_shared<std::string>();
+  app.add_option("--hosts", *hosts,
+                 "as for run: a pool (lab machines: their kernel fragments join every kernel)");
   common->add(app);
   return [=] {
     auto exp = load(*file, *common, *archs);
     if (!exp) return kExitBadInput;
     if (auto st = apply_repeat_until_ci(*exp, *repeat_ci); !st.ok()) return fail(st.error());
     apply_timing_flag(*timing, *exp);
+    if (auto st = settle_pool_kernels(*common, *hosts, *exp); !st.ok()) return fail(st.error());
     auto runs = expand(*exp);
     if (auto refused = timing_refused(*exp, runs)) return *refused;
     fmt::print("plan {}\n", plan_hash(runs));

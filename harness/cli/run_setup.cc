@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "backend/kexec_experiment.h"
 #include "backend/libvirt_backend.h"
 #include "catalog/guest_kernel.h"
 #include "catalog/validate.h"
@@ -70,10 +71,14 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   add_timing_flag(app, f.timing);
   app.add_option(
       "--connect", f.connect,
-      fmt::format("libvirt URI (overrides machine.connect; default {})", kDefaultLibvirtUri));
+      fmt::format("libvirt URI (default {}) or a lab machine ssh://root@HOST for --backend kexec "
+                  "(overrides machine.connect)",
+                  kDefaultLibvirtUri));
   app.add_option("--hosts", f.hosts,
-                 "a pool of libvirt hosts: URI[*slots],URI... or a YAML file `hosts: [{uri, "
-                 "slots}]` (implies --backend libvirt; runs go to free slots, a lost host's runs "
+                 "a pool of libvirt hosts (URI[*slots],URI... or a YAML file `hosts: [{uri, "
+                 "slots}]`; implies --backend libvirt) or of lab machines (ssh:// URIs, the file "
+                 "with power_cycle, config, identity...; implies --backend kexec); runs go to "
+                 "free slots, a lost host's runs "
                  "move to another; default -j: all slots)");
   app.add_option("--results", f.results, "results root (default: <root>/results)");
   app.add_option("--resume-dir", f.resume, "continue this results session (skips runs it has)");
@@ -93,33 +98,69 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   f.common.add(app);
 }
 
+namespace {
+
+// --hosts: the pool, and the backend its hosts take (libvirt, or kexec for ssh:// machines).
+Result<void> choose_pool(const RunFlags& f, Experiment& exp, BackendChoice& choice) {
+  if (!f.connect.empty()) {
+    return make_error("--connect and --hosts: list the host in --hosts instead");
+  }
+  auto hosts = load_hosts(f.hosts);
+  if (!hosts.ok()) return hosts.error();
+  auto kind = pool_backend_name(*hosts);
+  if (!kind.ok()) return make_error("--hosts " + f.hosts + ": " + kind.error().message);
+  if (!f.backend.empty() && f.backend != *kind) {
+    return make_error(fmt::format("--hosts is a pool of {}: it cannot go with --backend {}",
+                                  *kind == "kexec" ? "lab machines (kexec)" : "libvirt hosts",
+                                  f.backend));
+  }
+  choice.hosts = std::move(*hosts);
+  exp.machine.backend = *kind;
+  exp.machine.connect.clear();
+  return {};
+}
+
+// backend kexec: its refusals, its fragments and those of the pool's hosts (checked again like
+// the experiment's own), and its warnings.
+Result<void> settle_kexec(const RunFlags& f, Experiment& exp, const BackendChoice& choice) {
+  std::vector<PoolHost> hosts = choice.hosts;
+  if (hosts.empty() && !choice.connect.empty()) hosts.push_back({.uri = choice.connect});
+  auto warnings = settle_kexec_experiment(exp, hosts);
+  if (!warnings.ok()) return warnings.error();
+  for (const std::string& w : *warnings) fmt::print(stderr, "warning: {}\n", w);
+  return validate_project(exp, f.common.root, read_host_facts());
+}
+
+}  // namespace
+
 Result<BackendChoice> choose_backend(const RunFlags& f, Experiment& exp) {
   if (!f.accel.empty()) exp.machine.accel = *parse_accel_choice(f.accel);
   apply_timing_flag(f.timing, exp);
   if (!f.backend.empty()) exp.machine.backend = f.backend;
   if (!f.connect.empty()) exp.machine.connect = f.connect;
   BackendChoice choice;
-  if (!f.hosts.empty()) {
-    if (!f.backend.empty() && f.backend != "libvirt") {
-      return make_error("--hosts is a pool of libvirt hosts: it cannot go with --backend " +
-                        f.backend);
-    }
-    if (!f.connect.empty()) {
-      return make_error("--connect and --hosts: list the host in --hosts instead");
-    }
-    auto hosts = load_hosts(f.hosts);
-    if (!hosts.ok()) return hosts.error();
-    choice.hosts = std::move(*hosts);
-    exp.machine.backend = "libvirt";
-    exp.machine.connect.clear();
+  if (!f.hosts.empty()) FL_TRY(choose_pool(f, exp, choice));
+  const std::string& connect = exp.machine.connect;
+  if (!connect.empty() && is_lab_uri(connect) && exp.machine.backend != "kexec") {
+    return make_error("--connect " + connect + ": a lab machine needs --backend kexec");
   }
-  if (!exp.machine.connect.empty() && exp.machine.backend != "libvirt") {
-    return make_error("--connect " + exp.machine.connect +
-                      ": a libvirt URI needs --backend libvirt");
+  if (!connect.empty() && !is_lab_uri(connect) && exp.machine.backend != "libvirt") {
+    return make_error("--connect " + connect + ": a libvirt URI needs --backend libvirt");
   }
   choice.name = exp.machine.backend;
-  choice.connect = exp.machine.connect;
+  choice.connect = connect;
+  if (choice.name == "kexec") FL_TRY(settle_kexec(f, exp, choice));
   return choice;
+}
+
+Result<void> settle_pool_kernels(const Common& c, const std::string& hosts, Experiment& exp) {
+  if (hosts.empty() && exp.machine.backend != "kexec") return {};
+  RunFlags f;
+  f.common = c;
+  f.hosts = hosts;
+  auto choice = choose_backend(f, exp);
+  if (!choice.ok()) return choice.error();
+  return {};
 }
 
 namespace {

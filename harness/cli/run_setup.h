@@ -69,6 +69,9 @@ struct RunFlags {
 void add_run_flags(CLI::App& app, RunFlags& f);
 // Applies --accel, --timing, --backend, --connect, --hosts to exp.machine; the chosen backend.
 Result<BackendChoice> choose_backend(const RunFlags& f, Experiment& exp);
+// plan and build-kernel: what choose_backend does to the kernels for `hosts` (--hosts) or
+// machine.backend kexec (the kexec fragment and the lab machines', the refusals); else nothing.
+Result<void> settle_pool_kernels(const Common& c, const std::string& hosts, Experiment& exp);
 
 // The backend made, the index opened, the status shown: what every session of a command uses.
 class RunContext {

@@ -67,8 +67,14 @@ Result<void> Parser::parse_machine(const Field& f, MachineSpec* m) const {
   if (const Field* c = fields->find("connect")) {
     auto uri = read_scalar(*c);
     FL_TRY(uri);
-    if (m->backend != "libvirt")
-      return error(*c, "a libvirt connection URI; needs backend: libvirt");
+    if (m->backend == "kexec") {
+      if (uri->rfind("ssh://", 0) != 0)
+        return error(*c, "a lab machine's ssh://[user@]host[:port]; backend kexec");
+    } else if (m->backend != "libvirt") {
+      return error(*c,
+                   "a libvirt connection URI (needs backend: libvirt) or a lab machine's "
+                   "ssh:// URI (needs backend: kexec)");
+    }
     m->connect = *uri;
   }
   if (const Field* i = fields->find("image")) {  // checked against images/ by validate_project

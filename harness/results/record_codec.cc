@@ -5,6 +5,15 @@
 namespace foliolab {
 using json = nlohmann::json;
 
+// provenance.host (a key left out reads as empty), the agent's hello (every key), and
+// boot.machine of a kexec run (model/lab_machine.h; a key left out reads as empty).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostInfo, hostname, cpu_model, kernel,
+                                                foliolab_revision, cpus)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GuestInfo, agent_version, release, version, machine, cmdline,
+                                   page_size, nr_cpus, mem_total_kb)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LabMachineInfo, name, own_release, cpu_model, cpus,
+                                                mem_total_kb, numa_nodes)
+
 json kv_to_json(const KeyValues& kv) {
   json a = json::array();
   for (const auto& [k, v] : kv) a.push_back(json::array({k, v}));
@@ -103,46 +112,8 @@ RunIdentity identity_from_json(const json& j, const char* kernel_key) {
   return id;
 }
 
-json host_to_json(const HostInfo& h) {
-  return {{"hostname", h.hostname},
-          {"cpu_model", h.cpu_model},
-          {"kernel", h.kernel},
-          {"cpus", h.cpus},
-          {"foliolab_revision", h.foliolab_revision}};
-}
-
-HostInfo host_from_json(const json& h) {
-  return HostInfo{opt<std::string>(h, "hostname"), opt<std::string>(h, "cpu_model"),
-                  opt<std::string>(h, "kernel"), opt<std::string>(h, "foliolab_revision"),
-                  opt<int64_t>(h, "cpus")};
-}
-
-json guest_to_json(const GuestInfo& g) {
-  return {{"agent_version", g.agent_version},
-          {"release", g.release},
-          {"version", g.version},
-          {"machine", g.machine},
-          {"cmdline", g.cmdline},
-          {"page_size", g.page_size},
-          {"nr_cpus", g.nr_cpus},
-          {"mem_total_kb", g.mem_total_kb}};
-}
-
-GuestInfo guest_from_json(const json& g) {
-  GuestInfo out;
-  out.agent_version = g.at("agent_version").get<std::string>();
-  out.release = g.at("release").get<std::string>();
-  out.version = g.at("version").get<std::string>();
-  out.machine = g.at("machine").get<std::string>();
-  out.cmdline = g.at("cmdline").get<std::string>();
-  out.page_size = g.at("page_size").get<int64_t>();
-  out.nr_cpus = g.at("nr_cpus").get<int64_t>();
-  out.mem_total_kb = g.at("mem_total_kb").get<int64_t>();
-  return out;
-}
-
 json provenance_to_json(const Provenance& p) {
-  json j = {{"host", host_to_json(p.host)},
+  json j = {{"host", json(p.host)},
             {"kernel",
              {{"build_id", p.kernel_build_id},
               {"version", p.kernel_version},
@@ -163,7 +134,7 @@ json provenance_to_json(const Provenance& p) {
               {"seconds", p.boot_seconds},
               {"timings_emulated", p.timings_emulated},
               {"timing", p.timing}}},
-            {"guest", p.has_guest ? guest_to_json(p.guest) : json()}};
+            {"guest", p.has_guest ? json(p.guest) : json()}};
   // Only runs on a Debian root filesystem have it (a key added: schema kept).
   if (!p.rootfs_id.empty()) {
     j["image"]["rootfs"] = {{"recipe", p.rootfs_recipe}, {"id", p.rootfs_id}};
@@ -174,6 +145,9 @@ json provenance_to_json(const Provenance& p) {
         {"uri", p.hypervisor_uri}, {"host", p.hypervisor_host}, {"version", p.libvirt_version}};
     if (!p.lost_hosts.empty()) j["boot"]["libvirt"]["lost_hosts"] = p.lost_hosts;
   }
+  // Only kexec runs have it (a pool's lost machines beside it).
+  if (!p.lab_machine.empty()) j["boot"]["machine"] = p.lab_machine;
+  if (!p.lab_machine.empty() && !p.lost_hosts.empty()) j["boot"]["lost_hosts"] = p.lost_hosts;
   return j;
 }
 
@@ -212,6 +186,8 @@ void boot_from_json(const json& b, Provenance& p) {
   p.hypervisor_host = opt<std::string>(lv, "host");
   p.libvirt_version = opt<std::string>(lv, "version");
   p.lost_hosts = opt<std::vector<std::string>>(lv, "lost_hosts");
+  p.lab_machine = opt<LabMachineInfo>(b, "machine");
+  if (p.lost_hosts.empty()) p.lost_hosts = opt<std::vector<std::string>>(b, "lost_hosts");
 }
 
 json knob_results_to_json(const std::vector<KnobResult>& ks) {
@@ -320,13 +296,13 @@ RunRecord decode_v2(const json& j) {
   r.started = j.at("started").get<std::string>();
   r.finished = j.at("finished").get<std::string>();
   const json& p = j.at("provenance");
-  r.provenance.host = host_from_json(p.at("host"));
+  r.provenance.host = p.at("host").get<HostInfo>();
   kernel_from_json(p.at("kernel"), r.provenance);
   image_from_json(p.at("image"), r.provenance);
   boot_from_json(p.at("boot"), r.provenance);
   if (!p.at("guest").is_null()) {
     r.provenance.has_guest = true;
-    r.provenance.guest = guest_from_json(p.at("guest"));
+    r.provenance.guest = p.at("guest").get<GuestInfo>();
   }
   const json& a = j.at("artifacts");
   r.artifacts =
@@ -376,7 +352,7 @@ RunRecord decode_v1(const json& j) {
   r.failure = v1_failure_class(r.status, r.reason);
   r.started = opt<std::string>(j, "started");
   r.finished = opt<std::string>(j, "finished");
-  r.provenance.host = host_from_json(opt<json>(j, "host", json::object()));
+  r.provenance.host = opt<HostInfo>(j, "host");
   kernel_from_json(opt<json>(j, "kernel", json::object()), r.provenance);
   image_from_json(opt<json>(j, "image", json::object()), r.provenance);
   boot_from_json(opt<json>(j, "provenance", json::object()), r.provenance);
@@ -391,7 +367,7 @@ RunRecord decode_v1(const json& j) {
   }
   if (rep.at("has_hello").get<bool>()) {
     r.provenance.has_guest = true;
-    r.provenance.guest = guest_from_json(rep.at("hello"));
+    r.provenance.guest = rep.at("hello").get<GuestInfo>();
   }
   r.knobs_found = kv_from_json(rep.at("knobs_initial"));
   r.knobs_set = kv_from_json(rep.at("knobs_final"));

@@ -12,6 +12,7 @@
 
 #include "catalog/repeat_rule.h"
 #include "model/experiment.h"  // KeyValues, MachineSpec
+#include "model/lab_machine.h"
 #include "model/subtest_outcome.h"
 
 namespace foliolab {
@@ -72,12 +73,15 @@ struct Provenance {
   std::string hypervisor_uri, hypervisor_host, libvirt_version;
   // A pool of hosts: hosts lost while they had this run ("URI: why"); it ran again elsewhere.
   std::vector<std::string> lost_hosts;
+  // backend kexec only: the lab machine (record: boot.machine).
+  LabMachineInfo lab_machine;
   std::string accel_reason;  // why `accel` (the probe's verdict)
   int guests_beside = 0;     // most other guests running at once during this run (`run -j`)
   double boot_seconds = 0;
   bool timings_emulated = false;  // TCG: timings are emulation timings
   // machine.timing: "wall" (host time) or "icount" (QEMU -icount: instruction-time, which does
-  // not depend on the host's speed or load). "" in records written before it existed = wall.
+  // not depend on the host's speed or load); "hardware" for a kexec run (the lab machine's own
+  // time). "" in records written before it existed = wall.
   std::string timing = "wall";
   bool icount() const { return timing == "icount"; }
   bool has_guest = false;

@@ -78,6 +78,8 @@ void record_boot(RunRecord& r, const BootOutcome& boot, TimingMode timing) {
   p.timings_emulated = boot.accel == Accel::kTcg;
   p.timing = std::string(
       timing_mode_name(p.timings_emulated ? timing : TimingMode::kWall));  // "wall" | "icount"
+  p.lab_machine = boot.lab_machine;
+  if (!boot.lab_machine.empty()) p.timing = "hardware";  // the run's kernel on the lab machine
   r.artifacts.console_log = boot.console_log.filename().string();
   r.artifacts.records = boot.records_file.filename().string();
   r.artifacts.emulator_log = boot.backend == "qemu" ? "qemu.log" : "";

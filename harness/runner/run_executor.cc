@@ -210,6 +210,11 @@ RunOutcome RunExecutor::conclude(RunOutcome out, const BootOutcome& boot, const 
     record.finished = utc_iso_now();
     return std::move(out);
   };
+  if (boot.timed_out && !boot.lab_machine.empty()) {  // the kexec backend's watchdog, in its words
+    return ended("timed-out", FailureClass::kGuest,
+                 fmt::format("watchdog on {}: {}; console log: {}", boot.lab_machine.name,
+                             boot.exit, boot.console_log.string()));
+  }
   if (boot.timed_out) {
     return ended("timed-out", FailureClass::kGuest,
                  fmt::format("guest did not finish within {}s and was killed; console log: {}",
