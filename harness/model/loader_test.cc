@@ -259,11 +259,13 @@ TEST(LoaderTest, MachineBackendIsQemuOrLibvirtWithAConnectionUri) {
             "q.yaml:2:20: machine.connect: a libvirt connection URI (needs backend: libvirt) or a "
             "lab machine's ssh:// URI (needs backend: kexec)");
   // backend kexec: a lab machine's ssh:// URI, nothing else.
-  auto lab = parse(std::string(kMinimal) + "machine: {backend: kexec, connect: 'ssh://root@lab1'}\n");
+  auto lab =
+      parse(std::string(kMinimal) + "machine: {backend: kexec, connect: 'ssh://root@lab1'}\n");
   ASSERT_TRUE(lab.ok()) << lab.error().message;
   EXPECT_EQ(lab->machine.connect, "ssh://root@lab1");
-  EXPECT_EQ(error_of("name: q\nmachine: {backend: kexec, connect: 'qemu:///system'}\n"),
-            "q.yaml:2:36: machine.connect: a lab machine's ssh://[user@]host[:port]; backend kexec");
+  EXPECT_EQ(
+      error_of("name: q\nmachine: {backend: kexec, connect: 'qemu:///system'}\n"),
+      "q.yaml:2:36: machine.connect: a lab machine's ssh://[user@]host[:port]; backend kexec");
 }
 
 TEST(LoaderTest, UnknownWorkloadAndNumaKeys) {
