@@ -123,7 +123,20 @@ int bench(int runs, int sessions) {
 }  // namespace foliolab
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 300;
-  const int sessions = argc > 2 ? std::atoi(argv[2]) : 365;
-  return foliolab::bench(std::max(1, runs), std::max(1, sessions));
+  // Two whole numbers or nothing: `--help` (or any other word) prints the usage, not a bench.
+  auto count = [&](int i, int fallback) {
+    if (argc <= i) return fallback;
+    char* end = nullptr;
+    const long n = std::strtol(argv[i], &end, 10);
+    return *argv[i] && *end == '\0' && n >= 1 && n <= 1000000 ? static_cast<int>(n) : -1;
+  };
+  const int runs = count(1, 300), sessions = count(2, 365);
+  if (argc > 3 || runs < 0 || sessions < 0) {
+    fmt::print(stderr,
+               "usage: {} [RUNS_PER_SESSION [SESSIONS]]  (default 300 365: a year of a 300-run "
+               "nightly; the PostgreSQL / SQLite ratios are the result)\n",
+               argv[0]);
+    return argc > 1 && std::string(argv[1]) == "--help" ? 0 : 2;
+  }
+  return foliolab::bench(runs, sessions);
 }
