@@ -6,8 +6,9 @@
 //
 // One kernel serves both sides: the stand-in's own kernel and the run's kernel are the same build
 // (the full guest kernel, foliolab's kexec fragment, and the stand-in's hosts-file fragment
-// kexec-standin: VIRTIO_NET and KEXEC), so the tests build one kernel config, not two. Every
-// test boots a stand-in of its own (about half a minute under TCG) so none depends on another.
+// kexec-standin: VIRTIO_NET and KEXEC), so the tests build one kernel config per arch, not two.
+// Every test boots a stand-in of its own (about half a minute under TCG) so none depends on
+// another.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -15,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "model/arch.h"
 #include "results/store.h"
 #include "testing/cli_binary.h"
 #include "testing/standin_lab.h"
@@ -28,29 +30,28 @@ namespace foliolab {
 namespace {
 namespace fs = std::filesystem;
 
-// The quickstart's shape on the lab machine: 4K against 64K mTHP, the fault workload.
-constexpr const char* kKexecExperiment =
-    "name: kexec-quick\n"
-    "kernels:\n  - name: lab\n    guest: full\n"
-    "archs: [x86_64]\n"
-    "machine: {backend: kexec, memory: 1G}\n"
-    "knobs:\n"
-    "  4K: {hugepages-64kB/enabled: never}\n"
-    "  64K mTHP: {hugepages-64kB/enabled: always}\n"
-    "workloads: [{name: fault, params: {size: 16M}}]\n"
-    "repeat: 2\ntimeout: 900\n";
+// The stand-in's own fragment (its hosts-file `config:`): testdata/kexec/kernel-config/.
+std::string standin_fragment(const std::string& arch) {
+  return arch == "arm64" ? "kexec-standin-arm64" : "kexec-standin";
+}
 
-// The same under backend qemu, the kexec fragments written out: the same kernel build.
-constexpr const char* kQemuExperiment =
-    "name: qemu-quick\n"
-    "kernels:\n  - name: lab\n    guest: full\n    config: [kexec, kexec-standin]\n"
-    "archs: [x86_64]\n"
-    "machine: {memory: 1G}\n"
-    "knobs:\n"
-    "  4K: {hugepages-64kB/enabled: never}\n"
-    "  64K mTHP: {hugepages-64kB/enabled: always}\n"
-    "workloads: [{name: fault, params: {size: 16M}}]\n"
-    "repeat: 2\ntimeout: 900\n";
+// The quickstart's shape on the lab machine: 4K against 64K mTHP, the fault workload. Under
+// backend qemu (`qemu` true) the kexec fragments are written out: the same kernel build.
+std::string quick_experiment(const std::string& arch, bool qemu) {
+  return fmt::format(
+      "name: {}-quick-{}\n"
+      "kernels:\n  - name: lab\n    guest: full\n{}"
+      "archs: [{}]\n"
+      "machine: {{{}memory: 1G}}\n"
+      "knobs:\n"
+      "  4K: {{hugepages-64kB/enabled: never}}\n"
+      "  64K mTHP: {{hugepages-64kB/enabled: always}}\n"
+      "workloads: [{{name: fault, params: {{size: 16M}}}}]\n"
+      "repeat: 2\ntimeout: 900\n",
+      qemu ? "qemu" : "kexec", arch,
+      qemu ? "    config: [kexec, " + standin_fragment(arch) + "]\n" : "", arch,
+      qemu ? "" : "backend: kexec, ");
+}
 
 // The last word of the output line starting with `prefix` ("lab x86_64 <id> built <path>").
 std::vector<std::string> line_words(const std::string& output, const std::string& prefix) {
@@ -62,33 +63,36 @@ std::vector<std::string> line_words(const std::string& output, const std::string
 
 class E2EKexec : public ::testing::Test {
  protected:
-  void SetUp() override {
+  // The stand-in for `arch`, its kernel built (or a cache hit) by foliolab from qemu-ARCH.yaml
+  // like any experiment's, its root filesystem by `foliolab image`.
+  void start(const std::string& arch) {
+    arch_ = arch;
     const fs::path src(source_dir());
     fs::create_directories(dir_ / "kernel-config");
-    for (const char* f : {"kernel-config/kexec-standin.config", "qemu-monitor.py"}) {
+    for (const std::string& f :
+         {"kernel-config/" + standin_fragment(arch) + ".config", std::string("qemu-monitor.py")}) {
       fs::copy_file(src / "harness/e2e/testdata/kexec" / f, dir_ / f);
     }
-    ASSERT_TRUE(write_file_atomic(dir_ / "qemu.yaml", kQemuExperiment).ok());
-    ASSERT_TRUE(write_file_atomic(dir_ / "exp.yaml", kKexecExperiment).ok());
-    // The stand-in's kernel: built (or a cache hit) by foliolab like any experiment's.
+    ASSERT_TRUE(write_file_atomic(dir_ / "qemu.yaml", quick_experiment(arch, true)).ok());
+    ASSERT_TRUE(write_file_atomic(dir_ / "exp.yaml", quick_experiment(arch, false)).ok());
     auto built = run_cli({"build-kernel", "qemu.yaml"}, dir_.path(), dir_ / "build.log");
     ASSERT_TRUE(built.ok()) << built.output;
-    const auto k = line_words(built.output, "lab x86_64 ");
+    const auto k = line_words(built.output, "lab " + arch + " ");
     ASSERT_EQ(k.size(), 5u) << built.output;
     build_id_ = k[2];
-    auto image = run_cli({"image", "--recipe", "debian-kexec-lab", "--arch", "x86_64"}, dir_.path(),
+    auto image = run_cli({"image", "--recipe", "debian-kexec-lab", "--arch", arch}, dir_.path(),
                          dir_ / "image.log");
     ASSERT_TRUE(image.ok()) << image.output;
-    const auto d = line_words(image.output, "debian-kexec-lab x86_64 ");
+    const auto d = line_words(image.output, "debian-kexec-lab " + arch + " ");
     ASSERT_GE(d.size(), 5u) << image.output;
-    auto lab = StandinLab::start(dir_.path(), k[4], d[4]);
+    auto lab = StandinLab::start(dir_.path(), *parse_arch(arch), k[4], d[4]);
     ASSERT_TRUE(lab.ok()) << lab.error().message;
     lab_ = std::move(*lab);
     own_release_ = lab_->release();
     ASSERT_FALSE(own_release_.empty());
   }
 
-  // The hosts file of the stand-in; `known_hosts` "" for the one ssh-keyscan wrote.
+  // The hosts file of the stand-in, with the known_hosts file named (ssh-keyscan's by default).
   void write_hosts(const std::string& known_hosts = "known_hosts") {
     ASSERT_TRUE(
         write_file_atomic(
@@ -96,9 +100,9 @@ class E2EKexec : public ::testing::Test {
             fmt::format("hosts:\n  - uri: {}\n    identity: lab-key\n"
                         "    known_hosts: {}\n"
                         "    power_cycle: [python3, qemu-monitor.py, \"{}\", system_reset]\n"
-                        "    config: [kexec-standin]\n"
+                        "    config: [{}]\n"
                         "    boot_timeout: 120\n    reboot_timeout: 600\n",
-                        lab_->uri(), known_hosts, lab_->monitor_port()))
+                        lab_->uri(), known_hosts, lab_->monitor_port(), standin_fragment(arch_)))
             .ok());
   }
 
@@ -113,8 +117,10 @@ class E2EKexec : public ::testing::Test {
 
   ScopedTestDir dir_{"kexec"};
   std::unique_ptr<StandinLab> lab_;
-  std::string build_id_, own_release_;
+  std::string arch_, build_id_, own_release_;
 };
+
+class E2EKexecArch : public E2EKexec, public ::testing::WithParamInterface<std::string> {};
 
 const RunRecord* knob_run(const std::vector<RunRecord>& records, const std::string& knob_set) {
   for (const RunRecord& r : records) {
@@ -125,13 +131,15 @@ const RunRecord* knob_run(const std::vector<RunRecord>& records, const std::stri
 
 // The run's kernel ran on the machine (its release and build id in the record), the counts are
 // those of the same runs under backend qemu, and the machine is back on its own kernel after.
-TEST_F(E2EKexec, AQuickstartShapedRunBootsTheRunsKernelAndCountsMatchQemu) {
+// arm64 too: kexec works in a TCG virt guest (measured 2026-12-07; docs/backends.md).
+TEST_P(E2EKexecArch, AQuickstartShapedRunBootsTheRunsKernelAndCountsMatchQemu) {
+  ASSERT_NO_FATAL_FAILURE(start(GetParam()));
   write_hosts();
   const std::string boot_before = lab_->boot_id();
   auto r = run_cli({"run", "exp.yaml", "--hosts", "lab.yaml", "--results", "results"}, dir_.path(),
                    dir_ / "run.log");
   ASSERT_TRUE(r.ok()) << r.output;
-  const auto lab = records_of("kexec-quick");
+  const auto lab = records_of("kexec-quick-" + arch_);
   ASSERT_EQ(lab.size(), 2u);
   for (const RunRecord& rec : lab) {
     SCOPED_TRACE(rec.id.knob_set.name);
@@ -162,7 +170,7 @@ TEST_F(E2EKexec, AQuickstartShapedRunBootsTheRunsKernelAndCountsMatchQemu) {
   // The same runs under backend qemu on the same kernel build: the same counts.
   auto q = run_cli({"run", "qemu.yaml", "--results", "results"}, dir_.path(), dir_ / "qemu.log");
   ASSERT_TRUE(q.ok()) << q.output;
-  const auto qemu = records_of("qemu-quick");
+  const auto qemu = records_of("qemu-quick-" + arch_);
   ASSERT_EQ(qemu.size(), 2u);
   for (const char* knobs : {"4K", "64K mTHP"}) {
     SCOPED_TRACE(knobs);
@@ -183,10 +191,14 @@ TEST_F(E2EKexec, AQuickstartShapedRunBootsTheRunsKernelAndCountsMatchQemu) {
   EXPECT_EQ(mthp->reps[0].metrics.at("faults"), 256);  // 16 MiB in 64 KiB folios
 }
 
+INSTANTIATE_TEST_SUITE_P(E2E, E2EKexecArch, ::testing::Values("x86_64", "arm64"),
+                         [](const auto& info) { return info.param; });
+
 // A kernel that hangs after kexec (a panic with panic=0): no record connection by the host's
 // boot_timeout, the watchdog's power cycle (the stand-in's QEMU monitor system_reset) brings
 // the machine back on its own kernel, the run is failed with the reason, and the next run is ok.
 TEST_F(E2EKexec, AKernelThatPanicsIsPowerCycledAndTheNextRunIsOk) {
+  ASSERT_NO_FATAL_FAILURE(start("x86_64"));
   write_hosts();
   ASSERT_TRUE(
       write_file_atomic(dir_ / "panic.yaml",
@@ -228,6 +240,7 @@ TEST_F(E2EKexec, AKernelThatPanicsIsPowerCycledAndTheNextRunIsOk) {
 // ssh checks the machine's host key: one it does not know stops the session before anything is
 // copied (the machine's /tmp/foliolab, where the kernel would go, is not there).
 TEST_F(E2EKexec, AnUnknownHostKeyStopsTheRunBeforeAnythingIsCopied) {
+  ASSERT_NO_FATAL_FAILURE(start("x86_64"));
   ASSERT_TRUE(write_file_atomic(dir_ / "empty_known_hosts", "").ok());
   write_hosts("empty_known_hosts");
   auto r = run_cli({"run", "exp.yaml", "--hosts", "lab.yaml", "--results", "results"}, dir_.path(),

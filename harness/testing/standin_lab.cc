@@ -41,7 +41,8 @@ pid_t spawn_qemu(const std::vector<std::string>& argv, const fs::path& log) {
 
 }  // namespace
 
-Result<std::unique_ptr<StandinLab>> StandinLab::start(const fs::path& dir, const fs::path& kernel,
+Result<std::unique_ptr<StandinLab>> StandinLab::start(const fs::path& dir, Arch arch,
+                                                      const fs::path& kernel,
                                                       const fs::path& disk) {
   std::unique_ptr<StandinLab> lab(new StandinLab(dir, free_loopback_port(), free_loopback_port()));
   RealProcessRunner proc;
@@ -56,10 +57,14 @@ Result<std::unique_ptr<StandinLab>> StandinLab::start(const fs::path& dir, const
   FL_TRY(pub);
   const auto words = split_words(*pub);  // "ssh-ed25519 AAAA... foliolab-e2e"
   if (words.size() < 2) return make_error("ssh-keygen wrote no public key");
+  const bool arm64 = arch == Arch::kArm64;
+  const std::string mmio = arm64 ? "device" : "pci";
   const std::vector<std::string> argv = {
-      "qemu-system-x86_64",
+      arm64 ? "qemu-system-aarch64" : "qemu-system-x86_64",
       "-M",
-      "q35",
+      arm64 ? "virt,dtb-randomness=off" : "q35",
+      "-cpu",
+      "max",
       "-m",
       "1G",
       "-smp",
@@ -77,13 +82,16 @@ Result<std::unique_ptr<StandinLab>> StandinLab::start(const fs::path& dir, const
       "-kernel",
       kernel.string(),
       "-append",
-      "console=ttyS0 root=/dev/vda rw init=/sbin/kexec-lab-init lab.key=" + std::string(words[1]),
+      fmt::format("console={} root=/dev/vda rw init=/sbin/kexec-lab-init lab.key={}",
+                  arm64 ? "ttyAMA0" : "ttyS0", words[1]),
       "-drive",
-      fmt::format("file={},if=virtio,format=raw,snapshot=on", disk.string()),
+      fmt::format("file={},if=none,id=d0,format=raw,snapshot=on", disk.string()),
+      "-device",
+      "virtio-blk-" + mmio + ",drive=d0",
       "-netdev",
       fmt::format("user,id=n0,hostfwd=tcp:127.0.0.1:{}-:22", lab->ssh_port_),
       "-device",
-      "virtio-net-pci,netdev=n0"};
+      "virtio-net-" + mmio + ",netdev=n0"};
   lab->qemu_ = spawn_qemu(argv, dir / "standin-qemu.log");
   if (lab->qemu_ < 0) return make_error("cannot fork for QEMU");
   FL_TRY(lab->wait_for_sshd());

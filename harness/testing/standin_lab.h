@@ -1,11 +1,13 @@
 // Test helper: the stand-in lab machine of the kexec backend's e2e tests. A QEMU guest (TCG,
-// q35, 1 CPU, 1 GiB) booting a Debian root filesystem built by images/debian-kexec-lab.yaml
-// (openssh-server, kexec-tools) on a kernel with CONFIG_KEXEC, its /sbin/kexec-lab-init as PID 1;
-// user-mode networking with its sshd forwarded to a free loopback port here and the host
-// (this machine, where foliolab listens for records) at 10.0.2.2; its QEMU monitor on another
-// free port, which the hosts file's power_cycle reaches (qemu-monitor.py system_reset).
-// root's key is made for the test (ssh-keygen) and handed over on the kernel command line;
-// known_hosts comes from ssh-keyscan once sshd answers.
+// 1 CPU, 1 GiB; x86_64 q35, or arm64 virt with its virtio devices over MMIO and without the
+// DTB's random nodes: kexec-tools refuses a DTB whose kaslr-seed the kernel did not wipe, and a
+// kernel without KASLR never wipes it) booting a Debian root filesystem built by
+// images/debian-kexec-lab.yaml (openssh-server, kexec-tools) on a kernel with CONFIG_KEXEC, its
+// /sbin/kexec-lab-init as PID 1; user-mode networking with its sshd forwarded to a free loopback
+// port here and the host (this machine, where foliolab listens for records) at 10.0.2.2; its QEMU
+// monitor on another free port, which the hosts file's power_cycle reaches (qemu-monitor.py
+// system_reset). root's key is made for the test (ssh-keygen) and handed over on the kernel command
+// line; known_hosts comes from ssh-keyscan once sshd answers.
 #pragma once
 
 #include <sys/types.h>
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "model/arch.h"
 #include "util/process.h"
 #include "util/result.h"
 
@@ -23,7 +26,7 @@ namespace foliolab {
 class StandinLab {
  public:
   // Boots it in `dir` (key, known_hosts, console and QEMU logs there); ready once ssh answers.
-  static Result<std::unique_ptr<StandinLab>> start(const std::filesystem::path& dir,
+  static Result<std::unique_ptr<StandinLab>> start(const std::filesystem::path& dir, Arch arch,
                                                    const std::filesystem::path& kernel,
                                                    const std::filesystem::path& disk);
   ~StandinLab();
