@@ -46,7 +46,7 @@ Result<KexecHostSpec> kexec_host_spec(const PoolHost& host) {
   spec.ssh.known_hosts = lab.known_hosts;
   spec.power_cycle = lab.power_cycle;
   spec.cmdline = lab.cmdline;
-  if (!lab.listen.empty()) spec.listen = lab.listen;
+  spec.listen = lab.listen;
   spec.report_address = lab.report_address;
   spec.boot_timeout = std::chrono::seconds(lab.boot_timeout_s);
   spec.reboot_timeout = std::chrono::seconds(lab.reboot_timeout_s);
@@ -203,12 +203,14 @@ void KexecBackend::judge(const ReceivedRecords& got, std::chrono::seconds timeou
     return;
   }
   out.timed_out = true;
-  out.exit = got.connected ? fmt::format("the record stream from {} did not end within {}s",
-                                         got.peer, timeout.count())
-                           : fmt::format(
-                                 "no record connection within {}s of kexec -e (the "
-                                 "run's kernel did not boot to its agent)",
-                                 std::min(spec_.boot_timeout, timeout).count());
+  out.exit = got.over_limit  ? fmt::format("the record stream from {} passed {} bytes and was cut",
+                                           got.peer, got.bytes)
+             : got.connected ? fmt::format("the record stream from {} did not end within {}s",
+                                           got.peer, timeout.count())
+                             : fmt::format(
+                                   "no record connection within {}s of kexec -e (the "
+                                   "run's kernel did not boot to its agent)",
+                                   std::min(spec_.boot_timeout, timeout).count());
   log.push_back("watchdog: " + out.exit);
   if (const std::string why = power_cycle(log); !why.empty()) out.exit += "; " + why;
 }
@@ -227,7 +229,10 @@ Result<BootOutcome> KexecBackend::boot(const BootRequest& req) {
   if (!nonce.ok()) return nonce.error();
   const fs::path initrd = req.run_dir / "kexec-initrd.cpio";
   FL_TRY(write_nonce_initrd(req.initrd, *nonce, initrd));
-  auto listener = RecordListener::open(spec_.listen, 0);
+  auto listen = spec_.listen.empty() ? local_address_towards(spec_.ssh.host)
+                                     : Result<std::string>(spec_.listen);
+  if (!listen.ok()) return listen.error();
+  auto listener = RecordListener::open(*listen, 0);
   if (!listener.ok()) return listener.error();
   const std::string address =
       spec_.report_address.empty() ? before->client_address : spec_.report_address;

@@ -30,10 +30,10 @@ struct KexecHostSpec {
   SshTarget ssh;
   std::vector<std::string> power_cycle;  // argv run on this machine; empty: none
   std::string cmdline;                   // more kernel parameters for this machine
-  // Where foliolab listens for the records: every address by default, since the machine is
-  // elsewhere; only a connection greeting with the run's nonce is taken (record_listener.h),
-  // and the port lives for one run.
-  std::string listen = "0.0.0.0";
+  // Where foliolab listens for the records: "" for the address of this machine's interface
+  // that routes to the machine (local_address_towards), so one interface, not all. Only a
+  // connection greeting with the run's nonce is taken, and the port lives for one run.
+  std::string listen;
   std::string report_address;  // how the machine reaches it; "": $SSH_CLIENT's address
   std::string remote_dir = "/tmp/foliolab";  // the machine's; /tmp goes with each reboot
   std::chrono::seconds boot_timeout{180};    // kexec -e to the agent's record connection

@@ -185,7 +185,7 @@ TEST(KexecHostSpec, TakesTheHostsFileKeys) {
   EXPECT_EQ(spec->ssh.identity, "keys/lab");
   EXPECT_EQ(spec->power_cycle.front(), "ipmitool");
   EXPECT_EQ(spec->cmdline, "console=ttyS1,115200");
-  EXPECT_EQ(spec->listen, "0.0.0.0");
+  EXPECT_EQ(spec->listen, "");  // the interface that routes to the machine
   EXPECT_EQ(spec->reboot_timeout, 600s);
   EXPECT_FALSE(kexec_host_spec({.uri = "qemu:///system"}).ok());
 }

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/random.h>
@@ -79,7 +80,11 @@ Result<void> write_all(int fd, const char* p, size_t n, const fs::path& file) {
 
 // Copies the stream into `out` until EOF or the deadline.
 Result<void> copy_stream(int conn, std::string first, int out, const fs::path& file,
-                         Clock::time_point deadline, ReceivedRecords& got) {
+                         Clock::time_point deadline, uint64_t max_bytes, ReceivedRecords& got) {
+  if (first.size() > max_bytes) {
+    got.over_limit = true;
+    return {};
+  }
   FL_TRY(write_all(out, first.data(), first.size(), file));
   got.bytes += first.size();
   char buf[65536];
@@ -96,12 +101,38 @@ Result<void> copy_stream(int conn, std::string first, int out, const fs::path& f
       got.closed = n == 0;
       return {};
     }
+    if (got.bytes + static_cast<uint64_t>(n) > max_bytes) {
+      got.over_limit = true;
+      return {};
+    }
     FL_TRY(write_all(out, buf, static_cast<size_t>(n), file));
     got.bytes += static_cast<uint64_t>(n);
   }
 }
 
 }  // namespace
+
+Result<std::string> local_address_towards(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (const int rc = getaddrinfo(host.c_str(), "9", &hints, &found); rc != 0 || !found) {
+    return make_env_error(fmt::format("{}: cannot resolve to IPv4: {}", host, gai_strerror(rc)));
+  }
+  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_in local{};
+  socklen_t len = sizeof local;
+  const bool ok = fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0;
+  const std::string why = ok ? "" : strerror(errno);
+  freeaddrinfo(found);
+  if (fd >= 0) close(fd);
+  if (!ok) return make_env_error(fmt::format("{}: no route from this machine: {}", host, why));
+  char text[INET_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET, &local.sin_addr, text, sizeof text);
+  return std::string(text);
+}
 
 Result<std::string> make_run_nonce() {
   unsigned char raw[16];
@@ -174,7 +205,8 @@ Result<ReceivedRecords> RecordListener::receive(const std::string& nonce, const 
       close(conn);
       return make_env_error(fmt::format("cannot create {}: {}", records.string(), strerror(errno)));
     }
-    Result<void> copied = copy_stream(conn, std::move(rest), out, records, deadline, got);
+    Result<void> copied =
+        copy_stream(conn, std::move(rest), out, records, deadline, max_bytes_, got);
     close(conn);
     if (fsync(out) != 0 && copied.ok()) {
       copied =

@@ -86,5 +86,30 @@ TEST(RecordListener, ABadAddressIsNamed) {
   EXPECT_NE(l.error().message.find("'lab-server' is not an IPv4 address"), std::string::npos);
 }
 
+// A stream past the bound is cut there: what came before it is kept, the rest never read.
+TEST(RecordListener, AStreamPastItsBoundIsCutThere) {
+  ScopedTestDir dir("foliolab-listener");
+  auto l = RecordListener::open("127.0.0.1", 0);
+  ASSERT_TRUE(l.ok());
+  l->set_max_bytes(10);
+  const int held = send_to_listener(l->port(), "FOLIOLAB-RECORDS n\n@FL1 hello 1 2 0\n", true);
+  ASSERT_GE(held, 0);
+  auto got = l->receive("n", dir / "records.bin", Clock::now() + std::chrono::seconds(5),
+                        Clock::now() + std::chrono::seconds(5));
+  close(held);
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(got->connected);
+  EXPECT_TRUE(got->over_limit);
+  EXPECT_FALSE(got->closed);
+  EXPECT_LE(got->bytes, 10u);
+}
+
+// The listener binds the interface that routes to the machine: loopback for 127.0.0.1.
+TEST(RecordListener, ListensOnTheInterfaceThatRoutesToTheMachine) {
+  auto local = local_address_towards("127.0.0.1");
+  ASSERT_TRUE(local.ok()) << local.error().message;
+  EXPECT_EQ(*local, "127.0.0.1");
+}
+
 }  // namespace
 }  // namespace foliolab
