@@ -103,11 +103,52 @@ TEST(SchemaCommand, TheSchemasValidateEveryFileOfTheirKindInTheTree) {
                     {"empty foliolab.yaml", YAML::Load("")}});
 }
 
-// A mistake made to the quickstart experiment at one place.
+// A mistake made to the quickstart experiment at one place; `loader_says`, when given, is what
+// the loader's error holds (a rule between keys, refused for that rule and not another).
 struct Mistake {
   std::string what;
   std::function<void(YAML::Node&)> make;
+  std::string loader_says;
 };
+
+// The quickstart's prepare steps set to `steps` (YAML).
+std::function<void(YAML::Node&)> prepare(const std::string& steps) {
+  return [steps](YAML::Node& e) { e["prepare"] = YAML::Load(steps); };
+}
+
+// The quickstart's workload with one metric declaration `decl` (YAML).
+std::function<void(YAML::Node&)> metric(const std::string& decl) {
+  return [decl](YAML::Node& e) { e["workloads"][0]["metrics"]["kb"] = YAML::Load(decl); };
+}
+
+// Rules between keys (model/key_table.h KeyRule): each kind of rule, broken once.
+std::vector<Mistake> rule_mistakes() {
+  return {
+      {"an approx without its tolerance",
+       [](YAML::Node& e) {
+         e["expect"][0].remove(">");
+         e["expect"][0]["approx"] = 1;
+       },
+       "'approx' needs a relative 'tolerance'"},
+      {"a tolerance beside '>'", [](YAML::Node& e) { e["expect"][0]["tolerance"] = 0.1; },
+       "'tolerance' applies only to 'approx'"},
+      {"method unusable without its order",
+       prepare("[{fragment: {method: unusable, unusable: 0.5}}]"), "method unusable needs order"},
+      {"an order without its index", prepare("[{fragment: {order: 9}}]"),
+       "method unusable needs order"},
+      {"a target for thpscale",
+       prepare("[{fragment: {method: thpscale, order: 9, unusable: 0.5}}]"),
+       "thpscale fragments at the PMD size"},
+      {"pin for churn", prepare("[{fragment: {method: churn, pin: true}}]"),
+       "pin is not for churn"},
+      {"a churn key without method churn", prepare("[{fragment: {size: 64M}}]"),
+       "size is for method churn"},
+      {"pattern and regex both", metric("{pattern: 'x(\\d)', regex: 'y(\\d)'}"),
+       "give 'pattern' or 'regex' (the same thing), not both"},
+      {"an aggregate without a pattern", metric("{aggregate: sum}"),
+       "'aggregate' needs a 'pattern' (or 'regex') beside it"},
+  };
+}
 
 std::vector<Mistake> mistakes() {
   const auto list = [] { return YAML::Load("[a, b]"); };
@@ -134,27 +175,80 @@ std::vector<Mistake> mistakes() {
   };
 }
 
+std::vector<Mistake> all_mistakes() {
+  std::vector<Mistake> all = mistakes();
+  for (Mistake& m : rule_mistakes()) all.push_back(std::move(m));
+  return all;
+}
+
+// What the loader takes, each at one place of the quickstart: the schema takes it too, so that an
+// editor never flags a file plan accepts. A quoted number is the number to the loader.
+std::vector<Mistake> accepted_variants() {
+  return {
+      {"a quoted repeat count", [](YAML::Node& e) { e["repeat"] = "3"; }},
+      {"a quoted machine.cpus", [](YAML::Node& e) { e["machine"]["cpus"] = "1"; }},
+      {"a quoted timeout", [](YAML::Node& e) { e["timeout"] = "300"; }},
+      {"a quoted expectation value", [](YAML::Node& e) { e["expect"][0][">"] = "0.5"; }},
+      {"a quoted boolean", [](YAML::Node& e) { e["workloads"][0]["exclusive"] = "true"; }},
+      {"approx with its tolerance",
+       [](YAML::Node& e) {
+         e["expect"][0].remove(">");
+         e["expect"][0]["approx"] = 1;
+         e["expect"][0]["tolerance"] = 0.5;
+       }},
+      {"order and unusable without a method", prepare("[{fragment: {order: 9, unusable: 0.5}}]")},
+      {"a churn with its keys", prepare("[{fragment: {method: churn, size: 64M, passes: 2}}]")},
+      {"a thpscale with pin", prepare("[{fragment: {method: thpscale, pin: true}}]")},
+      {"an aggregate with its regex", metric("{regex: 'x(\\d)', aggregate: sum}")},
+  };
+}
+
+// The quickstart with `make` applied, as a document and as text the loader reads.
+std::pair<YAML::Node, std::string> changed_quickstart(const Mistake& m) {
+  YAML::Node e = YAML::LoadFile(kSourceRoot / "experiments/quickstart.yaml");
+  m.make(e);
+  YAML::Emitter out;
+  out << e;
+  return {e, out.c_str()};
+}
+
 TEST(SchemaCommand, StructuralMistakesFailTheSchemaAndTheLoader) {
   ScopedTestDir dir("foliolab-schema-mistakes");
   const fs::path schema = printed_schema(dir, "experiment");
   std::vector<std::pair<std::string, YAML::Node>> docs;
-  for (const Mistake& m : mistakes()) {
-    YAML::Node e = YAML::LoadFile(kSourceRoot / "experiments/quickstart.yaml");
-    m.make(e);
-    YAML::Emitter out;
-    out << e;
-    auto loaded = parse_experiment(out.c_str(), "quickstart.yaml");
+  for (const Mistake& m : all_mistakes()) {
+    const auto [e, text] = changed_quickstart(m);
+    auto loaded = parse_experiment(text, "quickstart.yaml");
     EXPECT_FALSE(loaded.ok()) << m.what << ": the loader took it";
+    if (!loaded.ok() && !m.loader_says.empty()) {
+      EXPECT_THAT(loaded.error().message, HasSubstr(m.loader_says)) << m.what;
+    }
     docs.emplace_back(m.what, e);
   }
   docs.emplace_back("the quickstart as it is",
                     YAML::LoadFile(kSourceRoot / "experiments/quickstart.yaml"));
   const SchemaVerdicts v = validate_with_schema(schema, docs);
   ASSERT_EQ(v.failure, "");
-  for (const Mistake& m : mistakes()) {
+  for (const Mistake& m : all_mistakes()) {
     EXPECT_THAT(v.errors.at(m.what), ::testing::Not(::testing::IsEmpty())) << m.what;
   }
   EXPECT_THAT(v.errors.at("the quickstart as it is"), ::testing::IsEmpty());
+}
+
+TEST(SchemaCommand, WhatTheLoaderTakesTheSchemaTakes) {
+  ScopedTestDir dir("foliolab-schema-variants");
+  std::vector<std::pair<std::string, YAML::Node>> docs;
+  for (const Mistake& m : accepted_variants()) {
+    const auto [e, text] = changed_quickstart(m);
+    auto loaded = parse_experiment(text, "quickstart.yaml");
+    EXPECT_TRUE(loaded.ok()) << m.what << ": " << loaded.error().message;
+    docs.emplace_back(m.what, e);
+  }
+  const SchemaVerdicts v = validate_with_schema(printed_schema(dir, "experiment"), docs);
+  ASSERT_EQ(v.failure, "");
+  for (const Mistake& m : accepted_variants()) {
+    EXPECT_THAT(v.errors.at(m.what), ::testing::IsEmpty()) << m.what;
+  }
 }
 
 TEST(SchemaCommand, AnUnknownKindFailsWithTheKindsNamed) {

@@ -213,18 +213,26 @@ const ValueType& custom_build() {
 }
 
 const ValueType& metric_decl() {
-  static const T t = T::map(
-      "a metric's declaration",
-      {
-          key("unit", T::string("its unit")),
-          key("better", better()),
-          key("kind", T::choice("a count or a timing", {"count", "timing"})),
-          key("pattern", T::string("a regex with one group (output: regex)")),
-          key("regex", T::string("the same as pattern")),
-          key("aggregate",
-              T::choice("how matches combine", {"first", "last", "sum", "min", "max", "count"})),
-          key("primary", T::boolean("adaptive repetitions watch this timing")),
-      });
+  static const T t =
+      T::map("a metric's declaration",
+             {
+                 key("unit", T::string("its unit")),
+                 key("better", better()),
+                 key("kind", T::choice("a count or a timing", {"count", "timing"})),
+                 key("pattern", T::string("a regex with one group (output: regex)")),
+                 key("regex", T::string("the same as pattern")),
+                 key("aggregate", T::choice("how matches combine",
+                                            {"first", "last", "sum", "min", "max", "count"})),
+                 key("primary", T::boolean("adaptive repetitions watch this timing")),
+             })
+          .with_rules({
+              {.key = "regex",
+               .excludes = {"pattern"},
+               .why = "give 'pattern' or 'regex' (the same thing), not both"},
+              {.key = "aggregate",
+               .needs_any = {"pattern", "regex"},
+               .why = "'aggregate' needs a 'pattern' (or 'regex') beside it"},
+          });
   return t;
 }
 
@@ -258,7 +266,15 @@ const ValueType& expectation() {
                    key("ratio_to", selector()), key("==", value), key("<", value), key("<=", value),
                    key(">", value), key(">=", value), key("approx", value),
                    key("tolerance", T::number("approx's relative tolerance", 0))})
-        .with_exactly_one(comparison_keys());
+        .with_exactly_one(comparison_keys())
+        .with_rules({
+            {.key = "approx",
+             .needs = {"tolerance"},
+             .why = "'approx' needs a relative 'tolerance' (e.g. tolerance: 0.1)"},
+            {.key = "tolerance",
+             .needs = {"approx"},
+             .why = "'tolerance' applies only to 'approx'"},
+        });
   }();
   return t;
 }
@@ -302,21 +318,54 @@ const ValueType& prepare_step() {
   return t;
 }
 
+namespace {
+
+// What one fragmentation method takes: plan's rules, which the schema says too.
+std::vector<KeyRule> fragment_rules() {
+  const std::string unusable_needs =
+      "method unusable needs order: N and unusable: X, e.g. {order: 9, unusable: 0.9}";
+  std::vector<KeyRule> rules = {
+      {.key = "method", .value = "unusable", .needs = {"order", "unusable"}, .why = unusable_needs},
+      // Without a method, order or unusable means method unusable: both then.
+      {.key = "order", .needs = {"unusable"}, .why = unusable_needs},
+      {.key = "unusable", .needs = {"order"}, .why = unusable_needs},
+      {.key = "method",
+       .value = "thpscale",
+       .excludes = {"order", "unusable"},
+       .why = "thpscale fragments at the PMD size; no target to give"},
+      {.key = "method",
+       .value = "churn",
+       .excludes = {"order", "unusable", "pin", "reserve"},
+       .why = "{key} is not for churn: it fragments by page cache and slab, to no target"},
+  };
+  for (const char* churn_only : {"size", "file_size", "passes", "background"}) {
+    rules.push_back({.key = churn_only,
+                     .needs_key = "method",
+                     .needs_value = "churn",
+                     .why = "{key} is for method churn (page-cache churn on a scratch disk)"});
+  }
+  return rules;
+}
+
+}  // namespace
+
 const ValueType& fragment() {
-  static const T t = T::map(
-      "fragment free memory before the reps",
-      {
-          key("method", T::choice("how", {"thpscale", "unusable", "churn"})),
-          key("order", T::integer("unusable: the target order", 1, 13)),
-          key("unusable", T::number("unusable: the free space index to reach, in (0, 1]", 0)),
-          key("seed", T::integer("the random seed", 1)),
-          key("pin", T::boolean("pin the filling memory")),
-          key("reserve", T::size("memory left unfilled")),
-          key("size", T::size("churn: the page cache written")),
-          key("file_size", T::size("churn: each file's size, 4K to 64M")),
-          key("passes", T::integer("churn: passes over the files", 1, kMaxChurnPasses)),
-          key("background", T::boolean("churn: keep churning during the reps")),
-      });
+  static const T t =
+      T::map(
+          "fragment free memory before the reps",
+          {
+              key("method", T::choice("how", {"thpscale", "unusable", "churn"})),
+              key("order", T::integer("unusable: the target order", 1, 13)),
+              key("unusable", T::number("unusable: the free space index to reach, in (0, 1]", 0)),
+              key("seed", T::integer("the random seed", 1)),
+              key("pin", T::boolean("pin the filling memory")),
+              key("reserve", T::size("memory left unfilled")),
+              key("size", T::size("churn: the page cache written")),
+              key("file_size", T::size("churn: each file's size, 4K to 64M")),
+              key("passes", T::integer("churn: passes over the files", 1, kMaxChurnPasses)),
+              key("background", T::boolean("churn: keep churning during the reps")),
+          })
+          .with_rules(fragment_rules());
   return t;
 }
 

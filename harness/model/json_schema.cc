@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace foliolab {
 namespace {
@@ -15,6 +16,9 @@ using Kind = ValueType::Kind;
 // util/text.h parse_memory_kib: digits, then K, M, G or T with an optional B or iB.
 constexpr const char* kSizePattern = "^[0-9]+([KkMmGgTt]([Ii]?[Bb])?)?$";
 constexpr const char* kDurationPattern = "^[0-9]+(ms)?$";
+// util/text.h parse_int and parse_double, for a quoted number.
+constexpr const char* kQuotedIntPattern = "^-?[0-9]+$";
+constexpr const char* kQuotedNumberPattern = "^-?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$";
 constexpr const char* kDatePattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
 
 std::string regex_escape(const std::string& text) {
@@ -47,10 +51,13 @@ Json scalar_schema(const ValueType& t) {
       };
       if (t.min) j["minimum"] = bound(*t.min);
       if (t.max) j["maximum"] = bound(*t.max);
-      return j;
+      // The loader reads a scalar's text, so a quoted "3" is 3 there: the schema takes it too
+      // (plan checks its bounds), so that an editor never flags what plan accepts.
+      const char* quoted = t.kind == Kind::kInt ? kQuotedIntPattern : kQuotedNumberPattern;
+      return {{"anyOf", {j, {{"type", "string"}, {"pattern", quoted}}}}};
     }
     case Kind::kBool:
-      return {{"type", "boolean"}};
+      return {{"anyOf", {{{"type", "boolean"}}, {{"enum", {"true", "false"}}}}}};
     case Kind::kSize:
       return {{"type", {"string", "integer"}}, {"minimum", 0}, {"pattern", kSizePattern}};
     case Kind::kDuration:
@@ -63,6 +70,27 @@ Json scalar_schema(const ValueType& t) {
     default:
       return {{"enum", t.values}};
   }
+}
+
+// A KeyRule as draft-07's if/then: if the key is given (with the value), then the rest holds.
+Json rule_schema(const KeyRule& r) {
+  Json when = {{"required", {r.key}}};
+  if (!r.value.empty()) when["properties"] = {{r.key, {{"const", r.value}}}};
+  Json then = {{"description", r.why}};
+  std::vector<std::string> required = r.needs;
+  if (!r.needs_key.empty()) {
+    required.push_back(r.needs_key);
+    then["properties"] = {{r.needs_key, {{"const", r.needs_value}}}};
+  }
+  if (!required.empty()) then["required"] = required;
+  const auto any_given = [](const std::vector<std::string>& keys) {
+    Json any = Json::array();
+    for (const std::string& k : keys) any.push_back({{"required", {k}}});
+    return any;
+  };
+  if (!r.needs_any.empty()) then["anyOf"] = any_given(r.needs_any);
+  if (!r.excludes.empty()) then["not"] = {{"anyOf", any_given(r.excludes)}};
+  return {{"if", when}, {"then", then}};
 }
 
 Json map_schema(const ValueType& t) {
@@ -80,6 +108,11 @@ Json map_schema(const ValueType& t) {
     Json one = Json::array();
     for (const std::string& k : t.exactly_one) one.push_back({{"required", {k}}});
     j["oneOf"] = one;
+  }
+  if (!t.rules.empty()) {
+    Json all = Json::array();
+    for (const KeyRule& r : t.rules) all.push_back(rule_schema(r));
+    j["allOf"] = all;
   }
   return j;
 }

@@ -112,6 +112,11 @@ ValueType ValueType::with_exactly_one(std::vector<std::string> keys) && {
   return std::move(*this);
 }
 
+ValueType ValueType::with_rules(std::vector<KeyRule> r) && {
+  rules = std::move(r);
+  return std::move(*this);
+}
+
 ValueType ValueType::with_key_count(size_t min, size_t max) && {
   min_keys = min;
   max_keys = max;

@@ -15,6 +15,20 @@ namespace foliolab {
 
 struct KeySpec;
 
+// A rule between the keys of one map that a key's type alone cannot say ("'approx' needs a
+// 'tolerance'"). The loader checks it (Parser::check_rules) and the schema says it (draft-07
+// if/then), so an editor flags what plan refuses, from the same table.
+struct KeyRule {
+  std::string key;                     // when this key is given ...
+  std::string value;                   // ... with this scalar value ("" any value)
+  std::vector<std::string> needs;      // then each of these is given too
+  std::vector<std::string> needs_any;  // ... and at least one of these
+  std::vector<std::string> excludes;   // ... and none of these
+  std::string needs_key, needs_value;  // ... and this key is given, with this value
+  std::string why;  // the loader's error, at `key` ("{key}": that key's name); for `excludes`
+                    // at whichever of the two keys is written later
+};
+
 // The type of a value. Scalars read as YAML 1.2 types them (what an editor sees): `64M` is a
 // string, `64` an integer, `true` a boolean.
 struct ValueType {
@@ -43,6 +57,7 @@ struct ValueType {
   std::shared_ptr<const ValueType> extra;  // kMap: the type of other keys; null: none allowed
   std::string key_pattern;                 // kMap with extra: a regex other keys match
   std::vector<std::string> exactly_one;    // kMap: exactly one of these keys is given
+  std::vector<KeyRule> rules;              // kMap: rules between its keys
   size_t min_keys = 0, max_keys = 0;       // kMap: at least, at most (0: no limit) keys
   std::shared_ptr<const ValueType> item;   // kList
   size_t min_items = 0, max_items = 0;     // kList (max 0: no limit)
@@ -79,6 +94,7 @@ struct ValueType {
   // Modifiers for the builders' results.
   ValueType with_extra(ValueType value, std::string key_pattern = "") &&;
   ValueType with_exactly_one(std::vector<std::string> keys) &&;
+  ValueType with_rules(std::vector<KeyRule> rules) &&;
   ValueType with_key_count(size_t min, size_t max = 0) &&;
   ValueType with_max_items(size_t max) &&;
   ValueType or_null() &&;

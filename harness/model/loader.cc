@@ -115,6 +115,40 @@ Result<std::string> Parser::read_choice(const Field& f, const Keys& valid,
   return unknown_choice(f, *name, valid, what);
 }
 
+Result<void> Parser::check_rules(const Fields& fields, const ValueType& table) const {
+  const auto at = [&](const std::string& k) -> const Field* { return fields.find(k); };
+  // The rule's `why` at `f`, "{key}" read as f's key.
+  const auto broken = [&](const Field& f, std::string why) {
+    if (const size_t i = why.find("{key}"); i != std::string::npos) {
+      why.replace(i, 5, f.key.Scalar());
+    }
+    return key_error(f, why);
+  };
+  for (const KeyRule& r : table.rules) {
+    const Field* given = at(r.key);
+    if (!given ||
+        (!r.value.empty() && !(given->value.IsScalar() && given->value.Scalar() == r.value))) {
+      continue;
+    }
+    for (const std::string& k : r.excludes) {
+      const Field* other = at(k);
+      if (!other) continue;
+      // At the later of the two in the file: the one written second is the mistake.
+      const bool later = loc(other->key).line > loc(given->key).line ||
+                         (loc(other->key).line == loc(given->key).line &&
+                          loc(other->key).column > loc(given->key).column);
+      return broken(later ? *other : *given, r.why);
+    }
+    const bool any = r.needs_any.empty() || std::any_of(r.needs_any.begin(), r.needs_any.end(), at);
+    const bool all = std::all_of(r.needs.begin(), r.needs.end(), at);
+    const Field* other = r.needs_key.empty() ? nullptr : at(r.needs_key);
+    const bool valued = r.needs_key.empty() || (other && other->value.IsScalar() &&
+                                                other->value.Scalar() == r.needs_value);
+    if (!any || !all || !valued) return broken(*given, r.why);
+  }
+  return {};
+}
+
 Result<void> Parser::check_references(const Experiment& exp) const {
   for (size_t k = 0; k < exp.kernels.size(); ++k) {
     const KernelSpec& kernel = exp.kernels[k];

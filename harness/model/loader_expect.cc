@@ -276,14 +276,9 @@ Result<void> Parser::parse_comparison(const Field& item, const Fields& fields, E
   FL_TRY(value);
   e->value = *value;
   *value_text = comparison->value.Scalar();
+  FL_TRY(check_rules(fields, file_keys::expectation()));  // tolerance with approx, and only
   const Field* tolerance = fields.find("tolerance");
-  if (e->op != CompareOp::kApprox) {
-    if (tolerance) return key_error(*tolerance, "'tolerance' applies only to 'approx'");
-    return {};
-  }
-  if (!tolerance) {
-    return key_error(*comparison, "'approx' needs a relative 'tolerance' (e.g. tolerance: 0.1)");
-  }
+  if (e->op != CompareOp::kApprox) return {};
   auto tol = read_number(*tolerance);
   FL_TRY(tol);
   if (*tol < 0) return error(*tolerance, "must not be negative");

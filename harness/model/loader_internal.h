@@ -12,6 +12,7 @@
 
 #include "model/experiment.h"
 #include "model/image_recipe.h"
+#include "model/key_table.h"
 #include "model/known_issue.h"
 #include "util/result.h"
 #include "util/yaml_reader.h"
@@ -50,6 +51,8 @@ class Parser : public YamlReader {
                        const std::string& what) const;
   // A scalar that must be one of `valid`.
   Result<std::string> read_choice(const Field& f, const Keys& valid, const std::string& what) const;
+  // The table's KeyRules over a map's fields: the first broken one's `why` (model/key_table.h).
+  Result<void> check_rules(const Fields& fields, const ValueType& table) const;
 
   // loader_repeat.cc
   Result<void> parse_repeat(const Field& f, Experiment* exp) const;

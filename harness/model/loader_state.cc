@@ -29,7 +29,6 @@ const char* prepare_kind_name(PrepareStep::Kind k) {
 namespace loader_internal {
 namespace {
 
-const Keys kChurnOnly = {"size", "file_size", "passes", "background"};
 // The highest buddy order any guest kernel has (MAX_PAGE_ORDER: 10 at 4K pages, 11 at 16K, 13
 // at 64K); catalog/validate.cc checks each run's own page size.
 constexpr int kMaxAnyOrder = 13;
@@ -114,27 +113,12 @@ Result<void> Parser::parse_fragment(const Field& f, PrepareStep* p) const {
     FL_TRY(name);
     p->method = *name;
   }
+  FL_TRY(check_rules(*fields, table));  // what each method takes (file_keys::fragment)
   const Field* order = fields->find("order");
   const Field* unusable = fields->find("unusable");
-  if (p->method != "churn") {
-    for (const std::string& key : kChurnOnly) {
-      if (const Field* given = fields->find(key)) {
-        return key_error(*given, key + " is for method churn (page-cache churn on a scratch disk)");
-      }
-    }
-  }
   if (p->method == "churn") {
     FL_TRY(parse_churn(*fields, p));
-  } else if (p->method == "thpscale") {
-    for (const Field* given : {order, unusable}) {
-      if (given) return error(*given, "thpscale fragments at the PMD size; no target to give");
-    }
-  } else {
-    if (!order || !unusable) {
-      return error(f,
-                   "method unusable needs order: N and unusable: X, e.g. {order: 9, "
-                   "unusable: 0.9}");
-    }
+  } else if (p->method == "unusable") {
     auto n = read_int(*order, 1, kMaxAnyOrder);
     FL_TRY(n);
     p->order = static_cast<int>(*n);
@@ -163,13 +147,6 @@ Result<void> Parser::parse_fragment(const Field& f, PrepareStep* p) const {
 
 // churn: {size: 768M, file_size: 64K, passes: 2, background: true}; no target, nothing to pin.
 Result<void> Parser::parse_churn(const YamlFields& fields, PrepareStep* p) const {
-  for (const char* key : {"order", "unusable", "pin", "reserve"}) {
-    if (const Field* given = fields.find(key)) {
-      return key_error(*given, std::string(key) +
-                                   " is not for churn: it fragments by page cache and slab, "
-                                   "to no target");
-    }
-  }
   if (const Field* size = fields.find("size")) {
     auto mib = read_memory(*size);
     FL_TRY(mib);

@@ -216,13 +216,10 @@ Result<void> Parser::parse_metric_decls(const Field& f, WorkloadSpec* w) const {
 // A declaration's `pattern:` (or `regex:`, the same) and `aggregate:`.
 Result<void> Parser::parse_pattern(const std::string& name, const Fields& decl,
                                    WorkloadSpec* w) const {
+  FL_TRY(check_rules(decl, file_keys::metric_decl()));  // pattern or regex; aggregate with one
   const Field* p = decl.find("pattern");
-  if (const Field* r = decl.find("regex")) {
-    if (p) return key_error(*r, "give 'pattern' or 'regex' (the same thing), not both");
-    p = r;
-  }
+  if (const Field* r = decl.find("regex")) p = r;
   const Field* a = decl.find("aggregate");
-  if (a && !p) return key_error(*a, "'aggregate' needs a 'pattern' (or 'regex') beside it");
   if (!p) return {};
   auto pattern = read_nonempty(*p);
   FL_TRY(pattern);
