@@ -120,7 +120,7 @@ QuickstartPair quickstart_pair() {
     f.knobs = p.exp.knob_sets[run.knob_set].name;
     const bool mthp = f.knobs == "64K mTHP";
     f.metrics = {{"faults", {mthp ? 1025.0 : 16385, mthp ? 1025.0 : 16385, mthp ? 1025.0 : 16385}},
-                 {"sys_s", {0.20, 0.22, 0.21}}};
+                 {"cpu_s", {0.20, 0.22, 0.21}}};
     const int64_t alloc = mthp ? 1024 : 0;
     f.deltas = {{"mthp.64kB.anon_fault_alloc", {alloc, alloc, alloc}}};
     RunRecord r = fake_record(f);
@@ -148,7 +148,7 @@ TEST(Render, GateFailsOn64KNeverAndWritesValidJUnit) {
   std::set<std::string> failed;
   for (const GateCase& c : report.cases) {
     if (c.outcome == GateOutcome::kFail) failed.insert(c.metric + " @ " + c.group);
-    if (c.metric == "sys_s") {
+    if (c.metric == "cpu_s") {
       EXPECT_EQ(c.outcome, GateOutcome::kSkip);  // TCG: counts only
     }
   }
@@ -204,7 +204,7 @@ TEST(Render, FormatsCarryTheSameModel) {
   EXPECT_NE(csv.str().find("group,kernel,arch,workload,variant,metric"), std::string::npos);
   EXPECT_NE(md.str().find("| metric | unit | variant | n |"), std::string::npos);
   EXPECT_NE(text.str().find("regressed"), std::string::npos);
-  EXPECT_NE(text.str().find("sys_s†"), std::string::npos);  // an emulated timing is marked
+  EXPECT_NE(text.str().find("cpu_s†"), std::string::npos);  // an emulated timing is marked
   // One warning line per table.
   std::istringstream in(text.str());
   int warnings = 0;
