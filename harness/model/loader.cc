@@ -6,6 +6,7 @@
 #include <exception>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/file_keys.h"
@@ -134,10 +135,11 @@ Result<void> Parser::check_rules(const Fields& fields, const ValueType& table) c
       const Field* other = at(k);
       if (!other) continue;
       // At the later of the two in the file: the one written second is the mistake.
-      const bool later = loc(other->key).line > loc(given->key).line ||
-                         (loc(other->key).line == loc(given->key).line &&
-                          loc(other->key).column > loc(given->key).column);
-      return broken(later ? *other : *given, r.why);
+      const auto place = [&](const Field* f) {
+        const SourceLoc l = loc(f->key);
+        return std::pair(l.line, l.column);
+      };
+      return broken(place(other) > place(given) ? *other : *given, r.why);
     }
     const bool any = r.needs_any.empty() || std::any_of(r.needs_any.begin(), r.needs_any.end(), at);
     const bool all = std::all_of(r.needs.begin(), r.needs.end(), at);
