@@ -1,6 +1,6 @@
 // A session read for a push: its own files only. A symbolic link in it (a report.txt pointing at
 // a file outside the session, a run's folder elsewhere) refuses the push, naming the link, and
-// what it points at is never read.
+// what it points at is never read. A kernel's upload likewise.
 #include "results/session_bundle.h"
 
 #include <gmock/gmock.h>
@@ -76,6 +76,18 @@ TEST_F(SessionBundleLinks, PushRefusesALinkBeforeReachingTheServer) {
   auto pushed = push_session(*ref, session_);
   ASSERT_FALSE(pushed.ok());
   EXPECT_THAT(pushed.error().message, HasSubstr("plan.json is a symbolic link"));
+}
+
+TEST_F(SessionBundleLinks, AKernelUploadRefusesALinkInTheKernelsFolder) {
+  const fs::path kernel = dir_ / "kernel";
+  fs::create_directories(kernel);
+  ASSERT_TRUE(write_file_atomic(kernel / "kernel.json", "{}").ok());
+  fs::create_symlink(dir_ / "secret.txt", kernel / "bzImage");
+  auto ref = lab_server_ref("http://127.0.0.1:9", "");
+  ASSERT_TRUE(ref.ok());
+  auto pushed = push_kernel(*ref, "b1d0", kernel);
+  ASSERT_FALSE(pushed.ok());
+  EXPECT_THAT(pushed.error().message, HasSubstr((kernel / "bzImage").string() + " is a symbolic"));
 }
 
 }  // namespace
