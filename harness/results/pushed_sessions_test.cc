@@ -1,5 +1,5 @@
 // A push stored on either engine in a few statements, not one a row: a 2,000-run session is
-// some 40,000 rows, and on PostgreSQL each statement is a round trip (issue 55: 101.5 s for
+// some 32,000 rows, and on PostgreSQL each statement is a round trip (issue 55: 101.5 s for
 // 2,004 runs). Every row still arrives, and a push stays all-or-nothing.
 #include "results/pushed_sessions.h"
 
@@ -47,7 +47,7 @@ TEST_P(PushedSessions, ABigPushIsAFewStatementsAndEveryRow) {
   EXPECT_TRUE(out->stored);
   const int64_t statements = index->db().statements_executed() - before;
   // Rows: 2,000 runs, 18,000 samples and deltas, 4,000 knobs, 2,000 files, provenance. One
-  // statement a row was some 40,000.
+  // statement a row was some 32,000.
   EXPECT_LT(statements, 60) << statements << " statements for a " << kRuns << "-run push";
   auto count = [&](const std::string& sql) { return *index->db().query_int(sql); };
   EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), kRuns);
