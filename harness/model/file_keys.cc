@@ -118,7 +118,8 @@ const ValueType& machine() {
       {
           key("accel", T::choice("the accelerator", {"auto", "kvm", "tcg"})),
           key("backend", T::string("where guests run: qemu, host, libvirt, ...")),
-          key("connect", T::string("a libvirt connection URI (backend: libvirt)")),
+          key("connect", T::string("a libvirt connection URI (backend: libvirt) or a lab "
+                                   "machine's ssh://[user@]host[:port] (backend: kexec)")),
           key("cpus", T::integer("guest CPUs", 1)),
           key("image",
               T::string("a Debian image recipe under images/, or initramfs", kNamePattern)),
