@@ -4,7 +4,8 @@
 // tests do). Then what a developer asks of it: one metric's history for one series (the
 // samples query and the change-point model over them) and the dashboard's sessions page. It
 // prints times and the PostgreSQL / SQLite ratio of each; times on a shared machine are noise,
-// the ratios measured in one run are the result.
+// the ratios measured in one run are the result. Beside them, one push of a 2,000-run session
+// into that index, timed on each engine (issue 55's figure).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +19,8 @@
 #include "report/dashboard.h"
 #include "results/index.h"
 #include "results/pushed_sessions.h"
+#include "results/record_codec.h"
+#include "results/session_bundle.h"
 #include "testing/postgres_server.h"
 #include "testing/record_fixture.h"
 
@@ -57,9 +60,26 @@ std::vector<RunRecord> nightly(int runs, int day) {
 }
 
 struct Timing {
-  double fill = 0, history = 0, page = 0;
+  double fill = 0, history = 0, page = 0, push = 0;
   size_t samples = 0;
 };
+
+// The runs of one pushed session (issue 55: 2,004 runs took 101.5 s on PostgreSQL).
+constexpr int kPushRuns = 2000;
+
+// A pushed session of kPushRuns runs, as `foliolab serve` stores a push (one transaction).
+Result<double> push_seconds(ResultIndex& index) {
+  SessionBundle b{.experiment = "pushed", .stamp = "20261207T120000Z"};
+  b.records = nightly(kPushRuns, 0);
+  for (const RunRecord& r : b.records) {
+    b.files["runs/" + r.id.run_id + "/run.json"] = encode_record(r).dump(2);
+  }
+  const auto t0 = Clock::now();
+  auto out = store_pushed_session(index, b, "bench");
+  if (!out.ok()) return out.error();
+  if (!out->stored) return make_error("the bench's push was not stored");
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 Result<Timing> measure(const std::string& db, int runs, int sessions) {
   auto index = ResultIndex::open_url(db);
@@ -76,6 +96,9 @@ Result<Timing> measure(const std::string& db, int runs, int sessions) {
     FL_TRY(tx.commit());
   }
   t.fill = std::chrono::duration<double>(Clock::now() - t0).count();
+  auto push = push_seconds(*index);
+  FL_TRY(push);
+  t.push = *push;
   RunQuery q{.arch = "x86_64", .knobs = "knobs-2", .workload = "w1"};
   t.history = median_seconds([&] {
     auto s = index->samples("faults", q);
@@ -112,6 +135,7 @@ int bench(int runs, int sessions) {
     fmt::print("{:<34} {:>10.3f} s {:>10.3f} s {:>10.2f}\n", what, a, b, b / a);
   };
   row("filling the index (a session a tx)", lite->fill, post->fill);
+  row(fmt::format("a {}-run session pushed", kPushRuns).c_str(), lite->push, post->push);
   row(fmt::format("a metric's history ({} samples)", lite->samples).c_str(), lite->history,
       post->history);
   row("the dashboard's sessions page", lite->page, post->page);

@@ -1,10 +1,12 @@
 #include "backend/host_pool.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
 
+#include "backend/ssh_target.h"
 #include "util/fs.h"
 #include "util/process.h"
 #include "util/text.h"
@@ -34,15 +36,46 @@ Result<void> check_lab_slots(const PoolHost& h) {
   return {};
 }
 
+// One spelling per machine: a lab machine's user@host:port (ssh://lab1, ssh://lab1:22/ and
+// ssh://root@lab1 are one), a libvirt host's URI as written.
+std::string machine_key(const PoolHost& h) {
+  if (!is_lab_uri(h.uri)) return h.uri;
+  auto t = parse_ssh_uri(h.uri);
+  return t.ok() ? t->name() : h.uri;
+}
+
+// "file:line:col: hosts[i]: " when the host's place is known (a hosts file), else "".
+std::string place(const PoolHost& h, size_t i) {
+  return h.loc.line > 0 ? fmt::format("{}: hosts[{}]: ", h.loc.str(), i) : "";
+}
+
 Result<void> check_unique(const std::vector<PoolHost>& hosts) {
-  std::set<std::string> seen;
-  for (const PoolHost& h : hosts) {
-    if (!seen.insert(h.uri).second) {
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (machine_key(hosts[i]) != machine_key(hosts[j])) continue;
+      const PoolHost& h = hosts[i];
+      const std::string first =
+          hosts[j].loc.line > 0
+              ? fmt::format(" (first at {}:{})", hosts[j].loc.line, hosts[j].loc.column)
+              : "";
+      if (is_lab_uri(h.uri)) {
+        return make_error(fmt::format(
+            "{}{} is {} again{}: a lab machine joins a pool once (it runs one run at a time)",
+            place(h, i), h.uri, machine_key(h), first));
+      }
       return make_error(
-          fmt::format("host {} is listed twice (give it more slots instead: {}*N)", h.uri, h.uri));
+          fmt::format("{}host {} is listed twice{} (give it more slots instead: {}*N)", place(h, i),
+                      h.uri, first, h.uri));
     }
   }
   return {};
+}
+
+// A lab machine's URI (parse_ssh_uri's refusals), or "" for a libvirt host.
+std::string lab_uri_problem(const std::string& uri) {
+  if (!is_lab_uri(uri)) return "";
+  auto t = parse_ssh_uri(uri);
+  return t.ok() ? "" : t.error().message;
 }
 
 }  // namespace
@@ -80,6 +113,9 @@ Result<std::vector<PoolHost>> parse_hosts(std::string_view text) {
     if (auto st = check_uri(h.uri); !st.ok())
       return make_error("--hosts item '" + item + "': " + st.error().message);
     if (auto st = check_lab_slots(h); !st.ok()) return make_error("--hosts: " + st.error().message);
+    if (const std::string why = lab_uri_problem(h.uri); !why.empty()) {
+      return make_error("--hosts item '" + item + "': " + why);
+    }
     hosts.push_back(std::move(h));
   }
   if (auto st = check_unique(hosts); !st.ok()) return make_error("--hosts: " + st.error().message);
@@ -135,6 +171,9 @@ Result<void> read_lab_host(const YamlReader& r, const YamlFields& fields, const 
       auto text = r.read_nonempty(*f);
       FL_TRY(text);
       *path = fs::absolute(dir / *text);  // an absolute *text stays itself
+      if (const std::string why = ssh_file_problem(*path); !why.empty()) {
+        return r.error(*f, fmt::format("{} file {}: {}", key, path->string(), why));
+      }
     }
   }
   for (auto [key, text] : {std::pair{"cmdline", &lab.cmdline},
@@ -144,6 +183,12 @@ Result<void> read_lab_host(const YamlReader& r, const YamlFields& fields, const 
       auto value = r.read_scalar(*f);
       FL_TRY(value);
       *text = *value;
+      in_addr v4{};
+      if (text != &lab.cmdline && ::inet_pton(AF_INET, value->c_str(), &v4) != 1) {
+        return r.error(*f,
+                       "an IPv4 address (the records come back over IPv4: the run's kernel "
+                       "takes ip=dhcp)");
+      }
     }
   }
   for (auto [key, seconds] : {std::pair{"boot_timeout", &lab.boot_timeout_s},
@@ -157,11 +202,34 @@ Result<void> read_lab_host(const YamlReader& r, const YamlFields& fields, const 
   return {};
 }
 
+// An item's URI into h (its place kept): a libvirt URI, or a lab machine's checked ssh:// URI.
+Result<void> read_uri(const YamlReader& r, const YamlField& f, PoolHost& h) {
+  auto text = r.read_scalar(f);
+  FL_TRY(text);
+  h.uri = *text;
+  const YamlPos at = YamlReader::pos(f);
+  h.loc = {r.file(), at.line, at.column};
+  if (auto st = check_uri(h.uri); !st.ok()) return r.error(f, st.error().message);
+  if (const std::string why = lab_uri_problem(h.uri); !why.empty()) return r.error(f, why);
+  return {};
+}
+
+// The records of a run come back over IPv4: a machine ssh reaches over IPv6 says where.
+Result<void> check_ipv6_machine(const YamlReader& r, const YamlField& uri, const PoolHost& h) {
+  auto t = parse_ssh_uri(h.uri);
+  if (!t.ok() || !t->ipv6 || (!h.lab.listen.empty() && !h.lab.report_address.empty())) return {};
+  return r.error(uri,
+                 "a lab machine at an IPv6 address needs listen and report_address (IPv4): the "
+                 "run's kernel sends its records over IPv4 (ip=dhcp), and ssh's address cannot "
+                 "tell it where");
+}
+
 // One item of `hosts:`: a bare URI or {uri: URI, slots: N, ...}.
 Result<PoolHost> read_host(const YamlReader& r, const YamlField& item, const fs::path& dir) {
+  PoolHost h;
   if (item.value.IsScalar()) {
-    PoolHost h{.uri = item.value.Scalar()};
-    if (auto st = check_uri(h.uri); !st.ok()) return r.error(item, st.error().message);
+    FL_TRY(read_uri(r, item, h));
+    FL_TRY(check_ipv6_machine(r, item, h));
     return h;
   }
   if (!item.value.IsMap()) return r.error(item, "a URI or {uri: URI, slots: N}");
@@ -169,11 +237,7 @@ Result<PoolHost> read_host(const YamlReader& r, const YamlField& item, const fs:
   FL_TRY(fields);
   FL_TRY(r.require(*fields, item, {"uri"}));
   const YamlField& uri = *fields->find("uri");
-  PoolHost h;
-  auto text = r.read_scalar(uri);
-  FL_TRY(text);
-  h.uri = *text;
-  if (auto st = check_uri(h.uri); !st.ok()) return r.error(uri, st.error().message);
+  FL_TRY(read_uri(r, uri, h));
   if (const YamlField* slots = fields->find("slots")) {
     auto n = r.read_int(*slots);
     FL_TRY(n);
@@ -192,7 +256,25 @@ Result<PoolHost> read_host(const YamlReader& r, const YamlField& item, const fs:
     return h;
   }
   FL_TRY(read_lab_host(r, *fields, dir, h.lab));
+  FL_TRY(check_ipv6_machine(r, uri, h));
   return h;
+}
+
+// Every host of a file the kind of its first: lab machines or libvirt hosts, not both.
+Result<void> check_one_kind(const std::vector<PoolHost>& hosts) {
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    const PoolHost& h = hosts[i];
+    if (is_lab_uri(h.uri) == is_lab_uri(hosts.front().uri)) continue;
+    const auto kind = [](const PoolHost& x) {
+      return is_lab_uri(x.uri) ? "a lab machine (ssh://, backend kexec)" : "a libvirt host";
+    };
+    return make_error(fmt::format(
+        "{}{} is {}, but {} (at {}:{}) is {}: a pool is either libvirt hosts or lab machines, "
+        "not both",
+        place(h, i), h.uri, kind(h), hosts.front().uri, hosts.front().loc.line,
+        hosts.front().loc.column, kind(hosts.front())));
+  }
+  return {};
 }
 
 }  // namespace
@@ -217,8 +299,8 @@ Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text,
     FL_TRY(h);
     hosts.push_back(std::move(*h));
   }
-  if (auto st = check_unique(hosts); !st.ok())
-    return make_error(file_name + ": " + st.error().message);
+  FL_TRY(check_one_kind(hosts));
+  FL_TRY(check_unique(hosts));
   return hosts;
 }
 

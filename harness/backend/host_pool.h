@@ -46,6 +46,7 @@ struct PoolHost {
   std::string uri;
   int slots = 1;  // guests at once on this host (a lab machine: always 1)
   LabHost lab;    // ssh:// hosts only
+  SourceLoc loc;  // where its URI was written (a hosts file's line:col); line 0: a flag
 };
 
 // Whether the URI names a lab machine (ssh://) rather than a libvirt host.
@@ -59,6 +60,9 @@ Result<std::vector<PoolHost>> parse_hosts(std::string_view text);
 // A YAML file `hosts: [{uri: URI, slots: N}, ...]`, a lab machine's item with LabHost's keys
 // (power_cycle, config, cmdline, identity, known_hosts, listen, report_address, boot_timeout,
 // reboot_timeout); relative paths are the file's (made absolute). Errors name file, line and key.
+// Checked here, so at plan: every ssh:// URI (parse_ssh_uri), identity and known_hosts files
+// present and readable, listen and report_address IPv4 addresses (and given, for a machine at
+// an IPv6 address), one kind of host, and each machine once however its URI is spelled.
 Result<std::vector<PoolHost>> parse_hosts_file(const std::string& yaml_text,
                                                const std::string& file_name);
 // --hosts: a file when the value names an existing file, else the comma list.

@@ -1,5 +1,6 @@
 #include "backend/host_pool.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,9 +9,14 @@
 #include <thread>
 
 #include "testing/fake_backend.h"
+#include "testing/temp_dir.h"
+#include "util/fs.h"
 
 namespace foliolab {
 namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
 
 // A host whose boots succeed, block until opened, or fail with the host going away.
 struct FakeHost {
@@ -242,6 +248,10 @@ TEST(HostPool, AnUnreachableHostIsLeftOutWithAWarning) {
 
 // A lab machine's entry (backend kexec): its keys, paths relative to the hosts file.
 TEST(HostPool, ALabMachinesEntryTakesItsKeysWithPathsRelativeToTheFile) {
+  ScopedTestDir dir("foliolab-hosts-keys");
+  fs::create_directories(dir / "keys");
+  ASSERT_TRUE(write_file_atomic(dir / "keys" / "lab", "key\n").ok());
+  ASSERT_TRUE(write_file_atomic(dir / "known_hosts", "lab1 ssh-ed25519 AAAA\n").ok());
   auto hosts = parse_hosts_file(
       "hosts:\n"
       "  - uri: ssh://root@lab1\n"
@@ -249,23 +259,76 @@ TEST(HostPool, ALabMachinesEntryTakesItsKeysWithPathsRelativeToTheFile) {
       "    config: [lab1-nic, lab1-nvme]\n"
       "    cmdline: console=ttyS1,115200\n"
       "    identity: keys/lab\n"
-      "    known_hosts: /etc/foliolab/known_hosts\n"
-      "    reboot_timeout: 600\n"
-      "  - ssh://root@lab2:2222\n",
-      "/srv/lab/hosts.yaml");
+      "    known_hosts: " +
+          (dir / "known_hosts").string() +
+          "\n"
+          "    reboot_timeout: 600\n"
+          "  - ssh://root@lab2:2222\n",
+      (dir / "hosts.yaml").string());
   ASSERT_TRUE(hosts.ok()) << hosts.error().message;
   ASSERT_EQ(hosts->size(), 2u);
   const LabHost& lab = (*hosts)[0].lab;
   EXPECT_EQ(lab.power_cycle.size(), 6u);
   EXPECT_EQ(lab.config, (std::vector<std::string>{"lab1-nic", "lab1-nvme"}));
   ASSERT_EQ(lab.config_locs.size(), 2u);
-  EXPECT_EQ(lab.config_locs[1].str(), "/srv/lab/hosts.yaml:4:24");
+  EXPECT_EQ(lab.config_locs[1].str(), (dir / "hosts.yaml").string() + ":4:24");
   EXPECT_EQ(lab.cmdline, "console=ttyS1,115200");
-  EXPECT_EQ(lab.identity, "/srv/lab/keys/lab");
-  EXPECT_EQ(lab.known_hosts, "/etc/foliolab/known_hosts");
+  EXPECT_EQ(lab.identity, dir / "keys" / "lab");
+  EXPECT_EQ(lab.known_hosts, dir / "known_hosts");
   EXPECT_EQ(lab.reboot_timeout_s, 600);
   EXPECT_TRUE((*hosts)[1].lab.power_cycle.empty());
   EXPECT_EQ(*pool_backend_name(*hosts), "kexec");
+}
+
+// Every malformed lab machine a hosts file can hold, refused with file:line:col (at plan: the
+// file is read before anything is built).
+TEST(HostPool, MalformedLabMachinesAreRefusedWithTheirPlace) {
+  ScopedTestDir dir("foliolab-hosts-bad");
+  fs::create_directories(dir / "a-folder");
+  const std::string missing = (dir / "no-such-key").string();
+  for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
+           {"hosts:\n  - ssh://lab1:99999\n",
+            "h.yaml:2:5: hosts[0]: 'ssh://lab1:99999' is not an "
+            "ssh URI (the port must be from 1 to 65535"},
+           {"hosts:\n  - {uri: 'ssh://-Fpwn.conf'}\n",
+            "h.yaml:2:11: hosts[0].uri: 'ssh://-Fpwn.conf' is not an ssh URI (a host name "
+            "beginning with '-' would be read by ssh as an option"},
+           {"hosts:\n  - ssh://-oProxyCommand@lab1\n", "h.yaml:2:5: hosts[0]: "},
+           {"hosts:\n  - ssh://fd00::5\n", "an IPv6 address goes in brackets"},
+           {"hosts:\n  - ssh://[fd00::5]\n",
+            "h.yaml:2:5: hosts[0]: a lab machine at an IPv6 address needs listen and "
+            "report_address (IPv4)"},
+           {"hosts:\n  - {uri: ssh://lab1, listen: lab-gw}\n",
+            "h.yaml:2:31: hosts[0].listen: an IPv4 address"},
+           {"hosts:\n  - {uri: ssh://lab1, identity: " + missing + "}\n",
+            "h.yaml:2:33: hosts[0].identity: identity file " + missing + ": does not exist"},
+           {"hosts:\n  - {uri: ssh://lab1, known_hosts: a-folder}\n",
+            "h.yaml:2:36: hosts[0].known_hosts: known_hosts file " + (dir / "a-folder").string() +
+                ": is not a regular file"},
+           {"hosts:\n  - {uri: ssh://lab1, known_hosts: 'a folder/known'}\n",
+            "no blank, quote, '%'"},
+           {"hosts:\n  - ssh://lab1\n  - ssh://root@lab1:22/\n",
+            "h.yaml:3:5: hosts[1]: ssh://root@lab1:22/ is root@lab1:22 again (first at 2:5): a lab "
+            "machine "
+            "joins a pool once"},
+           {"hosts:\n  - ssh://LAB1:22\n  - ssh://root@lab1\n",
+            "h.yaml:3:5: hosts[1]: ssh://root@lab1 is "
+            "root@lab1:22 again (first at 2:5)"},
+           {"hosts:\n  - qemu:///system\n  - ssh://lab1\n",
+            "h.yaml:3:5: hosts[1]: ssh://lab1 is a lab machine (ssh://, backend kexec), but "
+            "qemu:///system "
+            "(at 2:5) is a libvirt host: a pool is either libvirt hosts or lab machines"},
+           {"hosts:\n  - qemu:///system\n  - qemu:///system\n",
+            "h.yaml:3:5: hosts[1]: host qemu:///system is listed twice (first at 2:5)"}}) {
+    const std::string file = dir.path().string() + "/h.yaml";
+    auto hosts = parse_hosts_file(text, file);
+    ASSERT_FALSE(hosts.ok()) << text;
+    EXPECT_THAT(hosts.error().message, HasSubstr(says)) << text;
+    EXPECT_TRUE(hosts.error().message.starts_with(file + ":")) << hosts.error().message;
+  }
+  for (const char* list : {"ssh://lab1,ssh://lab1:22/", "ssh://lab1:0", "ssh://-x"}) {
+    EXPECT_FALSE(parse_hosts(list).ok()) << list;
+  }
 }
 
 TEST(HostPool, ALabMachineRunsOneRunAtATimeAndLabKeysNeedOne) {

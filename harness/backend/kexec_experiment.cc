@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "backend/ssh_target.h"
+
 namespace foliolab {
 
 namespace {
@@ -23,6 +25,29 @@ Result<void> check_prepare(const std::vector<PrepareStep>& steps) {
   return {};
 }
 
+// machine.connect's (or --connect's) place for a message; a hosts file's machines were checked
+// where they were read.
+std::string where(const PoolHost& h) {
+  if (h.loc.line > 0) return h.loc.str() + ": machine.connect: ";
+  return h.loc.file.empty() ? "" : h.loc.file + ": ";
+}
+
+// Each machine's ssh:// URI (parse_ssh_uri's refusals), and the IPv4 addresses its records
+// need when ssh reaches it over IPv6.
+Result<void> check_machines(const std::vector<PoolHost>& hosts) {
+  for (const PoolHost& h : hosts) {
+    auto t = parse_ssh_uri(h.uri);
+    if (!t.ok()) return make_error(where(h) + t.error().message);
+    if (t->ipv6 && (h.lab.listen.empty() || h.lab.report_address.empty())) {
+      return make_error(where(h) + h.uri +
+                        ": a lab machine at an IPv6 address needs listen and report_address "
+                        "(IPv4) from a hosts file (--hosts): the run's kernel sends its records "
+                        "over IPv4");
+    }
+  }
+  return {};
+}
+
 void add_fragment(KernelSpec& k, const std::string& name, const SourceLoc& at) {
   if (std::find(k.config.begin(), k.config.end(), name) != k.config.end()) return;
   k.config.push_back(name);
@@ -35,6 +60,7 @@ void add_fragment(KernelSpec& k, const std::string& name, const SourceLoc& at) {
 Result<std::vector<std::string>> settle_kexec_experiment(Experiment& exp,
                                                          const std::vector<PoolHost>& hosts) {
   const MachineSpec& m = exp.machine;
+  FL_TRY(check_machines(hosts));
   if (!m.image.empty()) {
     return refused(m.image_loc, "machine.image " + m.image,
                    "the run's kernel boots the initramfs (the agent, the workloads and the job); "

@@ -23,7 +23,9 @@ namespace foliolab {
 // The fragment every kexec kernel gets (kernel-config/<name>.config).
 inline constexpr const char* kKexecFragment = "kexec";
 
-// Refusals, fragments and warnings as above; `hosts` are the pool's (one for machine.connect).
+// Refusals, fragments and warnings as above; first, every machine's ssh:// URI is checked
+// (parse_ssh_uri), machine.connect's refusals naming its file:line:col; `hosts` are the pool's (one
+// for machine.connect).
 Result<std::vector<std::string>> settle_kexec_experiment(Experiment& exp,
                                                          const std::vector<PoolHost>& hosts);
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "model/loader.h"
 
 namespace foliolab {
@@ -59,6 +63,29 @@ TEST(KexecExperiment, WhatALabMachineCannotBeGivenIsRefusedWithItsPlace) {
   EXPECT_NE(st.error().message.find("scratch disk"), std::string::npos);
   Experiment zram = load(", swap: {type: zram, size: 256M}");
   EXPECT_TRUE(settle_kexec_experiment(zram, {}).ok());
+}
+
+// machine.connect, checked at plan with its place: what would reach ssh as an option, a port
+// out of range, an IPv6 address (its records need IPv4 addresses a hosts file gives).
+TEST(KexecExperiment, AMalformedConnectIsRefusedWithItsPlace) {
+  for (const auto& [uri, why] : std::vector<std::pair<std::string, std::string>>{
+           {"ssh://-Fpwn.conf", "a host name beginning with '-' would be read by ssh as an option"},
+           {"ssh://root@lab1:99999", "the port must be from 1 to 65535"},
+           {"ssh://-oProxyCommand=x@lab1", "a user name is letters"},
+           {"ssh://fd00::5", "an IPv6 address goes in brackets"},
+           {"ssh://[fd00::5]", "needs listen and report_address (IPv4) from a hosts file"}}) {
+    Experiment exp = load(", connect: '" + uri + "'");
+    auto st = settle_kexec_experiment(
+        exp, {PoolHost{.uri = exp.machine.connect, .loc = exp.machine.connect_loc}});
+    ASSERT_FALSE(st.ok()) << uri;
+    EXPECT_EQ(st.error().message.rfind("k.yaml:4:36: machine.connect: ", 0), 0u)
+        << st.error().message;
+    EXPECT_NE(st.error().message.find(why), std::string::npos) << st.error().message;
+  }
+  Experiment flag = load("");
+  auto st = settle_kexec_experiment(flag, {PoolHost{.uri = "ssh://lab1:0", .loc = {"--connect"}}});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message.rfind("--connect: 'ssh://lab1:0'", 0), 0u) << st.error().message;
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 namespace foliolab {
 namespace {
@@ -37,6 +39,79 @@ TEST(SshTarget, UrisNameUserHostAndPortAndBadOnesSayWhy) {
   }
 }
 
+TEST(SshTarget, EveryMalformedAddressIsRefusedSayingWhy) {
+  for (const auto& [uri, why] : std::vector<std::pair<std::string, std::string>>{
+           {"ssh://lab1:99999", "the port must be from 1 to 65535"},
+           {"ssh://lab1:65536", "the port must be from 1 to 65535"},
+           {"ssh://lab1:", "the port must be from 1 to 65535"},
+           {"ssh://lab1:22x", "the port must be from 1 to 65535"},
+           {"ssh://-Fpwn.conf", "a host name beginning with '-' would be read by ssh as an option"},
+           {"ssh://root@-oProxyCommand=x", "a host name is letters"},
+           {"ssh://-oProxyCommand@lab1", "a user name beginning with '-'"},
+           {"ssh://-l@lab1", "a user name beginning with '-'"},
+           {"ssh://fd00::5", "an IPv6 address goes in brackets"},
+           {"ssh://root@fd00::5:22", "an IPv6 address goes in brackets"},
+           {"ssh://[fd00::5", "'[' has no ']'"},
+           {"ssh://[fd00::5]x", "only ':PORT' may follow ']'"},
+           {"ssh://[fe80::1%eth0]", "zone index"},
+           {"ssh://[lab1]", "'lab1' in brackets is not an IPv6 address"},
+           {"ssh://[]", "no host"},
+           {"ssh://" + std::string(254, 'a'), "at most 253 characters"},
+           {"ssh://" + std::string(33, 'u') + "@lab1", "at most 32 characters"}}) {
+    auto bad = parse_ssh_uri(uri);
+    ASSERT_FALSE(bad.ok()) << uri << " was taken as " << bad->name();
+    EXPECT_NE(bad.error().message.find(why), std::string::npos) << bad.error().message;
+  }
+}
+
+TEST(SshTarget, IPv6InBracketsAndOneNamePerMachine) {
+  auto v6 = parse_ssh_uri("ssh://mm@[FD00:0::5]:2222/");
+  ASSERT_TRUE(v6.ok()) << v6.error().message;
+  EXPECT_EQ(v6->host, "fd00::5");
+  EXPECT_TRUE(v6->ipv6);
+  EXPECT_EQ(v6->name(), "mm@[fd00::5]:2222");
+  EXPECT_EQ(scp_argv(*v6, {"/k"}, "/d").back(), "mm@[fd00::5]:/d/");
+  const auto dashes = ssh_argv(*v6, {"true"});
+  EXPECT_EQ(*(std::find(dashes.begin(), dashes.end(), "--") + 1), "fd00::5");
+  for (const char* uri : {"ssh://lab1", "ssh://lab1:22", "ssh://lab1:22/", "ssh://root@lab1",
+                          "ssh://root@LAB1:22/", "ssh://root@lab1/"}) {
+    auto t = parse_ssh_uri(uri);
+    ASSERT_TRUE(t.ok()) << uri << ": " << t.error().message;
+    EXPECT_EQ(t->name(), "root@lab1:22") << uri;
+  }
+}
+
+// The words getopt would read as options in `argv` (up to "--"; -o -i -p -l -P take the next
+// word as their argument).
+std::vector<std::string> option_words(const std::vector<std::string>& argv) {
+  static const std::set<std::string> kTakesArgument = {"-o", "-i", "-p", "-l", "-P"};
+  std::vector<std::string> words;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i] == "--") return words;
+    words.push_back(argv[i]);
+    if (kTakesArgument.contains(argv[i])) ++i;
+  }
+  ADD_FAILURE() << "no -- in the argv";
+  return words;
+}
+
+TEST(SshTarget, NoFieldOfTheTargetIsEverReadAsAnOption) {
+  const std::string evil = "-Fpwn.conf";
+  std::vector<std::pair<std::string, SshTarget>> targets;
+  targets.push_back({"user", {.user = evil, .host = "lab1"}});
+  targets.push_back({"host", {.host = evil}});
+  targets.push_back({"identity", {.host = "lab1", .identity = evil}});
+  targets.push_back({"known_hosts", {.host = "lab1", .known_hosts = evil}});
+  for (const auto& [field, t] : targets) {
+    for (const auto& argv : {ssh_argv(t, {evil}), scp_argv(t, {"/k/" + evil}, evil)}) {
+      for (const std::string& w : option_words(argv)) {
+        EXPECT_TRUE(w == "-o" || w == "-i" || w == "-p" || w == "-l" || w == "-P" || w == "-q")
+            << field << " " << evil << " stands as option '" << w << "' in " << argv[0];
+      }
+    }
+  }
+}
+
 TEST(SshTarget, ArgvChecksTheHostKeyNeverPromptsAndQuotesTheRemoteCommand) {
   SshTarget t{.host = "lab1", .port = 2222, .identity = "/k/id", .known_hosts = "/k/known"};
   const auto a = ssh_argv(t, {"kexec", "-l", "/tmp/k", "--append=console=ttyS0 it's"});
@@ -49,7 +124,7 @@ TEST(SshTarget, ArgvChecksTheHostKeyNeverPromptsAndQuotesTheRemoteCommand) {
   EXPECT_NE(std::find(a.begin(), a.end(), "/k/id"), a.end());
   const auto dashes = std::find(a.begin(), a.end(), "--");
   ASSERT_NE(dashes, a.end());
-  EXPECT_EQ(*(dashes - 1), "lab1");
+  EXPECT_EQ(*(dashes + 1), "lab1");
   EXPECT_EQ(a.back(), "'kexec' '-l' '/tmp/k' '--append=console=ttyS0 it'\\''s'");
   const auto s = scp_argv(t, {"/c/bzImage", "/r/initrd.cpio"}, "/var/lib/foliolab");
   EXPECT_EQ(s[0], "scp");

@@ -69,10 +69,12 @@ TEST(PlanLimits, Timeout) {
 }
 
 TEST(PlanLimits, LongName) {
+  // The loader bounds a name at 200 characters (model/experiment.h kMaxNameLength), below
+  // NAME_MAX, so that every session that plans can be pushed to a lab server.
   EXPECT_EQ(check("", std::string(5000, 'n')),
-            "x.yaml:1:7: name: name of 5000 characters: results go to <results>/<name>/, and a "
-            "path component holds at most 255 (NAME_MAX)");
-  EXPECT_EQ(check("", std::string(255, 'n')), "ok");
+            "parse: x.yaml:1:7: name: a name of at most 200 characters (it names the sessions' "
+            "folder); this one has 5000");
+  EXPECT_EQ(check("", std::string(200, 'n')), "ok");
 }
 
 TEST(PlanLimits, LongResultsPath) {
@@ -83,12 +85,19 @@ TEST(PlanLimits, LongResultsPath) {
 TEST(PlanLimits, LongRunId) {
   auto out = check("", "p", "/r");
   EXPECT_EQ(out, "ok");
-  const std::string text = "name: p\nkernels: [{name: k}]\narchs: [x86_64]\nknobs: {" +
-                           std::string(250, 'a') + ": {}}\nworkloads: [{name: fault}]\n";
-  auto exp = parse_experiment(text, "x.yaml");
+  // Kernel, knob set and label names of at most 60 characters each keep a run id under 200.
+  const auto text = [](size_t knobs) {
+    return "name: p\nkernels: [{name: " + std::string(60, 'k') + "}]\narchs: [x86_64]\nknobs: {" +
+           std::string(knobs, 'a') +
+           ": {}}\nworkloads: [{name: fault, label: " + std::string(60, 'l') + "}]\n";
+  };
+  auto exp = parse_experiment(text(60), "x.yaml");
   ASSERT_TRUE(exp.ok()) << exp.error().message;
-  EXPECT_THAT(check_plan_limits(*exp, HostFacts{kHostMib}, "/r").error().message,
-              HasSubstr("more than NAME_MAX (255)"));
+  EXPECT_TRUE(check_plan_limits(*exp, HostFacts{kHostMib}, "/r").ok());
+  EXPECT_LT(expand(*exp).front().id.size(), 200u);
+  auto longer = parse_experiment(text(61), "x.yaml");
+  ASSERT_FALSE(longer.ok());
+  EXPECT_THAT(longer.error().message, HasSubstr("a knob set name of at most 60"));
 }
 
 TEST(PlanLimits, EverythingExcluded) {

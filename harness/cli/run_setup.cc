@@ -124,7 +124,10 @@ Result<void> choose_pool(const RunFlags& f, Experiment& exp, BackendChoice& choi
 // the experiment's own), and its warnings.
 Result<void> settle_kexec(const RunFlags& f, Experiment& exp, const BackendChoice& choice) {
   std::vector<PoolHost> hosts = choice.hosts;
-  if (hosts.empty() && !choice.connect.empty()) hosts.push_back({.uri = choice.connect});
+  if (hosts.empty() && !choice.connect.empty()) {
+    hosts.push_back({.uri = choice.connect,
+                     .loc = f.connect.empty() ? exp.machine.connect_loc : SourceLoc{"--connect"}});
+  }
   auto warnings = settle_kexec_experiment(exp, hosts);
   if (!warnings.ok()) return warnings.error();
   for (const std::string& w : *warnings) fmt::print(stderr, "warning: {}\n", w);

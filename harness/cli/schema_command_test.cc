@@ -175,8 +175,48 @@ std::vector<Mistake> mistakes() {
   };
 }
 
+// Names that become folders or run ids, and paths: what plan refuses from the file alone.
+std::vector<Mistake> name_mistakes() {
+  const auto named = [](std::string name) { return [name](YAML::Node& e) { e["name"] = name; }; };
+  return {
+      {"an experiment named '..'", named(".."), "'.' and '..' are no folder of their own"},
+      {"an experiment named '.'", named("."), "'.' and '..' are no folder of their own"},
+      {"a 5,000-character name", named(std::string(5000, 'n')), "a name of at most 200"},
+      {"a 201-character name", named(std::string(201, 'n')), "a name of at most 200"},
+      {"a tab inside a name", named("quick\tstart"), "tab"},
+      {"a newline inside a name", named("quick\nstart"), "newline"},
+      {"a kernel named '..'", [](YAML::Node& e) { e["kernels"][0]["name"] = ".."; },
+       "invalid kernel name '..'"},
+      {"a 61-character kernel name",
+       [](YAML::Node& e) { e["kernels"][0]["name"] = std::string(61, 'k'); },
+       "a kernel name of at most 60"},
+      {"a newline inside a knob set name",
+       [](YAML::Node& e) { e["knobs"]["four\nK"] = YAML::Load("{}"); }, "one line"},
+      {"a 61-character knob set name",
+       [](YAML::Node& e) { e["knobs"][std::string(61, 's')] = YAML::Load("{}"); },
+       "a knob set name of at most 60"},
+      {"a tab inside a workload label",
+       [](YAML::Node& e) { e["workloads"][0]["label"] = "fa\tult"; }, "tab"},
+      {"a 61-character workload label",
+       [](YAML::Node& e) { e["workloads"][0]["label"] = std::string(61, 'l'); },
+       "a label of at most 60"},
+      {"'..' in the patches' path", [](YAML::Node& e) { e["kernels"][0]["patches"] = "../../etc"; },
+       "invalid patch series"},
+      {"'.' in the patches' path",
+       [](YAML::Node& e) { e["kernels"][0]["patches"] = "mthp-vmstat/./x"; },
+       "invalid patch series"},
+      {"an image named '..'", [](YAML::Node& e) { e["machine"]["image"] = ".."; },
+       "invalid image recipe name"},
+      {"an image path out of images/", [](YAML::Node& e) { e["machine"]["image"] = "../../etc/x"; },
+       "invalid image recipe name"},
+      {"'..' in a knob's sysfs path",
+       [](YAML::Node& e) { e["knobs"]["4K"]["../../../etc/x"] = "1"; }, "../../../etc/x"},
+  };
+}
+
 std::vector<Mistake> all_mistakes() {
   std::vector<Mistake> all = mistakes();
+  for (Mistake& m : name_mistakes()) all.push_back(std::move(m));
   for (Mistake& m : rule_mistakes()) all.push_back(std::move(m));
   return all;
 }
@@ -200,6 +240,12 @@ std::vector<Mistake> accepted_variants() {
       {"a churn with its keys", prepare("[{fragment: {method: churn, size: 64M, passes: 2}}]")},
       {"a thpscale with pin", prepare("[{fragment: {method: thpscale, pin: true}}]")},
       {"an aggregate with its regex", metric("{regex: 'x(\\d)', aggregate: sum}")},
+      {"a 200-character name", [](YAML::Node& e) { e["name"] = std::string(200, 'n'); }},
+      {"a name with dots", [](YAML::Node& e) { e["name"] = "quick.start..2"; }},
+      {"a 60-character kernel name",
+       [](YAML::Node& e) { e["kernels"][0]["name"] = std::string(60, 'k'); }},
+      {"a knob set name with blanks and '..'",
+       [](YAML::Node& e) { e["knobs"]["64K .. mTHP"] = YAML::Load("{}"); }},
   };
 }
 

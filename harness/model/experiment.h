@@ -22,6 +22,13 @@ using KeyValues = std::vector<std::pair<std::string, std::string>>;  // ordered 
 // The host keeps at most this many reps a run: a plain `repeat: N` above it is refused at plan
 // (catalog/plan_limits.h), an adaptive `max` above it by the loader.
 inline constexpr int kMaxRepeat = 10000;
+// An experiment's name names its sessions' folder (<results>/<name>/<stamp>): at most 200
+// characters, under a file name's 255 with room for the temporary names beside it, and what a
+// lab server takes (results/session_bundle.h is_plain_name). Kernel, knob set and workload
+// label names make a run id with the arch and an 8-digit hash (runs/<id>/): at most 60 each,
+// so an id stays within the same 200.
+inline constexpr size_t kMaxNameLength = 200;
+inline constexpr size_t kMaxRunPartLength = 60;
 
 // Which guest kernel a kernel spec is built as (`kernels[].guest`).
 enum class GuestKernel { kAuto, kSmall, kFull };
@@ -97,6 +104,7 @@ struct MachineSpec {
   std::string backend = "qemu";
   SourceLoc backend_loc;
   std::string connect;  // libvirt: the connection URI ("" = qemu:///system)
+  SourceLoc connect_loc;
   int cpus = 1;
   uint64_t memory_mb = 1024;
   std::vector<NumaNode> numa;                   // empty: no NUMA topology given

@@ -14,10 +14,15 @@ namespace {
 
 using T = ValueType;
 
-constexpr const char* kNamePattern = "^[A-Za-z0-9._-]+$";
+// A name that becomes a folder or file name: not '.' or '..', at most 200 characters
+// (kMaxNameLength); a kernel's name, a knob set's and a label at most 60 (kMaxRunPartLength).
+constexpr const char* kNamePattern = "^(?!\\.\\.?$)[A-Za-z0-9._-]{1,200}$";
+constexpr const char* kKernelNamePattern = "^(?!\\.\\.?$)[A-Za-z0-9._+-]{1,60}$";
+constexpr const char* kRunPartPattern = "^[^\\t\\n\\r]{1,60}$";
 constexpr const char* kMetricNamePattern = "^[A-Za-z0-9_.-]+$";
-// util/text.h is_relative_path: [A-Za-z0-9_/.-], no leading '/'.
-constexpr const char* kRelativePathPattern = "^[A-Za-z0-9_.-][A-Za-z0-9_/.-]*$";
+// util/text.h is_relative_path: [A-Za-z0-9_/.-], no leading '/', no empty, '.' or '..' part.
+constexpr const char* kRelativePathPattern =
+    "^(?!(.*/)?\\.\\.?(/|$))[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$";
 
 T arch_list(const std::string& doc, size_t min_items) {
   return T::list(doc, T::choice("an arch", arch_spellings()), min_items);
@@ -44,9 +49,9 @@ const ValueType& experiment() {
           required_key("kernels", T::list("the kernels to build and boot", kernel(), 1)),
           required_key("archs", arch_list("the guest archs", 1)),
           key("machine", machine()),
-          required_key("knobs",
-                       T::dict("knob sets by name: THP sysfs paths, sysctl, cmdline", knob_set())
-                           .with_key_count(1)),
+          required_key("knobs", T::dict("knob sets by name: THP sysfs paths, sysctl, cmdline",
+                                        knob_set(), kRunPartPattern)
+                                    .with_key_count(1)),
           required_key("workloads", T::list("the workloads of every run", workload(), 1)),
           key("repeat",
               T::one_of("repetitions per run: a count, or adaptive",
@@ -75,7 +80,7 @@ const ValueType& kernel() {
   static const T t =
       T::map("a kernel: a source, config fragments, options, a patch series",
              {
-                 required_key("name", T::string("the kernel's name", "^[A-Za-z0-9._+-]+$")),
+                 required_key("name", T::string("the kernel's name", kKernelNamePattern)),
                  key("source", T::one_of("a kernel tree: debian, a path, or {git, ref}",
                                          {T::string("debian or a path"), kernel_git_source()})),
                  key("config", T::list("config fragments under kernel-config/, without .config",
@@ -85,7 +90,8 @@ const ValueType& kernel() {
                              T::scalar("y, m, n, a number or a string"), "^CONFIG_[A-Z0-9_]+$")),
                  key("patches",
                      T::one_of("a patch series under patches/, or {git: BASE..TIP, repo}",
-                               {T::string("a folder or mbox under patches/"), kernel_git_range()})),
+                               {T::string("a folder or mbox under patches/", kRelativePathPattern),
+                                kernel_git_range()})),
                  key("cmdline", T::string("extra kernel command line")),
                  key("archs", arch_list("the archs this kernel is built for (default: all)", 1)),
                  key("guest", T::choice("the guest kernel's config", {"small", "full"})),
@@ -112,9 +118,11 @@ const ValueType& machine() {
       {
           key("accel", T::choice("the accelerator", {"auto", "kvm", "tcg"})),
           key("backend", T::string("where guests run: qemu, host, libvirt, ...")),
-          key("connect", T::string("a libvirt connection URI (backend: libvirt)")),
+          key("connect", T::string("a libvirt connection URI (backend: libvirt) or a lab "
+                                   "machine's ssh://[user@]host[:port] (backend: kexec)")),
           key("cpus", T::integer("guest CPUs", 1)),
-          key("image", T::string("a Debian image recipe under images/, or initramfs")),
+          key("image",
+              T::string("a Debian image recipe under images/, or initramfs", kNamePattern)),
           key("memory", T::size("guest memory")),
           key("numa", numa()),
           key("swap", swap()),
@@ -176,7 +184,8 @@ const ValueType& workload() {
       "a workload and its parameters",
       {
           required_key("name", T::string("a built-in workload or custom", "^[a-z0-9_-]+$")),
-          key("label", T::string("the name runs and selectors use (default: name)")),
+          key("label",
+              T::string("the name runs and selectors use (default: name)", kRunPartPattern)),
           key("params", workload_params()),
           key("metrics", T::dict("metrics a custom program prints",
                                  T::one_of("a regex, or a declaration",

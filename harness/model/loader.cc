@@ -1,5 +1,6 @@
 #include "model/loader.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -97,6 +98,14 @@ Result<void> Parser::parse_name(const Field& f, std::string* out) const {
   FL_TRY(name);
   if (!is_word(*name, "._-")) {
     return error(f, "invalid name '" + *name + "': use letters, digits, '.', '_' and '-'");
+  }
+  if (*name == "." || *name == "..") {
+    return error(f, "invalid name '" + *name + "': '.' and '..' are no folder of their own");
+  }
+  if (name->size() > kMaxNameLength) {
+    return error(f, fmt::format("a name of at most {} characters (it names the sessions' folder); "
+                                "this one has {}",
+                                kMaxNameLength, name->size()));
   }
   *out = *name;
   return {};

@@ -1,4 +1,6 @@
 // The experiment loader: kernels (name, source, config fragments, options, patches, cmdline).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -94,6 +96,14 @@ Result<void> Parser::parse_kernel(const Field& f, KernelSpec* k, SourceLoc* name
       return error(
           *n, "invalid kernel name '" + *name + "': use letters, digits, '.', '_', '+' and '-'");
     }
+    if (*name == "." || *name == "..") {
+      return error(*n, "invalid kernel name '" + *name + "': '.' and '..' name no kernel");
+    }
+    if (name->size() > kMaxRunPartLength) {
+      return error(*n, fmt::format("a kernel name of at most {} characters (it is part of every "
+                                   "run id); this one has {}",
+                                   kMaxRunPartLength, name->size()));
+    }
     k->name = *name;
     *name_loc = loc(*n);
   }
@@ -140,7 +150,7 @@ Result<void> Parser::parse_fragments(const Field& f, KernelSpec* k) const {
       return error(item, "write the fragment name without '.config': '" +
                              name->substr(0, name->size() - 7) + "'");
     }
-    if (!is_word(*name, "._-") || *name == "." || *name == "..") {
+    if (!is_word(*name, "._-") || *name == "." || *name == ".." || name->size() > kMaxNameLength) {
       return error(item, "invalid config fragment name '" + *name +
                              "': expected a name under kernel-config/ (letters, digits, "
                              "'.', '_', '-')");

@@ -1,4 +1,6 @@
 // The experiment loader: knob sets (THP sysfs paths, sysctl, cmdline, prepare).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -23,6 +25,11 @@ Result<void> Parser::parse_knob_sets(const Field& f, std::vector<KnobSet>* out) 
   for (const auto& [name, field] : sets->entries) {
     if (name.empty() || name.find_first_of("\t\n\r") != std::string::npos) {
       return key_error(field, "invalid knob set name: must be non-empty, one line");
+    }
+    if (name.size() > kMaxRunPartLength) {
+      return key_error(field, fmt::format("a knob set name of at most {} characters (it is part "
+                                          "of every run id); this one has {}",
+                                          kMaxRunPartLength, name.size()));
     }
     KnobSet set;
     set.name = name;

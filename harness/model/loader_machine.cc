@@ -76,10 +76,16 @@ Result<void> Parser::parse_machine(const Field& f, MachineSpec* m) const {
                    "ssh:// URI (needs backend: kexec)");
     }
     m->connect = *uri;
+    m->connect_loc = loc(*c);
   }
   if (const Field* i = fields->find("image")) {  // checked against images/ by validate_project
     auto name = read_nonempty(*i);
     FL_TRY(name);
+    if (!is_word(*name, "._-") || *name == "." || *name == ".." || name->size() > kMaxNameLength) {
+      return error(*i, "invalid image recipe name '" + *name +
+                           "': a name under images/ (letters, digits, '.', '_', '-'; not '.' or "
+                           "'..')");
+    }
     if (*name != "initramfs") {
       m->image = *name;
       m->image_loc = loc(*i);

@@ -1,4 +1,6 @@
 // The experiment loader: workloads (name, label, params, metric declarations).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <sstream>
 #include <string>
@@ -64,6 +66,11 @@ Result<void> Parser::parse_workload(const Field& f, WorkloadSpec* w, SourceLoc* 
   if (const Field* l = fields->find("label")) {
     auto label = read_nonempty(*l);
     FL_TRY(label);
+    if (label->size() > kMaxRunPartLength) {
+      return error(*l, fmt::format("a label of at most {} characters (it is part of every run "
+                                   "id); this one has {}",
+                                   kMaxRunPartLength, label->size()));
+    }
     w->label = *label;
     *label_loc = loc(*l);
     *label_path = l->path;

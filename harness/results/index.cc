@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 #include "results/record_codec.h"
+#include "results/sql_batch.h"
 #include "util/fs.h"
 
 namespace foliolab {
@@ -37,9 +39,7 @@ IndexedRun run_from_row(const SqlStmt& s, const fs::path& root) {
 }
 
 // The provenance facts of a run that are known, one row each.
-Result<void> insert_provenance(SqlDb& db, int64_t run, const Provenance& p) {
-  auto prov = db.prepare("INSERT INTO provenance(run, key, value) VALUES(?,?,?)");
-  if (!prov.ok()) return prov.error();
+void add_provenance(SqlBatch& prov, int64_t run, const Provenance& p) {
   const std::pair<const char*, std::string> facts[] = {
       {"host", p.host.hostname},
       {"host_cpu", p.host.cpu_model},
@@ -53,59 +53,103 @@ Result<void> insert_provenance(SqlDb& db, int64_t run, const Provenance& p) {
       {"guest_page_size", p.has_guest ? std::to_string(p.guest.page_size) : ""},
   };
   for (const auto& [key, value] : facts) {
-    if (value.empty()) continue;
-    prov->bind(1, run).bind(2, std::string_view(key)).bind(3, value);
-    if (auto st = prov->run(); !st.ok()) return st;
+    if (!value.empty()) prov.add({run, std::string(key), value});
+  }
+}
+
+// The rows that hang off a run: samples, counter deltas, knobs and provenance.
+struct RunDetails {
+  explicit RunDetails(SqlDb& db)
+      : samples(db, "INSERT INTO samples(run, metric, rep, value)", 4),
+        deltas(db, "INSERT INTO counter_deltas(run, counter, rep, value)", 4),
+        knobs(db, "INSERT INTO knobs(run, phase, path, value)", 4,
+              " ON CONFLICT(run, phase, path) DO UPDATE SET value = excluded.value"),
+        provenance(db, "INSERT INTO provenance(run, key, value)", 3) {}
+
+  void add(int64_t run, const RunRecord& r) {
+    for (const Repetition& rep : r.reps) {
+      if (rep.warmup) continue;  // kept in run.json, in no statistic (history, trends)
+      for (const auto& [name, value] : rep.metrics)
+        samples.add({run, name, int64_t{rep.rep}, value});
+      for (const auto& [name, value] : rep.deltas) deltas.add({run, name, int64_t{rep.rep}, value});
+    }
+    for (const auto& [phase, kv] : {std::pair{"found", &r.knobs_found}, {"set", &r.knobs_set}}) {
+      for (const auto& [path, value] : *kv) knobs.add({run, std::string(phase), path, value});
+    }
+    add_provenance(provenance, run, r.provenance);
+  }
+  Result<void> flush() {
+    for (SqlBatch* b : {&samples, &deltas, &knobs, &provenance}) FL_TRY(b->flush());
+    return {};
+  }
+  SqlBatch samples, deltas, knobs, provenance;
+};
+
+std::vector<SqlValue> run_row(int64_t session, const RunRecord& r) {
+  const Provenance& p = r.provenance;
+  return {session,
+          r.id.run_id,
+          r.id.experiment,
+          r.id.kernel.name,
+          r.id.arch,
+          r.id.knob_set.name,
+          r.id.workload.label,
+          r.id.workload.name,
+          r.status,
+          r.reason,
+          p.accel,
+          int64_t{p.timings_emulated},
+          p.kernel_build_id,
+          r.started,
+          r.finished,
+          std::string(failure_class_name(r.failure)),
+          p.timing};
+}
+
+// The session's runs of these ids, gone (with their rows: ON DELETE CASCADE).
+Result<void> delete_runs(SqlDb& db, int64_t session, const std::vector<std::string>& ids) {
+  constexpr size_t kPerStatement = 1000;
+  for (size_t first = 0; first < ids.size(); first += kPerStatement) {
+    const size_t count = std::min(kPerStatement, ids.size() - first);
+    std::string marks;
+    for (size_t i = 0; i < count; ++i) marks += i ? ",?" : "?";
+    auto del = db.prepare("DELETE FROM runs WHERE session_id = ? AND run_id IN (" + marks + ")");
+    if (!del.ok()) return del.error();
+    del->bind(1, session);
+    for (size_t i = 0; i < count; ++i) del->bind(static_cast<int>(i + 2), ids[first + i]);
+    FL_TRY(del->run());
   }
   return {};
 }
 
-Result<void> insert_run(SqlDb& db, int64_t session, const RunRecord& r) {
-  auto del = db.prepare("DELETE FROM runs WHERE session_id = ? AND run_id = ?");
-  if (!del.ok()) return del.error();
-  if (auto st = del->bind(1, session).bind(2, r.id.run_id).run(); !st.ok()) return st;
-  auto ins = db.prepare(
-      "INSERT INTO runs(session_id, run_id, experiment, kernel, arch, knob_set, workload, "
-      "workload_name, status, reason, accel, timings_emulated, kernel_build_id, started, "
-      "finished, failure_class, timing) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
-  if (!ins.ok()) return ins.error();
-  const Provenance& p = r.provenance;
-  ins->bind(1, session).bind(2, r.id.run_id).bind(3, r.id.experiment).bind(4, r.id.kernel.name);
-  ins->bind(5, r.id.arch).bind(6, r.id.knob_set.name).bind(7, r.id.workload.label);
-  ins->bind(8, r.id.workload.name).bind(9, r.status).bind(10, r.reason).bind(11, p.accel);
-  ins->bind(12, int64_t{p.timings_emulated}).bind(13, p.kernel_build_id).bind(14, r.started);
-  ins->bind(15, r.finished).bind(16, failure_class_name(r.failure)).bind(17, p.timing);
-  auto inserted = ins->step();
-  if (!inserted.ok()) return inserted.error();
-  if (!*inserted) return make_error("run row vanished");
-  const int64_t run = ins->column_int(0);
-
-  auto sample = db.prepare("INSERT INTO samples(run, metric, rep, value) VALUES(?,?,?,?)");
-  auto delta = db.prepare("INSERT INTO counter_deltas(run, counter, rep, value) VALUES(?,?,?,?)");
-  if (!sample.ok()) return sample.error();
-  if (!delta.ok()) return delta.error();
-  for (const Repetition& rep : r.reps) {
-    if (rep.warmup) continue;  // kept in run.json, in no statistic (history, trends)
-    for (const auto& [name, value] : rep.metrics) {
-      sample->bind(1, run).bind(2, name).bind(3, int64_t{rep.rep}).bind(4, value);
-      if (auto st = sample->run(); !st.ok()) return st;
-    }
-    for (const auto& [name, value] : rep.deltas) {
-      delta->bind(1, run).bind(2, name).bind(3, int64_t{rep.rep}).bind(4, value);
-      if (auto st = delta->run(); !st.ok()) return st;
-    }
+// Replaces the session's runs of these ids (a record listed twice: its last copy) with the
+// records, in a few statements per table (results/sql_batch.h).
+Result<void> insert_records(SqlDb& db, int64_t session, const std::vector<RunRecord>& records) {
+  std::map<std::string, const RunRecord*> last;
+  for (const RunRecord& r : records) last[r.id.run_id] = &r;
+  SqlBatch runs(db,
+                "INSERT INTO runs(session_id, run_id, experiment, kernel, arch, knob_set, "
+                "workload, workload_name, status, reason, accel, timings_emulated, "
+                "kernel_build_id, started, finished, failure_class, timing)",
+                17, " RETURNING id, run_id");
+  std::vector<std::string> ids;
+  for (const auto& [id, r] : last) {
+    ids.push_back(id);
+    runs.add(run_row(session, *r));
   }
-  auto knob = db.prepare(
-      "INSERT INTO knobs(run, phase, path, value) VALUES(?,?,?,?) "
-      "ON CONFLICT(run, phase, path) DO UPDATE SET value = excluded.value");
-  if (!knob.ok()) return knob.error();
-  for (const auto& [phase, kv] : {std::pair{"found", &r.knobs_found}, {"set", &r.knobs_set}}) {
-    for (const auto& [path, value] : *kv) {
-      knob->bind(1, run).bind(2, std::string_view(phase)).bind(3, path).bind(4, value);
-      if (auto st = knob->run(); !st.ok()) return st;
+  FL_TRY(delete_runs(db, session, ids));
+  RunDetails details(db);
+  std::string missing;
+  FL_TRY(runs.flush([&](const SqlStmt& row) {
+    const auto it = last.find(row.column_text(1));
+    if (it == last.end()) {
+      missing = row.column_text(1);
+      return;
     }
-  }
-  return insert_provenance(db, run, p);
+    details.add(row.column_int(0), *it->second);
+  }));
+  if (!missing.empty()) return make_error("run row " + missing + " came back unasked");
+  return details.flush();
 }
 
 }  // namespace
@@ -156,8 +200,7 @@ Result<int64_t> ResultIndex::session_row(const std::string& key, bool* inserted)
 }
 
 Result<void> ResultIndex::insert_runs(int64_t session, const std::vector<RunRecord>& records) {
-  for (const RunRecord& r : records) FL_TRY(insert_run(db_, session, r));
-  return {};
+  return insert_records(db_, session, records);
 }
 
 Result<void> ResultIndex::add_run(const fs::path& session_dir, const RunRecord& record) {
@@ -165,7 +208,7 @@ Result<void> ResultIndex::add_run(const fs::path& session_dir, const RunRecord& 
   if (!tx.begun().ok()) return tx.begun();
   auto session = session_id(session_dir);
   if (!session.ok()) return session.error();
-  if (auto st = insert_run(db_, *session, record); !st.ok()) return st;
+  FL_TRY(insert_records(db_, *session, {record}));
   return tx.commit();
 }
 
@@ -254,7 +297,7 @@ Result<int> ResultIndex::index_run_files(const std::function<void(const std::str
       }
       auto id = session_id(session);
       if (!id.ok()) return id.error();
-      if (auto st = insert_run(db_, *id, *record); !st.ok()) return st.error();
+      FL_TRY(insert_records(db_, *id, {*record}));
       ++runs;
     }
   }

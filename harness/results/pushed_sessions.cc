@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "results/sql_batch.h"
 #include "util/time_stamp.h"
 
 namespace foliolab {
@@ -58,11 +59,9 @@ Result<PushOutcome> store_once(ResultIndex& index, const SessionBundle& b,
   auto row = new_session_row(index, b);
   if (!row.ok()) return row.error();
   FL_TRY(index.insert_runs(row->first, b.records));
-  auto file = db.prepare("INSERT INTO session_files(session_id, name, body) VALUES(?,?,?)");
-  if (!file.ok()) return file.error();
-  for (const auto& [name, body] : b.files) {
-    FL_TRY(file->bind(1, row->first).bind(2, name).bind(3, body).run());
-  }
+  SqlBatch files(db, "INSERT INTO session_files(session_id, name, body)", 3);
+  for (const auto& [name, body] : b.files) files.add({row->first, name, body});
+  FL_TRY(files.flush());
   auto push =
       db.prepare("INSERT INTO pushes(session_id, digest, host, token, pushed) VALUES(?,?,?,?,?)");
   if (!push.ok()) return push.error();

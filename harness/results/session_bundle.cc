@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <functional>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -43,6 +45,40 @@ Result<void> check_file(const std::string& name, const std::string& body) {
     return make_error(fmt::format("file '{}': holds a NUL byte", name));
   }
   return {};
+}
+
+// foliolab writes no links into a session: a link there is someone else's doing, and what it
+// points at (outside the session, perhaps) is never read or pushed. The whole push is refused
+// rather than the link skipped: a session's key never changes on a server, so a session
+// stored without the file could not be completed by a later push.
+Result<void> check_not_link(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(p, ec))) return {};
+  const fs::path target = fs::read_symlink(p, ec);
+  return make_error(fmt::format(
+      "{} is a symbolic link (to {}): a pushed session holds only its own files, and foliolab "
+      "follows no link in one; put the file itself there, or remove the link",
+      p.string(), ec ? "?" : target.string()));
+}
+
+// A session file's contents, nullopt when there is none; a link or a folder is refused.
+Result<std::optional<std::string>> read_own_file(const fs::path& p) {
+  FL_TRY(check_not_link(p));
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(p, ec);
+  if (!fs::exists(st)) return std::optional<std::string>();
+  if (!fs::is_regular_file(st)) return make_error(p.string() + " is not a regular file");
+  // O_NOFOLLOW: a link put in its place since the check is refused too, not followed.
+  const int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return make_env_error(fmt_errno("cannot read " + p.string()));
+  std::string text;
+  char buf[65536];
+  ssize_t n = 0;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  const std::string why = n < 0 ? fmt_errno("cannot read " + p.string()) : "";
+  ::close(fd);
+  if (!why.empty()) return make_env_error(why);
+  return std::optional<std::string>(std::move(text));
 }
 
 }  // namespace
@@ -93,18 +129,18 @@ Result<SessionBundle> bundle_from_dir(const fs::path& session_dir) {
   const fs::path dir = fs::weakly_canonical(session_dir, ec);
   std::map<std::string, std::string> files;
   for (const char* name : kSessionFiles) {
-    if (!path_exists(dir / name)) continue;
-    auto text = read_file(dir / name);
+    auto text = read_own_file(dir / name);
     if (!text.ok()) return text.error();
-    files[name] = std::move(*text);
+    if (*text) files[name] = std::move(**text);
   }
+  FL_TRY(check_not_link(dir / "runs"));
   auto runs = list_dir(dir / "runs");
   if (!runs.ok()) return runs.error();
   for (const fs::path& run : *runs) {
-    if (!path_exists(run / "run.json")) continue;  // a run still going, or never finished
-    auto text = read_file(run / "run.json");
+    FL_TRY(check_not_link(run));
+    auto text = read_own_file(run / "run.json");  // none: a run still going, or never finished
     if (!text.ok()) return text.error();
-    files["runs/" + run.filename().string() + "/run.json"] = std::move(*text);
+    if (*text) files["runs/" + run.filename().string() + "/run.json"] = std::move(**text);
   }
   auto b = bundle_from_files(dir.parent_path().filename().string(), dir.filename().string(),
                              std::move(files));

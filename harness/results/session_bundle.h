@@ -35,7 +35,9 @@ struct SessionBundle {
 };
 
 // The files of a session directory (<root>/<experiment>/<stamp>): its experiment.yaml,
-// plan.json, report.txt and every runs/<id>/run.json. Logs and guest output stay local.
+// plan.json, report.txt and every runs/<id>/run.json. Logs and guest output stay local. A
+// symbolic link among them (or as runs/ or a run's folder) is refused, naming it: nothing a link
+// points at is read.
 Result<SessionBundle> bundle_from_dir(const std::filesystem::path& session_dir);
 // A bundle from its files (as a server keeps them): names checked, records parsed.
 Result<SessionBundle> bundle_from_files(std::string experiment, std::string stamp,

@@ -63,7 +63,7 @@ Result<SqlDb> SqlDb::open(std::string_view target, int busy_timeout_ms) {
 Result<SqlStmt> SqlDb::prepare(std::string_view sql) {
   auto cursor = c_->prepare(sql);
   if (!cursor.ok()) return cursor.error();
-  return SqlStmt(std::move(*cursor));
+  return SqlStmt(std::move(*cursor), executions_);
 }
 
 Result<int64_t> SqlDb::query_int(std::string_view sql) { return sql_query_int(*c_, sql); }

@@ -19,7 +19,8 @@ namespace foliolab {
 class SqlStmt {
  public:
   SqlStmt() = default;
-  explicit SqlStmt(std::unique_ptr<SqlCursor> cursor) : c_(std::move(cursor)) {}
+  SqlStmt(std::unique_ptr<SqlCursor> cursor, std::shared_ptr<int64_t> executions)
+      : c_(std::move(cursor)), executions_(std::move(executions)) {}
 
   SqlStmt& bind(int index, int64_t value);
   SqlStmt& bind(int index, double value);
@@ -30,7 +31,11 @@ class SqlStmt {
   SqlStmt& bind_or_null(int index, std::optional<int64_t> value);
 
   // true: a row is available; false: done.
-  Result<bool> step() { return c_->step(); }
+  Result<bool> step() {
+    if (fresh_ && executions_) ++*executions_;
+    fresh_ = false;
+    return c_->step();
+  }
   // Runs to completion (for statements without rows), then resets for reuse.
   Result<void> run();
   // Each row in turn to `row` (which reads the columns), to the end.
@@ -43,7 +48,10 @@ class SqlStmt {
       row(*this);
     }
   }
-  void reset() { c_->reset(); }
+  void reset() {
+    c_->reset();
+    fresh_ = true;
+  }
 
   int64_t column_int(int index) const { return c_->column_int(index); }
   double column_double(int index) const { return c_->column_double(index); }
@@ -53,6 +61,8 @@ class SqlStmt {
 
  private:
   std::unique_ptr<SqlCursor> c_;
+  std::shared_ptr<int64_t> executions_;  // the database's count
+  bool fresh_ = true;                    // the next step() executes the statement
 };
 
 class SqlDb {
@@ -70,9 +80,13 @@ class SqlDb {
   Result<void> exec(const std::string& sql) { return c_->exec(sql); }
   Result<SqlStmt> prepare(std::string_view sql);
   Result<int64_t> query_int(std::string_view sql);  // first column of the first row
+  // Statements executed through prepare() so far: each one a round trip to a PostgreSQL
+  // server (what a push's cost is counted in, results/sql_batch.h).
+  int64_t statements_executed() const { return *executions_; }
 
  private:
   std::unique_ptr<SqlConnection> c_;
+  std::shared_ptr<int64_t> executions_ = std::make_shared<int64_t>(0);
 };
 
 // Starts a writing transaction on construction (waiting up to SQLite's busy timeout); ROLLBACK

@@ -184,6 +184,14 @@ Result<void> push_kernel(const LabServerRef& s, const std::string& build_id,
                         [](const fs::path& f) { return f.filename() != "kernel.json"; });
   for (const fs::path& f : *files) {
     const std::string name = f.filename().string();
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(f, ec))) {
+      // The cache writes no links: what one points at is not the build's, and is not read.
+      return make_error(
+          fmt::format("{} is a symbolic link: a kernel is uploaded from its own "
+                      "files only (rebuild it, or remove the link)",
+                      f.string()));
+    }
     if (!is_kernel_name(name) || is_dir(f)) continue;
     auto body = read_file(f);
     if (!body.ok()) return body.error();
