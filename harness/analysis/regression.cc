@@ -19,7 +19,8 @@ bool moved(const std::optional<Delta>& d) {
 // The size of a change: |log ratio|; a change from a zero baseline (no ratio) is the largest.
 double change_size(const std::optional<Delta>& d) {
   if (!d) return 0;
-  if (std::isfinite(d->rel_change) && d->rel_change > -1) return std::fabs(std::log1p(d->rel_change));
+  if (std::isfinite(d->rel_change) && d->rel_change > -1)
+    return std::fabs(std::log1p(d->rel_change));
   return std::isfinite(d->diff) && d->diff != 0 ? std::numeric_limits<double>::infinity() : 0;
 }
 
@@ -31,10 +32,10 @@ bool is_function_metric(std::string_view m) {
 // Sort key: the headline, the workload's and counters' rows, the functions, the rest of the
 // evidence; each by size, largest first.
 std::tuple<int, double> rank_of(const RegressionRow& r, const std::string& headline) {
-  const int room = r.metric == headline             ? 0
-                   : !r.evidence                    ? 1
-                   : is_function_metric(r.metric)   ? 2
-                                                    : 3;
+  const int room = r.metric == headline           ? 0
+                   : !r.evidence                  ? 1
+                   : is_function_metric(r.metric) ? 2
+                                                  : 3;
   return {room, -change_size(r.deltas.size() > 1 ? r.deltas[1] : std::nullopt)};
 }
 
@@ -76,8 +77,8 @@ RegressionReport regression_of(const ComparisonGroup& g, const std::string& metr
             .knobs_set = first.id.knob_set.knobs};
   r.machine = machine_of(first);
   for (size_t i = 0; i < g.variants.size(); ++i) {
-    r.columns.push_back({i < labels.size() ? labels[i] : g.variants[i].label,
-                         g.variants[i].kernel_build_id});
+    r.columns.push_back(
+        {i < labels.size() ? labels[i] : g.variants[i].label, g.variants[i].kernel_build_id});
   }
   for (const MetricRow& row : g.rows) {
     if (std::none_of(row.deltas.begin(), row.deltas.end(), moved)) {

@@ -60,9 +60,9 @@ struct RegressionReport {
   // Rows past their thresholds, the headline metric first, then the others ranked by the size of
   // their change in the culprit's column (|log ratio|, a zero baseline last).
   std::vector<RegressionRow> moved;
-  size_t unchanged = 0;                 // rows compared that did not move
-  std::vector<std::string> also_fails;  // the other gate cases of the same change
-  std::vector<FixVerdict> fixes;        // per column after column 1 (`foliolab try`)
+  size_t unchanged = 0;                   // rows compared that did not move
+  std::vector<std::string> also_fails;    // the other gate cases of the same change
+  std::vector<FixVerdict> fixes;          // per column after column 1 (`foliolab try`)
   std::vector<std::string> config_diff;   // "CONFIG_X: y → n" (parent → culprit)
   std::string reproduce_dir, reproduce;   // the folder written beside it; the command
   const RegressionRow* headline() const;  // moved[0] when it is the headline metric

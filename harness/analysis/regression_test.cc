@@ -13,8 +13,9 @@ RunRecord column(const std::string& kernel, double faults, int64_t extra_calls, 
   FakeRun f{.kernel = kernel};
   f.metrics["faults"] = {faults, faults, faults, faults};
   f.metrics["wall_s"] = {0.5, 0.51, 0.5, 0.49};
-  f.deltas["vmstat.pgfault"] = {static_cast<int64_t>(faults) + 10, static_cast<int64_t>(faults) + 11,
-                                static_cast<int64_t>(faults) + 10, static_cast<int64_t>(faults) + 12};
+  f.deltas["vmstat.pgfault"] = {
+      static_cast<int64_t>(faults) + 10, static_cast<int64_t>(faults) + 11,
+      static_cast<int64_t>(faults) + 10, static_cast<int64_t>(faults) + 12};
   const auto d = [](int64_t v) { return static_cast<double>(v); };
   f.metrics["kprobe.planted_extra_work"] = {d(extra_calls), d(extra_calls), d(extra_calls),
                                             d(extra_calls)};
@@ -28,7 +29,10 @@ RunRecord column(const std::string& kernel, double faults, int64_t extra_calls, 
 }
 
 ComparisonGroup group_of(const std::vector<RunRecord>& columns) {
-  GroupRuns in{.title = "x86_64 · 4K · fault", .kernel = "", .arch = "x86_64", .workload = "fault",
+  GroupRuns in{.title = "x86_64 · 4K · fault",
+               .kernel = "",
+               .arch = "x86_64",
+               .workload = "fault",
                .knobs = "4K"};
   for (const RunRecord& r : columns) in.variants.push_back({r.id.kernel.name, {&r}, ""});
   return compare_group(in, CompareOptions{.keep = {"faults"}});
@@ -37,7 +41,8 @@ ComparisonGroup group_of(const std::vector<RunRecord>& columns) {
 TEST(Regression, TheHeadlineFirstThenWhatMovedRankedAndTheEvidenceApart) {
   const std::vector<RunRecord> cols = {column("parent", 4096, 0, 0, 4100),
                                        column("culprit", 8192, 8192, 64, 8200)};
-  const RegressionReport r = regression_of(group_of(cols), "faults", {"parent", "culprit"}, cols[0]);
+  const RegressionReport r =
+      regression_of(group_of(cols), "faults", {"parent", "culprit"}, cols[0]);
   ASSERT_FALSE(r.moved.empty());
   ASSERT_NE(r.headline(), nullptr);
   EXPECT_EQ(r.moved[0].metric, "faults");
@@ -57,8 +62,10 @@ TEST(Regression, TheHeadlineFirstThenWhatMovedRankedAndTheEvidenceApart) {
 }
 
 TEST(Regression, NothingMovedIsNoHeadlineAndEveryRowUnchanged) {
-  const std::vector<RunRecord> cols = {column("a", 4096, 0, 0, 4100), column("b", 4096, 0, 0, 4100)};
-  const RegressionReport r = regression_of(group_of(cols), "faults", {"parent", "culprit"}, cols[0]);
+  const std::vector<RunRecord> cols = {column("a", 4096, 0, 0, 4100),
+                                       column("b", 4096, 0, 0, 4100)};
+  const RegressionReport r =
+      regression_of(group_of(cols), "faults", {"parent", "culprit"}, cols[0]);
   EXPECT_TRUE(r.moved.empty());
   EXPECT_EQ(r.headline(), nullptr);
   EXPECT_GT(r.unchanged, 3u);
@@ -67,7 +74,7 @@ TEST(Regression, NothingMovedIsNoHeadlineAndEveryRowUnchanged) {
 TEST(Regression, FixesAreJudgedAgainstTheParentOnTheHeadlineMetric) {
   const std::vector<RunRecord> cols = {
       column("parent", 4096, 0, 0, 4100), column("culprit", 8192, 8192, 64, 8200),
-      column("fixed", 4096, 0, 0, 4100),  column("partly", 5000, 0, 0, 4100),
+      column("fixed", 4096, 0, 0, 4100), column("partly", 5000, 0, 0, 4100),
       column("not", 8192, 8192, 64, 8200)};
   RegressionReport r = regression_of(group_of(cols), "faults",
                                      {"parent", "culprit", "fixed", "partly", "not"}, cols[0]);

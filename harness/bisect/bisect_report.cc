@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "bisect/reproduce.h"
 #include "analysis/session_report.h"
+#include "bisect/reproduce.h"
 #include "kernel/kconfig.h"
 #include "kernel/series_mail.h"
 #include "results/store.h"
@@ -67,13 +67,14 @@ Result<fs::path> reproduce(const BisectReportSpec& s, const BisectConfirmation& 
     series = std::move(*loaded);
   }
   const Series* sp = series ? &*series : nullptr;
-  ReproduceSpec spec{.exp = &c.exp,
-                     .kernel = base_kernel_name(c),
-                     .cell = c.runs[conf.culprit],
-                     .repeat = reps,
-                     .kernels = {pinned(c, sp, conf.parent, "parent"),
-                                 pinned(c, sp, conf.culprit, "culprit")}};
-  if (conf.culprit + 1 < c.runs.size()) spec.extra.push_back(pinned(c, sp, c.runs.size() - 1, "tip"));
+  ReproduceSpec spec{
+      .exp = &c.exp,
+      .kernel = base_kernel_name(c),
+      .cell = c.runs[conf.culprit],
+      .repeat = reps,
+      .kernels = {pinned(c, sp, conf.parent, "parent"), pinned(c, sp, conf.culprit, "culprit")}};
+  if (conf.culprit + 1 < c.runs.size())
+    spec.extra.push_back(pinned(c, sp, c.runs.size() - 1, "tip"));
   return write_reproduce(spec, s.dir);
 }
 
@@ -90,8 +91,8 @@ GroupRuns kernel_columns(const std::vector<RunRecord>& records,
     }
     g.variants.push_back(std::move(v));
   }
-  const RunRecord* one = g.variants.empty() || g.variants[0].runs.empty() ? nullptr
-                                                                           : g.variants[0].runs[0];
+  const RunRecord* one =
+      g.variants.empty() || g.variants[0].runs.empty() ? nullptr : g.variants[0].runs[0];
   if (one) {
     g.arch = one->id.arch;
     g.workload = one->id.workload.label;
@@ -118,17 +119,18 @@ Result<std::optional<RegressionReport>> bisection_report(const BisectReportSpec&
   auto records = session_records(conf->sessions);
   FL_TRY(records);
   const RunRecord* first = nullptr;
-  GroupRuns g = kernel_columns(*records,
-                               {{"parent", kernel_name(c, conf->parent)},
-                                {"culprit", kernel_name(c, conf->culprit)}},
-                               &first);
+  GroupRuns g = kernel_columns(
+      *records,
+      {{"parent", kernel_name(c, conf->parent)}, {"culprit", kernel_name(c, conf->culprit)}},
+      &first);
   if (!first || g.variants[1].runs.empty()) {
     return make_error("the confirmation's sessions hold no completed run of parent and culprit");
   }
   g.kernel = base_kernel_name(c);
-  CompareOptions options{.declared = declared_metrics(c.exp), .thresholds = c.exp.thresholds,
-                         .keep = {s.metric}};
-  RegressionReport r = regression_of(compare_group(g, options), s.metric, {"parent", "culprit"}, *first);
+  CompareOptions options{
+      .declared = declared_metrics(c.exp), .thresholds = c.exp.thresholds, .keep = {s.metric}};
+  RegressionReport r =
+      regression_of(compare_group(g, options), s.metric, {"parent", "culprit"}, *first);
   r.origin = fmt::format("bisection {}, confirmed in {} fresh boots of each", s.dir.string(),
                          conf->sessions.size());
   r.culprit = c.names[conf->culprit];

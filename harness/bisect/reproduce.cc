@@ -136,7 +136,8 @@ Result<void> with_fix(const fs::path& reproduce, const std::string& from, const 
   FL_TRY(series);
   PinnedKernel k{.label = to};
   for (std::string_view name : split_lines(*series)) {
-    if (!trim(name).empty()) k.patches.push_back(reproduce / "patches" / from / std::string(trim(name)));
+    if (!trim(name).empty())
+      k.patches.push_back(reproduce / "patches" / from / std::string(trim(name)));
   }
   k.patches.push_back(fix);
   FL_TRY(remove_tree(reproduce / "patches" / to));
@@ -161,9 +162,9 @@ Result<TryExperiment> write_try_experiment(const fs::path& reproduce, const fs::
   if (!(*culprit)["patches"]) {
     return make_error("the culprit is a commit: apply the fix to a branch and bisect that range");
   }
-  TryExperiment t{.file = reproduce / ("try-" + fix.stem().string() + ".yaml"),
-                  .columns = {{"parent", "parent"}, {"culprit", "culprit"},
-                              {"culprit+fix", "culprit-fix"}}};
+  TryExperiment t{
+      .file = reproduce / ("try-" + fix.stem().string() + ".yaml"),
+      .columns = {{"parent", "parent"}, {"culprit", "culprit"}, {"culprit+fix", "culprit-fix"}}};
   FL_TRY(with_fix(reproduce, "culprit", "culprit-fix", fix));
   (*root)["kernels"].push_back(renamed(*culprit, "culprit-fix"));
   if (path_exists(reproduce / "patches" / "tip")) {

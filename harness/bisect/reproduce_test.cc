@@ -42,7 +42,8 @@ TEST(Reproduce, TheCellPinnedToItsKernelsLoadsAndTheFixIsAppended) {
   const ReproduceSpec spec{
       .exp = &*exp,
       .kernel = "mm",
-      .cell = foliolab::Run{.id = "r", .kernel = 0, .arch = Arch::kArm64, .knob_set = 1, .workload = 1},
+      .cell =
+          foliolab::Run{.id = "r", .kernel = 0, .arch = Arch::kArm64, .knob_set = 1, .workload = 1},
       .repeat = 2,
       .kernels = {{.label = "parent", .patches = {dir / "a.patch"}},
                   {.label = "culprit", .patches = {dir / "a.patch", dir / "b.patch"}}},
@@ -73,8 +74,7 @@ TEST(Reproduce, TheCellPinnedToItsKernelsLoadsAndTheFixIsAppended) {
   ASSERT_EQ(tried->kernels.size(), 4u);
   EXPECT_EQ(tried->kernels[2].name, "culprit-fix");
   EXPECT_EQ(tried->kernels[3].name, "tip-fix");
-  EXPECT_EQ(*read_file(*out / "patches/culprit-fix/series"),
-            "a.patch\nb.patch\nfix.patch\n");
+  EXPECT_EQ(*read_file(*out / "patches/culprit-fix/series"), "a.patch\nb.patch\nfix.patch\n");
   EXPECT_EQ(t->columns.back().first, "tip+fix");
   EXPECT_FALSE(write_try_experiment(*out, dir / "none.patch").ok());
 }

@@ -310,15 +310,28 @@ void report_bisection(const BisectFlags& f, const BisectCandidates& c, const Bis
   Result<void> st;
   if (!f.series.empty()) {
     auto folder = series_folder(f, c.exp);
-    if (folder.ok()) spec.series_dir = *folder;
-    else st = folder.error();
+    if (folder.ok())
+      spec.series_dir = *folder;
+    else
+      st = folder.error();
   }
-  auto report = st.ok() ? bisection_report(spec) : Result<std::optional<RegressionReport>>(st.error());
+  auto report =
+      st.ok() ? bisection_report(spec) : Result<std::optional<RegressionReport>>(st.error());
   if (report.ok() && *report) st = write_regression_files(**report, dir);
   if (!report.ok() || !st.ok()) {
     fmt::print(stderr, "warning: no regression report: {}\n",
                (report.ok() ? st : Result<void>(report.error())).error().message);
   }
+}
+
+// The outcome printed, the report written: the exit code.
+int print_outcome(const BisectFlags& f, const BisectCandidates& c, const BisectOutcome& out,
+                  const fs::path& dir) {
+  const BisectTitle title{f.metric, fmt::format("{} {}", c.names.size(), c.kind), f.where};
+  fmt::print("{}", bisect_text(title, out, c.names));
+  fmt::print("bisection: {}\n", dir.string());
+  report_bisection(f, c, out, dir);
+  return out.confirmed() ? kExitOk : kExitFailed;
 }
 
 }  // namespace
@@ -378,11 +391,7 @@ int run_bisection(BisectFlags& f) {
   context->finish();
   share_bisection(f, *dir, *log);
   if (!out.ok()) return fail(out.error(), kExitFailed);
-  const BisectTitle title{f.metric, fmt::format("{} {}", c.names.size(), c.kind), f.where};
-  fmt::print("{}", bisect_text(title, *out, c.names));
-  fmt::print("bisection: {}\n", dir->string());
-  report_bisection(f, c, *out, *dir);
-  return out->confirmed() ? kExitOk : kExitFailed;
+  return print_outcome(f, c, *out, *dir);
 }
 
 std::function<int()> setup_bisect(CLI::App& app) {

@@ -240,7 +240,8 @@ Result<void> report_gate_regressions(const GateFlags& f, const GateReport& repor
   for (size_t k = 0; k < groups.size(); ++k) {
     const GateCase& head = report.cases[groups[k][0]];
     const ComparisonGroup& g = report.comparison.groups[static_cast<size_t>(head.group_index)];
-    const RunRecord* first = g.variants.size() > 1 ? variant_record(*records, g.variants[1]) : nullptr;
+    const RunRecord* first =
+        g.variants.size() > 1 ? variant_record(*records, g.variants[1]) : nullptr;
     if (!first) continue;
     RegressionReport r = regression_of(g, head.metric, {"baseline", "candidate"}, *first);
     r.origin = fmt::format("gate of {} against {}, confirmed in {} reruns", j.cand_dir.string(),

@@ -13,8 +13,9 @@ namespace fs = std::filesystem;
 
 Result<void> write_regression_files(const RegressionReport& r, const fs::path& dir) {
   FL_TRY(make_dirs(dir));
-  const std::pair<const char*, Format> files[] = {
-      {"report.txt", Format::kText}, {"report.md", Format::kMarkdown}, {kRegressionJson, Format::kJson}};
+  const std::pair<const char*, Format> files[] = {{"report.txt", Format::kText},
+                                                  {"report.md", Format::kMarkdown},
+                                                  {kRegressionJson, Format::kJson}};
   for (const auto& [name, format] : files) {
     std::ostringstream out;
     render_regression(r, format, out);

@@ -76,10 +76,11 @@ Result<RegressionReport> tried(const TryExperiment& t, const Reported& rep, cons
   const RunRecord* first = nullptr;
   GroupRuns g = kernel_columns(*records, t.columns, &first);
   for (const VariantRuns& v : g.variants) {
-    if (v.runs.empty()) return make_error(fmt::format("{}: no completed run of {}", dir.string(), v.label));
+    if (v.runs.empty())
+      return make_error(fmt::format("{}: no completed run of {}", dir.string(), v.label));
   }
-  CompareOptions options{.declared = declared_metrics(*exp), .thresholds = exp->thresholds,
-                         .keep = {rep.metric}};
+  CompareOptions options{
+      .declared = declared_metrics(*exp), .thresholds = exp->thresholds, .keep = {rep.metric}};
   std::vector<std::string> labels;
   for (const auto& [label, kernel] : t.columns) labels.push_back(label);
   RegressionReport r = regression_of(compare_group(g, options), rep.metric, labels, *first);

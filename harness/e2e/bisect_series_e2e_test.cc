@@ -205,7 +205,7 @@ void expect_change_point(const fs::path& dir, const fs::path& results,
 
 // The run.json values of `metric` per kernel name in a session (its reps pooled).
 std::map<std::string, std::vector<double>> values_by_kernel(const fs::path& session,
-                                                             const std::string& metric) {
+                                                            const std::string& metric) {
   std::map<std::string, std::vector<double>> out;
   std::error_code ec;
   for (const auto& e : fs::recursive_directory_iterator(session, ec)) {
@@ -241,11 +241,10 @@ void expect_regression_report(const fs::path& dir, const fs::path& cand,
   EXPECT_TRUE(fs::exists(*bisection / "reproduce/patches/tip/series")) << text;
 
   const std::string root = common[1];  // --root ROOT
-  auto [tcode, tout] = cli({"try",
-                            (fs::path(source_dir()) / "harness/e2e/testdata/fix-64k-default.patch")
-                                .string(),
-                            "--on", bisection->string(), "--root", root, "-j", "1", "-q"},
-                           dir / "try.log");
+  auto [tcode, tout] =
+      cli({"try", (fs::path(source_dir()) / "harness/e2e/testdata/fix-64k-default.patch").string(),
+           "--on", bisection->string(), "--root", root, "-j", "1", "-q"},
+          dir / "try.log");
   EXPECT_EQ(tcode, 0) << tout;
   EXPECT_NE(tout.find("culprit+fix: fixed"), std::string::npos) << tout;
   EXPECT_NE(tout.find("tip+fix: fixed"), std::string::npos) << tout;
@@ -253,9 +252,9 @@ void expect_regression_report(const fs::path& dir, const fs::path& cand,
   EXPECT_NE(tried.find("culprit+fix"), std::string::npos) << tried;
 
   const fs::path fresh = dir / "fresh-results";
-  const ProcessResult rep = run_cli({"run", "experiment.yaml", "--results", fresh.string(),
-                                     "--root", root, "-j", "1", "-q"},
-                                    *bisection / "reproduce", dir / "reproduce.log");
+  const ProcessResult rep = run_cli(
+      {"run", "experiment.yaml", "--results", fresh.string(), "--root", root, "-j", "1", "-q"},
+      *bisection / "reproduce", dir / "reproduce.log");
   EXPECT_EQ(rep.exit_code, 0) << rep.output;
   for (const auto& e : fs::directory_iterator(fresh / "nightly-reproduce")) {
     auto faults = values_by_kernel(e.path(), "faults");

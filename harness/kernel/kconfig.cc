@@ -82,7 +82,8 @@ std::vector<std::string> config_difference(std::string_view a, std::string_view 
   };
   std::map<std::string, std::string> differ;  // sorted by option
   for (const auto& [option, v] : left) {
-    if (v != value(right, option)) differ[option] = fmt::format("{}: {} → {}", option, v, value(right, option));
+    if (v != value(right, option))
+      differ[option] = fmt::format("{}: {} → {}", option, v, value(right, option));
   }
   for (const auto& [option, v] : right) {
     if (!left.count(option) && v != "n") differ[option] = fmt::format("{}: n → {}", option, v);

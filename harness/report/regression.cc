@@ -54,7 +54,8 @@ TextTable rows_table(const RegressionReport& r, bool evidence, std::string title
     cells.push_back(n);
     for (size_t c = 0; c < row.stats.size(); ++c) {
       cells.push_back(mean_sd_cell(row.stats[c]));
-      if (c > 0) cells.insert(cells.end(), {change_cell(row.deltas[c]), verdict_cell(row.deltas[c])});
+      if (c > 0)
+        cells.insert(cells.end(), {change_cell(row.deltas[c]), verdict_cell(row.deltas[c])});
     }
     t.rows.push_back(std::move(cells));
   }
@@ -65,8 +66,7 @@ std::vector<std::string> head_lines(const RegressionReport& r) {
   const RegressionCell& c = r.cell;
   const RegressionMachine& m = r.machine;
   std::vector<std::string> out = {
-      regression_headline(r),
-      "origin:   " + r.origin,
+      regression_headline(r), "origin:   " + r.origin,
       fmt::format("cell:     kernel {} · {} · knobs {} ({}) · workload {} ({})", c.kernel, c.arch,
                   c.knobs, pairs_text(c.knobs_set), c.workload, pairs_text(c.params)),
       fmt::format("machine:  {} {}, timing {}, {} CPU, {} MiB; host {}; {}", m.backend, m.accel,
@@ -85,20 +85,22 @@ std::vector<std::string> head_lines(const RegressionReport& r) {
 
 std::vector<std::string> tail_lines(const RegressionReport& r) {
   std::vector<std::string> out;
-  out.push_back(fmt::format("did not move: {} more rows compared, within their thresholds",
-                            r.unchanged));
+  out.push_back(
+      fmt::format("did not move: {} more rows compared, within their thresholds", r.unchanged));
   if (!r.also_fails.empty()) out.push_back("also fails (the same change):");
   for (const std::string& f : r.also_fails) out.push_back("  " + f);
-  if (r.config_diff.empty()) out.push_back("config difference: none");
-  else out.push_back("config difference (" + r.columns[0].label + " → culprit):");
+  if (r.config_diff.empty())
+    out.push_back("config difference: none");
+  else
+    out.push_back("config difference (" + r.columns[0].label + " → culprit):");
   for (const std::string& d : r.config_diff) out.push_back("  " + d);
   if (!r.reproduce.empty()) out.push_back("reproduce: " + r.reproduce);
   return out;
 }
 
 json stats_j(const SampleStats& s) {
-  return {{"n", s.n}, {"mean", number_json(s.mean)}, {"sd", number_json(s.sd)},
-          {"values", s.values}};
+  return {
+      {"n", s.n}, {"mean", number_json(s.mean)}, {"sd", number_json(s.sd)}, {"values", s.values}};
 }
 
 json delta_j(const std::optional<Delta>& d) {
@@ -119,10 +121,10 @@ json row_j(const RegressionRow& row) {
 
 std::string regression_headline(const RegressionReport& r) {
   const RegressionRow* h = r.headline();
-  const std::string change = h && h->deltas.size() > 1 && h->deltas[1]
-                                 ? fmt::format("{} ({})", delta_text(*h->deltas[1]),
-                                               verdict_name(h->deltas[1]->verdict))
-                                 : "did not move past its threshold";
+  const std::string change =
+      h && h->deltas.size() > 1 && h->deltas[1]
+          ? fmt::format("{} ({})", delta_text(*h->deltas[1]), verdict_name(h->deltas[1]->verdict))
+          : "did not move past its threshold";
   return fmt::format("{} {} on {}", r.metric, change,
                      r.culprit.empty() ? "kernels not bisected yet" : r.culprit);
 }
@@ -142,7 +144,8 @@ Document layout_regression(const RegressionReport& r) {
 
 json regression_json(const RegressionReport& r) {
   json cols = json::array(), rows = json::array();
-  for (const RegressionColumn& c : r.columns) cols.push_back({{"label", c.label}, {"build_id", c.build_id}});
+  for (const RegressionColumn& c : r.columns)
+    cols.push_back({{"label", c.label}, {"build_id", c.build_id}});
   for (const RegressionRow& row : r.moved) rows.push_back(row_j(row));
   json fixes = json::array();
   for (FixVerdict f : r.fixes) fixes.push_back(fix_verdict_name(f));
@@ -153,12 +156,21 @@ json regression_json(const RegressionReport& r) {
           {"metric", r.metric},
           {"origin", r.origin},
           {"culprit", r.culprit},
-          {"cell", {{"kernel", c.kernel}, {"arch", c.arch}, {"knobs", c.knobs},
-                    {"workload", c.workload}, {"params", pairs_text(c.params)},
-                    {"knobs_set", pairs_text(c.knobs_set)}}},
-          {"machine", {{"backend", m.backend}, {"accel", m.accel}, {"timing", m.timing},
-                       {"emulator", m.emulator}, {"host_cpu", m.host_cpu}, {"cpus", m.cpus},
-                       {"memory_mb", m.memory_mb}}},
+          {"cell",
+           {{"kernel", c.kernel},
+            {"arch", c.arch},
+            {"knobs", c.knobs},
+            {"workload", c.workload},
+            {"params", pairs_text(c.params)},
+            {"knobs_set", pairs_text(c.knobs_set)}}},
+          {"machine",
+           {{"backend", m.backend},
+            {"accel", m.accel},
+            {"timing", m.timing},
+            {"emulator", m.emulator},
+            {"host_cpu", m.host_cpu},
+            {"cpus", m.cpus},
+            {"memory_mb", m.memory_mb}}},
           {"columns", cols},
           {"moved", rows},
           {"unchanged", r.unchanged},

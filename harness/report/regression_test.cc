@@ -27,14 +27,15 @@ RegressionReport sample() {
                                        col("fix", 4096, 0)};
   GroupRuns in{.title = "t", .arch = "x86_64", .workload = "fault", .knobs = "4K"};
   for (const RunRecord& r : cols) in.variants.push_back({r.id.kernel.name, {&r}, ""});
-  RegressionReport r = regression_of(compare_group(in, {}), "faults",
-                                     {"parent", "culprit", "culprit+fix"}, cols[0]);
+  RegressionReport r =
+      regression_of(compare_group(in, {}), "faults", {"parent", "culprit", "culprit+fix"}, cols[0]);
   judge_fixes(r);
   r.culprit = "patch 5 of 7 (mm: memory: an extra call on every anonymous fault)";
   r.origin = "bisection results/nightly/bisect-20261207T000000Z, confirmed in 2 fresh boots";
   r.config_diff = {"CONFIG_FOO: n → y"};
-  r.reproduce = "cd results/nightly/bisect-20261207T000000Z/reproduce && foliolab run "
-                "experiment.yaml";
+  r.reproduce =
+      "cd results/nightly/bisect-20261207T000000Z/reproduce && foliolab run "
+      "experiment.yaml";
   return r;
 }
 
