@@ -16,8 +16,10 @@
 #include "bisect/bisect_counts.h"
 #include "bisect/bisect_driver.h"
 #include "bisect/bisect_origin.h"
+#include "bisect/bisect_report.h"
 #include "bisect/bisect_timings.h"
 #include "catalog/metric_catalog.h"
+#include "cli/regression_files.h"
 #include "cli/run_setup.h"
 #include "model/arch.h"
 #include "model/project.h"
@@ -171,6 +173,22 @@ Result<void> from_change_point(BisectFlags& f, const Experiment& exp) {
   return {};
 }
 
+// --series S: its folder, the project's or foliolab's patches/S.
+Result<fs::path> series_folder(const BisectFlags& f, const Experiment& exp) {
+  const SearchPath names(exp.project, f.run.common.root);
+  const fs::path rel = fs::path("patches") / f.series;
+  const auto found = names.find(rel);
+  if (!found) {
+    return make_error("--series " + f.series + ": no patch series (no " + names.searched(rel) +
+                      ")");
+  }
+  return found->path;
+}
+
+fs::path mbox_scratch(const BisectFlags& f) {
+  return fs::path(f.run.common.cache) / "work" / "bisect-mbox";
+}
+
 // The candidates the flags name: exactly one of --variants, --series, --range.
 Result<BisectCandidates> candidates(const BisectFlags& f, const Experiment& exp,
                                     const RunSelector& where) {
@@ -182,15 +200,9 @@ Result<BisectCandidates> candidates(const BisectFlags& f, const Experiment& exp,
   }
   RealProcessRunner proc;
   if (!f.series.empty()) {
-    const SearchPath names(exp.project, f.run.common.root);
-    const fs::path rel = fs::path("patches") / f.series;
-    const auto found = names.find(rel);
-    if (!found) {
-      return make_error("--series " + f.series + ": no patch series (no " + names.searched(rel) +
-                        ")");
-    }
-    return series_candidates(exp, f.series, where, proc, found->path,
-                             fs::path(f.run.common.cache) / "work" / "bisect-mbox", f.good_patches);
+    auto dir = series_folder(f, exp);
+    FL_TRY(dir);
+    return series_candidates(exp, f.series, where, proc, *dir, mbox_scratch(f), f.good_patches);
   }
   if (!f.range.empty()) return range_candidates(exp, f.range, where, proc);
   return variant_candidates(exp, f.variants, where);
@@ -283,6 +295,45 @@ void share_bisection(const BisectFlags& f, const fs::path& dir, const BisectLog&
   fmt::print(stderr, "pushed: {}/bisections/{}\n", server->url, key);
 }
 
+// The regression report of a confirmed culprit, in the bisection's folder (a warning when it
+// cannot be written: the bisection's answer stands).
+void report_bisection(const BisectFlags& f, const BisectCandidates& c, const BisectOutcome& out,
+                      const fs::path& dir) {
+  RealProcessRunner proc;
+  BisectReportSpec spec{.candidates = &c,
+                        .outcome = &out,
+                        .metric = f.metric,
+                        .scratch = mbox_scratch(f),
+                        .cache = f.run.common.cache,
+                        .dir = dir,
+                        .runner = &proc};
+  Result<void> st;
+  if (!f.series.empty()) {
+    auto folder = series_folder(f, c.exp);
+    if (folder.ok())
+      spec.series_dir = *folder;
+    else
+      st = folder.error();
+  }
+  auto report =
+      st.ok() ? bisection_report(spec) : Result<std::optional<RegressionReport>>(st.error());
+  if (report.ok() && *report) st = write_regression_files(**report, dir);
+  if (!report.ok() || !st.ok()) {
+    fmt::print(stderr, "warning: no regression report: {}\n",
+               (report.ok() ? st : Result<void>(report.error())).error().message);
+  }
+}
+
+// The outcome printed, the report written: the exit code.
+int print_outcome(const BisectFlags& f, const BisectCandidates& c, const BisectOutcome& out,
+                  const fs::path& dir) {
+  const BisectTitle title{f.metric, fmt::format("{} {}", c.names.size(), c.kind), f.where};
+  fmt::print("{}", bisect_text(title, out, c.names));
+  fmt::print("bisection: {}\n", dir.string());
+  report_bisection(f, c, out, dir);
+  return out.confirmed() ? kExitOk : kExitFailed;
+}
+
 }  // namespace
 
 int run_bisection(BisectFlags& f) {
@@ -340,10 +391,7 @@ int run_bisection(BisectFlags& f) {
   context->finish();
   share_bisection(f, *dir, *log);
   if (!out.ok()) return fail(out.error(), kExitFailed);
-  const BisectTitle title{f.metric, fmt::format("{} {}", c.names.size(), c.kind), f.where};
-  fmt::print("{}", bisect_text(title, *out, c.names));
-  fmt::print("bisection: {}\n", dir->string());
-  return out->confirmed() ? kExitOk : kExitFailed;
+  return print_outcome(f, c, *out, *dir);
 }
 
 std::function<int()> setup_bisect(CLI::App& app) {

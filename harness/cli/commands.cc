@@ -20,6 +20,7 @@
 #include "cli/results_commands.h"
 #include "cli/run_command.h"
 #include "cli/schema_command.h"
+#include "cli/try_command.h"
 #include "cli/workload_commands.h"
 #include "util/build_info.h"
 
@@ -58,6 +59,9 @@ const std::vector<Command>& commands() {
        "find the patch of a series, the commit of a git range or the knob set where a metric "
        "changes; confirm it",
        setup_bisect},
+      {"try",
+       "try a fix against a bisection's regression report: the culprit with the fix, in columns",
+       setup_try},
       {"merge", "join result sessions of one plan (shards, hosts) into one new session",
        setup_merge},
       {"index", "manage <results>/index.sqlite (rebuild)", setup_index},

@@ -10,12 +10,16 @@
 #include "analysis/gate.h"
 #include "analysis/known_issues.h"
 #include "analysis/pairing.h"
+#include "analysis/regression.h"
+#include "bisect/bisect_report.h"
 #include "catalog/workload_check.h"
 #include "cli/bisect_command.h"
+#include "cli/regression_files.h"
 #include "cli/results_commands.h"
 #include "model/known_issue.h"
 #include "model/loader.h"
 #include "model/problems.h"
+#include "report/gate_layout.h"
 #include "report/json.h"
 #include "report/junit.h"
 #include "report/render.h"
@@ -213,6 +217,48 @@ void share_gate_verdicts(const GateFlags& f, const fs::path& cand_dir) {
   fmt::print(stderr, "{}: the verdicts on {} are stored\n", f.server, pushed->key);
 }
 
+// The record of the run a comparison variant names ("<session>/<run id>") among `records`.
+const RunRecord* variant_record(const std::vector<RunRecord>& records, const VariantInfo& v) {
+  if (v.runs.empty()) return nullptr;
+  const std::string id = v.runs[0].substr(v.runs[0].rfind('/') + 1);
+  for (const RunRecord& r : records) {
+    if (r.id.run_id == id) return &r;
+  }
+  return nullptr;
+}
+
+// One regression report per change the confirmed failures share (analysis/regression.h), in
+// CAND/regressions/<k>/: what the gate knows before a bisection names a culprit.
+Result<void> report_gate_regressions(const GateFlags& f, const GateReport& report,
+                                     const Judged& j) {
+  if (f.confirm <= 0 || report.failed == 0) return {};
+  auto store = ResultStore::open(j.cand_dir);
+  FL_TRY(store);
+  auto records = store->load_all();
+  FL_TRY(records);
+  const auto groups = group_gate_failures(report);
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const GateCase& head = report.cases[groups[k][0]];
+    const ComparisonGroup& g = report.comparison.groups[static_cast<size_t>(head.group_index)];
+    const RunRecord* first =
+        g.variants.size() > 1 ? variant_record(*records, g.variants[1]) : nullptr;
+    if (!first) continue;
+    RegressionReport r = regression_of(g, head.metric, {"baseline", "candidate"}, *first);
+    r.origin = fmt::format("gate of {} against {}, confirmed in {} reruns", j.cand_dir.string(),
+                           j.base_dir.string(), f.confirm);
+    for (size_t i = 1; i < groups[k].size(); ++i) {
+      const GateCase& c = report.cases[groups[k][i]];
+      r.also_fails.push_back(fmt::format("{} · {}: {}", c.group, c.metric, gate_message(c)));
+    }
+    r.config_diff = kernel_config_difference(f.run.common.cache, r.columns[0].build_id,
+                                             r.columns.size() > 1 ? r.columns[1].build_id : "");
+    r.reproduce = fmt::format("foliolab gate {} --baseline {} --confirm {} --bisect",
+                              j.cand_dir.string(), j.base_dir.string(), f.confirm);
+    FL_TRY(write_regression_files(r, j.cand_dir / "regressions" / std::to_string(k + 1)));
+  }
+  return {};
+}
+
 // --bisect: the first confirmed failure a bisection can walk, bisected after the report.
 void bisect_failure(const GateFlags& f, const GateReport& report, const Judged& j,
                     const GateSessions& sessions) {
@@ -267,6 +313,9 @@ int run_gate(const GateFlags& f, const GateSessions& sessions) {
   if (auto st = apply_known_file(f, *known, *report); !st.ok()) return fail(st.error());
   if (auto st = write_gate_files(*report, judged->exp.name, f, judged->cand_dir); !st.ok()) {
     return fail(st.error());
+  }
+  if (auto st = report_gate_regressions(f, *report, *judged); !st.ok()) {
+    fmt::print(stderr, "warning: no regression report: {}\n", st.error().message);
   }
   index_gate_json(f, judged->cand_dir);
   share_gate_verdicts(f, judged->cand_dir);

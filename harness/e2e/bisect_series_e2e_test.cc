@@ -203,6 +203,66 @@ void expect_change_point(const fs::path& dir, const fs::path& results,
   }
 }
 
+// The run.json values of `metric` per kernel name in a session (its reps pooled).
+std::map<std::string, std::vector<double>> values_by_kernel(const fs::path& session,
+                                                            const std::string& metric) {
+  std::map<std::string, std::vector<double>> out;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(session, ec)) {
+    if (e.path().filename() != "run.json") continue;
+    const nlohmann::json j = json_file(e.path());
+    for (const auto& rep : j["reps"]) {
+      if (rep["metrics"].contains(metric)) {
+        out[j["identity"]["kernel"]["name"].get<std::string>()].push_back(rep["metrics"][metric]);
+      }
+    }
+  }
+  return out;
+}
+
+// Issue 57: the gate's bisection leaves a regression report naming patch 5, a fix reverting it
+// is tried in columns and fixes it (on the culprit and on the tip), and the reproduce folder,
+// run where it is with a relative path into a fresh results root, measures the same change.
+void expect_regression_report(const fs::path& dir, const fs::path& cand,
+                              const std::vector<std::string>& common) {
+  auto bisection = bisection_dir(cand / "bisect", "nightly");
+  ASSERT_TRUE(bisection);
+  const std::string text = *read_file(*bisection / "report.txt");
+  EXPECT_NE(text.find(fmt::format("(regressed) on patch 5 of 7 ({})", kSubject)), std::string::npos)
+      << text;
+  for (std::string_view line : split_lines(text)) {  // 100 columns: UTF-8 marks are one each
+    EXPECT_LE(std::count_if(line.begin(), line.end(), [](char c) { return (c & 0xC0) != 0x80; }),
+              100)
+        << line;
+  }
+  const nlohmann::json report = json_file(*bisection / "report.json");
+  ASSERT_FALSE(report["moved"].empty()) << text;
+  EXPECT_EQ(report["moved"][0]["metric"], "faults") << text;
+  EXPECT_TRUE(fs::exists(*bisection / "reproduce/patches/tip/series")) << text;
+
+  const std::string root = common[1];  // --root ROOT
+  auto [tcode, tout] =
+      cli({"try", (fs::path(source_dir()) / "harness/e2e/testdata/fix-64k-default.patch").string(),
+           "--on", bisection->string(), "--root", root, "-j", "1", "-q"},
+          dir / "try.log");
+  EXPECT_EQ(tcode, 0) << tout;
+  EXPECT_NE(tout.find("culprit+fix: fixed"), std::string::npos) << tout;
+  EXPECT_NE(tout.find("tip+fix: fixed"), std::string::npos) << tout;
+  const std::string tried = *read_file(*bisection / "try-fix-64k-default/report.txt");
+  EXPECT_NE(tried.find("culprit+fix"), std::string::npos) << tried;
+
+  const fs::path fresh = dir / "fresh-results";
+  const ProcessResult rep = run_cli(
+      {"run", "experiment.yaml", "--results", fresh.string(), "--root", root, "-j", "1", "-q"},
+      *bisection / "reproduce", dir / "reproduce.log");
+  EXPECT_EQ(rep.exit_code, 0) << rep.output;
+  for (const auto& e : fs::directory_iterator(fresh / "nightly-reproduce")) {
+    auto faults = values_by_kernel(e.path(), "faults");
+    EXPECT_EQ(faults["parent"], std::vector<double>(2, 4096)) << rep.output;
+    EXPECT_EQ(faults["culprit"], std::vector<double>(2, 256)) << rep.output;
+  }
+}
+
 TEST(E2EBisectSeries, ANightlyWhoseSeriesGrewIsGatedAndBisectedFromItsChangePoint) {
   const fs::path dir = fresh_e2e_dir("bisect-nightly");
   const fs::path root = dir / "root", results = dir / "results";
@@ -248,6 +308,8 @@ TEST(E2EBisectSeries, ANightlyWhoseSeriesGrewIsGatedAndBisectedFromItsChangePoin
       << gout;
   EXPECT_NE(gout.find("the bisection ended with exit 0"), std::string::npos) << gout;
   EXPECT_TRUE(fs::exists(sessions[1] / "bisect/nightly")) << gout;
+  EXPECT_TRUE(fs::exists(sessions[1] / "regressions/1/report.txt")) << gout;
+  expect_regression_report(dir, sessions[1], common);
 
   auto [bcode, bout] = cli(with({"bisect", (root / "nightly.yaml").string(), "--from-change-point",
                                  first_after, "--metric", "faults", "--confirm", "1"}),

@@ -74,18 +74,27 @@ std::map<std::string, std::string> parse_dotconfig(std::string_view text) {
   return values;
 }
 
-size_t config_distance(std::string_view a, std::string_view b) {
+std::vector<std::string> config_difference(std::string_view a, std::string_view b) {
   std::map<std::string, std::string> left = parse_dotconfig(a), right = parse_dotconfig(b);
   auto value = [](const std::map<std::string, std::string>& m, const std::string& option) {
     auto it = m.find(option);
     return it == m.end() ? std::string("n") : it->second;
   };
-  size_t differ = 0;
-  for (const auto& [option, v] : left) differ += v != value(right, option) ? 1 : 0;
-  for (const auto& [option, v] : right) {
-    if (!left.count(option) && v != "n") ++differ;
+  std::map<std::string, std::string> differ;  // sorted by option
+  for (const auto& [option, v] : left) {
+    if (v != value(right, option))
+      differ[option] = fmt::format("{}: {} → {}", option, v, value(right, option));
   }
-  return differ;
+  for (const auto& [option, v] : right) {
+    if (!left.count(option) && v != "n") differ[option] = fmt::format("{}: n → {}", option, v);
+  }
+  std::vector<std::string> out;
+  for (auto& [option, line] : differ) out.push_back(std::move(line));
+  return out;
+}
+
+size_t config_distance(std::string_view a, std::string_view b) {
+  return config_difference(a, b).size();
 }
 
 std::string apply_requests(std::string_view dotconfig, const std::vector<ConfigRequest>& requests) {

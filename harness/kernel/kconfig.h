@@ -30,6 +30,9 @@ std::vector<ConfigRequest> merge_requests(const std::vector<std::vector<ConfigRe
 // Final values of a .config: option -> value ("n" for "is not set").
 std::map<std::string, std::string> parse_dotconfig(std::string_view text);
 
+// The options two .configs set differently, "CONFIG_X: y → n" sorted by option (an option one
+// of them lacks is "n").
+std::vector<std::string> config_difference(std::string_view a, std::string_view b);
 // How many options two .configs set differently (an option one of them lacks counts as "n").
 size_t config_distance(std::string_view a, std::string_view b);
 
