@@ -47,6 +47,13 @@ CountThreshold count_threshold(std::string_view metric) {
   // guest; under a prepared state by up to 0.02 between identical runs (docs/machine-state.md):
   // 0.02 absolute.
   if (metric.starts_with("success.")) return {0.02, 0};
+  // Kernel evidence (docs/evidence.md): tracepoint and kprobe hits of the workload's own
+  // processes are exact under TCG (set_event_pid: nothing else counts), so any difference is a
+  // change; the function profiler counts the whole guest during the rep (the kernel's profiler
+  // does not honour set_ftrace_pid): the agent's wait and the timer interrupts move its rows by
+  // a few calls, so 1 % or 16 calls, whichever is larger.
+  if (metric.starts_with("event.") || metric.starts_with("kprobe.")) return {0, 0};
+  if (metric.starts_with("func.")) return {16, 0.01};
   // The fallbacks behind them (fallback.thp, fallback.<anon|shmem>.<size>): none on a fresh
   // guest, and under a prepared state as many as the layout leaves; at most one fault apart
   // between identical runs or 2 %, whichever is larger (docs/machine-state.md).
@@ -90,6 +97,10 @@ MetricInfo catalog_info(std::string_view metric, const MetricDecls& declared) {
     return {"faults", Better::kLower, MetricKind::kCount, true};
   }
   if (metric.starts_with("state.")) return {"", Better::kNone, MetricKind::kCount, true};
+  if (metric.starts_with("event.")) return {"events", Better::kNone, MetricKind::kCount, true};
+  if (metric.starts_with("kprobe.") || metric.starts_with("func.")) {
+    return {"calls", Better::kNone, MetricKind::kCount, true};
+  }
   if (metric.starts_with("vmstat.") || metric.starts_with("mthp.")) {
     return {"", Better::kNone, MetricKind::kCount, true};
   }
