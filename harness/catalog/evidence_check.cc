@@ -24,8 +24,9 @@ std::string event_problem(const EventCount& ev, const TraceEventTable& table) {
   auto sys = table.find(ev.system);
   if (sys == table.end()) {
     const std::string near = did_you_mean(ev.system, keys_of(table));
-    return near.empty() ? "" : fmt::format("no tracepoint system '{}' in the kernel tree{}",
-                                           ev.system, near);
+    return near.empty()
+               ? ""
+               : fmt::format("no tracepoint system '{}' in the kernel tree{}", ev.system, near);
   }
   if (ev.event == "*") return "";
   auto e = sys->second.events.find(ev.event);

@@ -99,9 +99,9 @@ TEST(EvidenceCheck, HostBackendNeedsThisMachinesTracefs) {
                         "machine's own kernel, whose tracefs (/sys/kernel/tracing) lacks "
                         "kprobe_events: refused"));
   // Without evidence nothing is asked of the host.
-  EXPECT_EQ(evidence_error("machine: {backend: host}\n",
-                           HostFacts{.tracefs_missing = {"kprobe_events"}}),
-            "(ok)");
+  EXPECT_EQ(
+      evidence_error("machine: {backend: host}\n", HostFacts{.tracefs_missing = {"kprobe_events"}}),
+      "(ok)");
 }
 
 TEST(EvidenceCheck, HostFactsSayWhatATracefsLacks) {

@@ -23,7 +23,7 @@ struct HostFacts {
 // The tracefs files the agent uses for `evidence:` (images/agent/evidence.c), relative to the
 // tracefs mount.
 inline constexpr const char* kTracefsFiles[] = {
-    "available_events", "set_event_pid", "options/event-fork", "kprobe_events",
+    "available_events",           "set_event_pid",           "options/event-fork", "kprobe_events",
     "available_filter_functions", "function_profile_enabled"};
 
 // Reads MemTotal from a /proc/meminfo-formatted file (unknown when it cannot) and which of

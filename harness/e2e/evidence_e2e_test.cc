@@ -80,8 +80,7 @@ TEST(E2EEvidence, FaultPathCountsForTheWorkloadAlone) {
     fmt::print(stderr,
                "{}: handle_mm_fault {} for the process, faults {} in the timed loop (+{}); "
                "mm_page_alloc {}, of order 0 {}\n",
-               r->id.knob_set.name, hmf, faults, hmf - faults,
-               count(a, "event.kmem:mm_page_alloc"),
+               r->id.knob_set.name, hmf, faults, hmf - faults, count(a, "event.kmem:mm_page_alloc"),
                count(a, "event.kmem:mm_page_alloc[order=0]"));
     // Every fault of the timed loop reaches handle_mm_fault; the process's start (exec, the
     // static binary's data and stack) adds a few dozen.
@@ -98,8 +97,8 @@ TEST(E2EEvidence, FaultPathCountsForTheWorkloadAlone) {
   auto session = ResultStore::latest(dir / "results", "e2e-evidence");
   ASSERT_TRUE(session);
   // The whole profile of each rep beside run.json.
-  auto profile = read_file(ResultStore::open(*session)->run_dir(mthp->id.run_id) /
-                           "function_profile.1.txt");
+  auto profile =
+      read_file(ResultStore::open(*session)->run_dir(mthp->id.run_id) / "function_profile.1.txt");
   ASSERT_TRUE(profile.ok()) << profile.error().message;
   EXPECT_NE(profile->find("handle_mm_fault "), std::string::npos);
   // `report` shows the counts like counter deltas.

@@ -55,8 +55,8 @@ void read_trace_header(std::string_view view, TraceEventTable* table) {
   for (size_t i = 0; i < macros.size(); ++i) {
     const std::smatch& m = macros[i];
     const size_t from = static_cast<size_t>(m.position(0));
-    const size_t to = i + 1 < macros.size() ? static_cast<size_t>(macros[i + 1].position(0))
-                                            : text.size();
+    const size_t to =
+        i + 1 < macros.size() ? static_cast<size_t>(macros[i + 1].position(0)) : text.size();
     const std::string kind = m[1].str();
     if (kind == "TRACE_EVENT_FLAGS") continue;
     if (kind.starts_with("DECLARE_EVENT_CLASS")) {
@@ -73,8 +73,8 @@ void read_trace_header(std::string_view view, TraceEventTable* table) {
 TraceEventTable read_trace_events(const fs::path& tree) {
   TraceEventTable table;
   std::error_code ec;
-  for (fs::directory_iterator it(tree / "include" / "trace" / "events", ec), end;
-       !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator it(tree / "include" / "trace" / "events", ec), end; !ec && it != end;
+       it.increment(ec)) {
     if (it->path().extension() != ".h") continue;
     if (auto text = read_file(it->path()); text.ok()) read_trace_header(*text, &table);
   }

@@ -7,8 +7,8 @@ namespace {
 
 bool all_of(const std::string& s, bool dot) {
   return !s.empty() && s.size() <= 128 && std::all_of(s.begin(), s.end(), [&](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || (dot && c == '.');
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           (dot && c == '.');
   });
 }
 

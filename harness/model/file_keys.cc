@@ -67,7 +67,7 @@ const ValueType& experiment() {
                       T::one_of("16 (in the metric's unit), 30% or {abs, rel}",
                                 {T::number("an absolute threshold", 0),
                                  T::percent("a relative threshold"), threshold_parts()}),
-                      "^[A-Za-z0-9._-]+\\*?$")),
+                      "^[A-Za-z0-9._:=\\[\\]-]+\\*?$")),
           key("exclusive", T::boolean("run the guests one at a time")),
           key("prepare", prepare_steps("machine state steps before the first repetition")),
           key("cgroup", cgroup()),
@@ -415,29 +415,30 @@ const ValueType& evidence_kprobe() {
 }
 
 const ValueType& function_profile() {
-  static const T t = T::map(
-      "the ftrace function profiler during each rep",
-      {required_key("top", T::integer("functions kept in the record, by hits", 1, kMaxProfileTop))});
+  static const T t = T::map("the ftrace function profiler during each rep",
+                            {required_key("top", T::integer("functions kept in the record, by hits",
+                                                            1, kMaxProfileTop))});
   return t;
 }
 
 const ValueType& evidence() {
-  static const T t = T::map(
-      "kernel events counted for the workload's processes during each rep (docs/evidence.md)",
-      {key("events",
-           T::list("tracepoints: SYSTEM:EVENT, SYSTEM:*, or {event, by: FIELD}",
-                   T::one_of("a tracepoint", {T::string("SYSTEM:EVENT or SYSTEM:*", kEventPattern),
-                                              evidence_event()}),
-                   1)
-               .with_max_items(kMaxEvidenceEvents)),
-       key("kprobes",
-           T::list("kernel functions whose calls are counted (kprobes)",
-                   T::one_of("a function", {T::string("a kernel function", kFunctionPattern),
-                                            evidence_kprobe()}),
-                   1)
-               .with_max_items(kMaxEvidenceKprobes)),
-       key("function_profile", function_profile())})
-                           .with_key_count(1);
+  static const T t =
+      T::map(
+          "kernel events counted for the workload's processes during each rep (docs/evidence.md)",
+          {key("events", T::list("tracepoints: SYSTEM:EVENT, SYSTEM:*, or {event, by: FIELD}",
+                                 T::one_of("a tracepoint",
+                                           {T::string("SYSTEM:EVENT or SYSTEM:*", kEventPattern),
+                                            evidence_event()}),
+                                 1)
+                             .with_max_items(kMaxEvidenceEvents)),
+           key("kprobes",
+               T::list("kernel functions whose calls are counted (kprobes)",
+                       T::one_of("a function", {T::string("a kernel function", kFunctionPattern),
+                                                evidence_kprobe()}),
+                       1)
+                   .with_max_items(kMaxEvidenceKprobes)),
+           key("function_profile", function_profile())})
+          .with_key_count(1);
   return t;
 }
 

@@ -59,6 +59,14 @@ TEST(LoaderEvidence, BadNamesAreLocatedErrors) {
   EXPECT_THAT(minimal_error("evidence: {}\n"), HasSubstr("evidence: names nothing to count"));
 }
 
+TEST(LoaderEvidence, ThresholdsNameEvidenceCounts) {
+  auto exp =
+      parse_minimal("thresholds: {\"kprobe.*\": 2, \"event.kmem:mm_page_alloc[order=4]\": 1}\n");
+  ASSERT_TRUE(exp.ok()) << exp.error().message;
+  ASSERT_EQ(exp->thresholds.size(), 2u);
+  EXPECT_TRUE(exp->thresholds[1].matches("event.kmem:mm_page_alloc[order=4]"));
+}
+
 // The tracing fragment joins a kernel only when its experiment asks for evidence, after the arch's
 // fragments and before the kernel's own: the quickstart's kernel without evidence has exactly the
 // fragments it had before this key existed (so the same config requests and build id:
@@ -68,8 +76,10 @@ TEST(LoaderEvidence, OnlyAnExperimentWithEvidenceGetsTheTracingFragment) {
   ASSERT_TRUE(quick.ok()) << quick.error().message;
   ASSERT_TRUE(settle_guest_kernels(*quick).ok());
   EXPECT_FALSE(quick->kernels[0].tracing);
-  EXPECT_THAT(kernel_fragments(quick->kernels[0], Arch::kX86_64), ElementsAre("guest-base", "x86_64"));
-  EXPECT_THAT(kernel_fragments(quick->kernels[0], Arch::kArm64), ElementsAre("guest-base", "arm64"));
+  EXPECT_THAT(kernel_fragments(quick->kernels[0], Arch::kX86_64),
+              ElementsAre("guest-base", "x86_64"));
+  EXPECT_THAT(kernel_fragments(quick->kernels[0], Arch::kArm64),
+              ElementsAre("guest-base", "arm64"));
   quick->evidence.kprobes.push_back({.function = "handle_mm_fault"});
   quick->kernels[0].config = {"debug"};
   ASSERT_TRUE(settle_guest_kernels(*quick).ok());

@@ -47,8 +47,8 @@ std::string profile_text(const KeyValues& kv, const std::string& where,
     if (k == "rep") continue;
     const auto n = parse_int(v);
     if (!n || *n < 0 || !is_evidence_metric("func." + k)) {
-      problems->push_back(fmt::format("{}: not a profile row: {} = \"{}\"", where,
-                                      bounded(k, 128), bounded(v, 64)));
+      problems->push_back(fmt::format("{}: not a profile row: {} = \"{}\"", where, bounded(k, 128),
+                                      bounded(v, 64)));
       return out;
     }
     if (++rows > kMaxProfileRows) break;

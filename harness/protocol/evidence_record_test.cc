@@ -24,7 +24,7 @@ TEST(EvidenceRecord, TheJobNamesEveryEventKprobeAndTheProfile) {
   function_profile: {top: 20}
 )");
   ASSERT_TRUE(exp.ok()) << exp.error().message;
-  Run run{.id = "r"};
+  foliolab::Run run{.id = "r"};
   auto job = render_job(*exp, run);
   ASSERT_TRUE(job.ok()) << job.error().message;
   EXPECT_THAT(*job, HasSubstr("event kmem:mm_page_alloc\n"

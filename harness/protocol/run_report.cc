@@ -133,15 +133,7 @@ class Interpreter {
     } else if (rec.type == "state") {
       handle_state(*kv, where);
     } else if (rec.type == "prepare") {
-      if (r_.prepared.size() < kMaxPrepared) {
-        PreparedStep step{str_field(*kv, "step"), {}};
-        for (const auto& [k, v] : *kv) {
-          if (k != "step" && step.fields.size() < kMaxKnobs) {
-            step.fields.emplace_back(bounded(k, 128), bounded(v));
-          }
-        }
-        r_.prepared.push_back(std::move(step));
-      }
+      handle_prepare(*kv);
     } else if (rec.type == "monitor") {
       handle_monitor(*kv, where);
     } else if (rec.type == "evidence" || rec.type == "function-profile") {
@@ -256,6 +248,17 @@ class Interpreter {
         [](std::string_view k) { return k != "rep" && k != "phase"; }, target);
   }
 
+  void handle_prepare(const KeyValues& kv) {
+    if (r_.prepared.size() >= kMaxPrepared) return;
+    PreparedStep step{str_field(kv, "step"), {}};
+    for (const auto& [k, v] : kv) {
+      if (k != "step" && step.fields.size() < kMaxKnobs) {
+        step.fields.emplace_back(bounded(k, 128), bounded(v));
+      }
+    }
+    r_.prepared.push_back(std::move(step));
+  }
+
   // `evidence`: the rep's counts, beside its counter deltas; `function-profile`: kept as text.
   void handle_evidence(const std::string& type, const KeyValues& kv, const std::string& where) {
     RepResult* rep = rep_for(kv, where);
@@ -343,7 +346,6 @@ class Interpreter {
       rep.deltas[name] = d;
     }
   }
-
 
   std::string rep_failure(const RepResult& rep) const {
     if (!rep.has_before) return fmt::format("rep {}: no counters before the workload", rep.rep);

@@ -42,8 +42,9 @@ static int write_str(const char *path, const char *s, int append) {
 
 static void must_write(const char *path, const char *s, int append) {
   int rc = write_str(path, s, append);
-  if (rc) fail_run("evidence", "kernel %s: writing '%s' to %s: %s", kernel_release(), s, path,
-                   strerror(-rc));
+  if (rc)
+    fail_run("evidence", "kernel %s: writing '%s' to %s: %s", kernel_release(), s, path,
+             strerror(-rc));
 }
 
 /* Whether `list` (one name a line; a line may go on after a blank: "name [module]") holds name. */
@@ -151,10 +152,12 @@ static void add_kprobe(const struct sb *functions, const char *fn, size_t i) {
     const int known = syms.p && strstr(syms.p, pat.p);
     nearest(functions, fn, hint, sizeof hint);
     if (known)
-      fail_run("evidence", "kernel %s: function %s is in /proc/kallsyms but not in "
+      fail_run("evidence",
+               "kernel %s: function %s is in /proc/kallsyms but not in "
                "available_filter_functions: the kernel does not let it be traced (notrace)%s",
                kernel_release(), fn, hint);
-    fail_run("evidence", "kernel %s: no function %s in available_filter_functions or "
+    fail_run("evidence",
+             "kernel %s: no function %s in available_filter_functions or "
              "/proc/kallsyms: inlined into its callers, or not built into this kernel%s",
              kernel_release(), fn, hint);
   }
@@ -239,7 +242,8 @@ static void read_hist(const struct counted *c, struct sb *p) {
     if (!c->by) continue;
     char *v = strchr(l, ':'); /* "{ order:          4 } hitcount: ..." */
     if (!v || v > hc) continue;
-    for (v++; *v == ' '; v++) {}
+    for (v++; *v == ' '; v++) {
+    }
     char *end = hc;
     while (end > v && end[-1] == ' ') end--;
     key.len = 0;

@@ -1,5 +1,6 @@
 /* foliolab guest agent: the job file (docs/guest-protocol.md "Job file"). Uses base,
- * job_state (the machine-state lines), job_evidence (the evidence lines) and repeat_rule (for RR_MAX_METRICS). */
+ * job_state (the machine-state lines), job_evidence (the evidence lines) and repeat_rule (for
+ * RR_MAX_METRICS). */
 #ifndef FOLIOLAB_AGENT_JOB_H
 #define FOLIOLAB_AGENT_JOB_H
 

@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#define MAX_EVENTS 32      /* `event` lines (model/evidence.h kMaxEvidenceEvents) */
-#define MAX_KPROBES 32     /* `kprobe` lines */
+#define MAX_EVENTS 32       /* `event` lines (model/evidence.h kMaxEvidenceEvents) */
+#define MAX_KPROBES 32      /* `kprobe` lines */
 #define MAX_PROFILE_TOP 200 /* `function_profile <top>` */
 
 struct evidence {
