@@ -23,6 +23,10 @@ Result<void> Parser::parse_evidence(const Field& f, EvidenceSpec* e) const {
     for (const Field& item : *items) {
       EventCount ev;
       FL_TRY(parse_event_count(item, &ev));
+      for (const EventCount& seen : e->events) {
+        if (seen.name() == ev.name() && seen.by == ev.by)
+          return error(item, "counts " + ev.name() + " a second time (the guest counts each once)");
+      }
       e->events.push_back(std::move(ev));
     }
   }
@@ -34,6 +38,9 @@ Result<void> Parser::parse_evidence(const Field& f, EvidenceSpec* e) const {
     for (const Field& item : *items) {
       KprobeCount k;
       FL_TRY(parse_kprobe_count(item, &k));
+      for (const KprobeCount& seen : e->kprobes) {
+        if (seen.function == k.function) return error(item, "probes " + k.function + " twice");
+      }
       e->kprobes.push_back(std::move(k));
     }
   }

@@ -57,6 +57,10 @@ TEST(LoaderEvidence, BadNamesAreLocatedErrors) {
   EXPECT_THAT(minimal_error("evidence:\n  kprobe: [handle_mm_fault]\n"),
               HasSubstr("evidence.kprobe: unknown key; did you mean 'kprobes'?"));
   EXPECT_THAT(minimal_error("evidence: {}\n"), HasSubstr("evidence: names nothing to count"));
+  EXPECT_THAT(minimal_error("evidence:\n  kprobes: [a, b, a]\n"),
+              HasSubstr("q.yaml:10:19: evidence.kprobes[2]: probes a twice"));
+  EXPECT_THAT(minimal_error("evidence:\n  events: [\"a:b\", {event: \"a:b\", by: x}, \"a:b\"]\n"),
+              HasSubstr("evidence.events[2]: counts a:b a second time"));
 }
 
 TEST(LoaderEvidence, ThresholdsNameEvidenceCounts) {
