@@ -95,7 +95,7 @@ TEST(EvidenceCheck, HostBackendNeedsThisMachinesTracefs) {
   const std::string yaml = "machine: {backend: host}\nevidence:\n  kprobes: [handle_mm_fault]\n";
   EXPECT_EQ(evidence_error(yaml, HostFacts{}), "(ok)");
   EXPECT_THAT(evidence_error(yaml, HostFacts{.tracefs_missing = {"kprobe_events"}}),
-              HasSubstr("q.yaml:9:21: evidence: backend host counts kernel events on this "
+              HasSubstr("q.yaml:9:20: evidence: backend host counts kernel events on this "
                         "machine's own kernel, whose tracefs (/sys/kernel/tracing) lacks "
                         "kprobe_events: refused"));
   // Without evidence nothing is asked of the host.

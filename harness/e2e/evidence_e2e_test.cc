@@ -4,15 +4,18 @@
 // only: folio_zero_user runs once per large folio, so exactly 1024 calls at 64K, equal to the
 // mTHP anon_fault_alloc delta, and none at 4K; mm_page_alloc split by order shows the 1024
 // order-4 allocations; handle_mm_fault counts every fault of the process, the workload's timed
-// loop and its start alike. The counts of two reps of one boot agree exactly, and `report` shows
-// them like counter deltas.
+// loop and its start alike. The counts of two reps of one boot agree within their thresholds, the
+// whole function profile is kept, and `report` shows them like counter deltas.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "catalog/metric_catalog.h"
 #include "results/run_record.h"
 #include "testing/cli_binary.h"
 #include "testing/e2e_session.h"
@@ -86,11 +89,16 @@ TEST(E2EEvidence, FaultPathCountsForTheWorkloadAlone) {
     // static binary's data and stack) adds a few dozen.
     EXPECT_GE(hmf, faults);
     EXPECT_LT(hmf - faults, 200);
-    // Exact: two reps of one boot count the same.
+    // Two reps of one boot: no count apart by more than its practical threshold (address-space
+    // randomization moves a few page tables and stack pages between them).
     for (const auto& [name, value] : a.deltas) {
-      if (name.starts_with("event.") || name.starts_with("kprobe.")) {
-        EXPECT_EQ(b.deltas.at(name), value) << r->id.knob_set.name << " " << name;
-      }
+      if (!name.starts_with("event.") && !name.starts_with("kprobe.")) continue;
+      const auto other = b.deltas.find(name);
+      ASSERT_NE(other, b.deltas.end()) << name;
+      const double larger = static_cast<double>(std::max(value, other->second));
+      EXPECT_LE(std::abs(static_cast<double>(value - other->second)),
+                metric_info(name).threshold.of(larger))
+          << r->id.knob_set.name << " " << name << ": " << value << " and " << other->second;
     }
     EXPECT_GT(count(a, "func.handle_mm_fault"), 0);
   }

@@ -59,10 +59,11 @@ TEST(EvidenceRecord, CountsAreCountMetricsBesideTheDeltasAndTheProfileIsKeptWhol
     const MetricInfo info = metric_info(m);
     EXPECT_EQ(info.kind, MetricKind::kCount) << m;
     EXPECT_TRUE(info.known) << m;
-    EXPECT_EQ(info.threshold.abs, 0) << m;  // exact: the workload's own processes only
-    EXPECT_EQ(info.threshold.rel, 0) << m;
+    // The workload's own processes only; address-space randomization moves a few page tables.
+    EXPECT_EQ(info.threshold.abs, 8) << m;
+    EXPECT_EQ(info.threshold.rel, 0.005) << m;
   }
-  EXPECT_GT(metric_info("func.handle_mm_fault").threshold.rel, 0);  // system-wide profiler
+  EXPECT_EQ(metric_info("func.handle_mm_fault").threshold.rel, 0.5);  // system-wide profiler
 }
 
 TEST(EvidenceRecord, UntrustedNamesAndValuesAreProblems) {
