@@ -1,11 +1,12 @@
 // End-to-end proof of kernel evidence (issue 56, docs/evidence.md) on a real x86_64 guest: the
 // quickstart's kernel with the tracing fragment (added because the experiment asks for
 // `evidence:`), `fault 64M` at 4K and at 64K mTHP under icount. For the workload's own process
-// only: folio_zero_user runs once per large folio, so exactly 1024 calls at 64K, equal to the
-// mTHP anon_fault_alloc delta, and none at 4K; mm_page_alloc split by order shows the 1024
-// order-4 allocations; handle_mm_fault counts every fault of the process, the workload's timed
-// loop and its start alike. The counts of two reps of one boot agree within their thresholds, the
-// whole function profile is kept, and `report` shows them like counter deltas.
+// only: folio_zero_user runs once per large folio, so 1024 calls at 64K for the 64M (up to two
+// more for the process's start), within the mTHP anon_fault_alloc delta, and none at 4K;
+// mm_page_alloc split by order shows the same order-4 allocations; handle_mm_fault counts every
+// fault of the process, the workload's timed loop and its start alike. The counts of two reps of
+// one boot agree within their thresholds, the whole function profile is kept, and `report` shows
+// them like counter deltas.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -66,10 +67,19 @@ TEST(E2EEvidence, FaultPathCountsForTheWorkloadAlone) {
   ASSERT_TRUE(small->ok()) << small->reason;
   ASSERT_TRUE(mthp->ok()) << mthp->reason;
   ASSERT_EQ(mthp->reps.size(), 2u);
+  // 1024 64K folios for the timed loop's 64M, and 0 to 2 more for the process's start when
+  // address-space randomization puts a whole aligned 64K of its stack or data inside a mapping
+  // (measured: 1024, 1024 in one boot; 1026, 1025 in another). Every order-4 allocation of the
+  // process is one of them, and the system-wide anon_fault_alloc adds the agent's own (0 or 1).
   for (const Repetition& rep : mthp->reps) {
-    EXPECT_EQ(count(rep, "kprobe.folio_zero_user"), 1024) << "rep " << rep.rep;
-    EXPECT_EQ(count(rep, "kprobe.folio_zero_user"), count(rep, "mthp.64kB.anon_fault_alloc"));
-    EXPECT_EQ(count(rep, "event.kmem:mm_page_alloc[order=4]"), 1024);
+    const int64_t zeroed = count(rep, "kprobe.folio_zero_user");
+    EXPECT_GE(zeroed, 1024) << "rep " << rep.rep;
+    EXPECT_LE(zeroed, 1024 + 2) << "rep " << rep.rep;
+    EXPECT_EQ(rep.metrics.at("faults"), 1024);
+    EXPECT_EQ(count(rep, "event.kmem:mm_page_alloc[order=4]"), zeroed);
+    const int64_t all = count(rep, "mthp.64kB.anon_fault_alloc");
+    EXPECT_GE(all, zeroed);
+    EXPECT_LE(all - zeroed, 1);
   }
   for (const Repetition& rep : small->reps) {
     EXPECT_EQ(count(rep, "kprobe.folio_zero_user"), 0) << "rep " << rep.rep;
@@ -100,7 +110,8 @@ TEST(E2EEvidence, FaultPathCountsForTheWorkloadAlone) {
                 metric_info(name).threshold.of(larger))
           << r->id.knob_set.name << " " << name << ": " << value << " and " << other->second;
     }
-    EXPECT_GT(count(a, "func.handle_mm_fault"), 0);
+    EXPECT_TRUE(std::any_of(a.deltas.begin(), a.deltas.end(),
+                            [](const auto& d) { return d.first.starts_with("func."); }));
   }
   auto session = ResultStore::latest(dir / "results", "e2e-evidence");
   ASSERT_TRUE(session);

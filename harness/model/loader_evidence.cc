@@ -56,17 +56,23 @@ Result<void> Parser::parse_evidence(const Field& f, EvidenceSpec* e) const {
   return {};
 }
 
+Result<void> Parser::read_named(const Field& item, const ValueType& table, const std::string& key,
+                                YamlFields* fields, const Field** name) const {
+  *name = &item;
+  if (!item.value.IsMap()) return {};
+  auto m = read_map(item, &table.names());
+  FL_TRY(m);
+  FL_TRY(require(*m, item, table.required()));
+  *fields = std::move(*m);
+  *name = fields->find(key);
+  return {};
+}
+
 // "system:event", "system:*" or {event: "system:event", by: field}.
 Result<void> Parser::parse_event_count(const Field& item, EventCount* ev) const {
-  const Field* name = &item;
+  const Field* name = nullptr;
   YamlFields fields;
-  if (item.value.IsMap()) {
-    auto m = read_map(item, &file_keys::evidence_event().names());
-    FL_TRY(m);
-    FL_TRY(require(*m, item, file_keys::evidence_event().required()));
-    fields = std::move(*m);
-    name = fields.find("event");
-  }
+  FL_TRY(read_named(item, file_keys::evidence_event(), "event", &fields, &name));
   auto text = read_nonempty(*name);
   FL_TRY(text);
   const size_t colon = text->find(':');
@@ -94,15 +100,9 @@ Result<void> Parser::parse_event_count(const Field& item, EventCount* ev) const 
 
 // "function" or {function: name}.
 Result<void> Parser::parse_kprobe_count(const Field& item, KprobeCount* k) const {
-  const Field* name = &item;
+  const Field* name = nullptr;
   YamlFields fields;
-  if (item.value.IsMap()) {
-    auto m = read_map(item, &file_keys::evidence_kprobe().names());
-    FL_TRY(m);
-    FL_TRY(require(*m, item, file_keys::evidence_kprobe().required()));
-    fields = std::move(*m);
-    name = fields.find("function");
-  }
+  FL_TRY(read_named(item, file_keys::evidence_kprobe(), "function", &fields, &name));
   auto text = read_nonempty(*name);
   FL_TRY(text);
   if (!is_function_name(*text)) {

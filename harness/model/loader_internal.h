@@ -92,6 +92,10 @@ class Parser : public YamlReader {
   Result<void> parse_evidence(const Field& f, EvidenceSpec* e) const;
   Result<void> parse_event_count(const Field& item, EventCount* ev) const;
   Result<void> parse_kprobe_count(const Field& item, KprobeCount* k) const;
+  // An item given as NAME, or as a map of `table` whose required `key` names it: the map's
+  // fields (none for a scalar) and the field holding the name.
+  Result<void> read_named(const Field& item, const ValueType& table, const std::string& key,
+                          YamlFields* fields, const Field** name) const;
 
   // loader_knobs.cc
   Result<void> parse_knob_sets(const Field& f, std::vector<KnobSet>* out) const;
