@@ -60,6 +60,7 @@ Result<void> settle_guest_kernels(Experiment& exp) {
   for (size_t i = 0; i < exp.kernels.size(); ++i) {
     KernelSpec& k = exp.kernels[i];
     k.full_guest.clear();
+    k.tracing = exp.evidence.enabled();  // kernel-config/tracing.config, model/evidence.h
     for (Arch a : exp.archs) {
       if (!k.archs.empty() && std::find(k.archs.begin(), k.archs.end(), a) == k.archs.end())
         continue;

@@ -20,8 +20,9 @@ namespace foliolab {
 std::vector<std::string> full_guest_reasons(const Experiment& exp, Arch arch);
 
 // Sets every kernel's `full_guest` archs: those its `guest: full` asks for, else those whose runs
-// need it. A kernel that says `guest: small` where a run needs more is a located error naming
-// the reasons (at plan, before anything is built).
+// need it; and its `tracing` when the experiment asks for `evidence:`. A kernel that says `guest:
+// small` where a run needs more is a located error naming the reasons (at plan, before anything is
+// built).
 Result<void> settle_guest_kernels(Experiment& exp);
 
 }  // namespace foliolab

@@ -1,5 +1,7 @@
 #include "catalog/plan_limits.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <fstream>
@@ -76,12 +78,17 @@ std::optional<uint64_t> parse_mem_total_mb(const std::string& text) {
   return std::nullopt;
 }
 
-HostFacts read_host_facts(const std::string& meminfo_path) {
+HostFacts read_host_facts(const std::string& meminfo_path, const std::string& tracefs) {
+  HostFacts facts;
+  for (const char* f : kTracefsFiles) {
+    if (::access((tracefs + "/" + f).c_str(), R_OK) != 0) facts.tracefs_missing.emplace_back(f);
+  }
   std::ifstream in(meminfo_path);
-  if (!in) return {};
+  if (!in) return facts;
   std::ostringstream text;
   text << in.rdbuf();
-  return HostFacts{parse_mem_total_mb(text.str())};
+  facts.mem_total_mb = parse_mem_total_mb(text.str());
+  return facts;
 }
 
 Result<void> check_plan_limits(const Experiment& exp, const HostFacts& host,

@@ -15,10 +15,21 @@ namespace foliolab {
 // What the host offers; a seam so that tests do not depend on the machine.
 struct HostFacts {
   std::optional<uint64_t> mem_total_mb;  // MemTotal of /proc/meminfo; nullopt = unknown
+  // The files of kTracefsFiles this machine's tracefs lacks (or cannot read): what `evidence:`
+  // on `backend: host` needs (catalog/evidence_check.h).
+  std::vector<std::string> tracefs_missing;
 };
 
-// Reads MemTotal from a /proc/meminfo-formatted file; unknown when it cannot.
-HostFacts read_host_facts(const std::string& meminfo_path = "/proc/meminfo");
+// The tracefs files the agent uses for `evidence:` (images/agent/evidence.c), relative to the
+// tracefs mount.
+inline constexpr const char* kTracefsFiles[] = {
+    "available_events",           "set_event_pid",           "options/event-fork", "kprobe_events",
+    "available_filter_functions", "function_profile_enabled"};
+
+// Reads MemTotal from a /proc/meminfo-formatted file (unknown when it cannot) and which of
+// kTracefsFiles `tracefs` lacks.
+HostFacts read_host_facts(const std::string& meminfo_path = "/proc/meminfo",
+                          const std::string& tracefs = "/sys/kernel/tracing");
 std::optional<uint64_t> parse_mem_total_mb(const std::string& meminfo_text);
 
 inline constexpr int kMaxTimeoutS = 7 * 86400;  // one guest boot: a week at most

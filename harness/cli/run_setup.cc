@@ -7,6 +7,7 @@
 
 #include "backend/kexec_experiment.h"
 #include "backend/libvirt_backend.h"
+#include "catalog/evidence_check.h"
 #include "catalog/guest_kernel.h"
 #include "catalog/validate.h"
 #include "cli/timing_flag.h"
@@ -14,6 +15,7 @@
 #include "model/loader.h"
 #include "runner/scheduler.h"
 #include "server/lab_client.h"
+#include "util/cache_root.h"
 
 namespace foliolab::cli {
 namespace fs = std::filesystem;
@@ -29,7 +31,12 @@ std::optional<Experiment> load(const std::string& file, const Common& c,
     fmt::print(stderr, "error: {}\n", st.error().message);
     return std::nullopt;
   }
-  if (auto st = validate_project(*exp, c.root, read_host_facts()); !st.ok()) {
+  const HostFacts host = read_host_facts();
+  if (auto st = validate_project(*exp, c.root, host); !st.ok()) {
+    fmt::print(stderr, "error: {}\n", st.error().message);
+    return std::nullopt;
+  }
+  if (auto st = validate_evidence(*exp, host, cache_root()); !st.ok()) {
     fmt::print(stderr, "error: {}\n", st.error().message);
     return std::nullopt;
   }

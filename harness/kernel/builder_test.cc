@@ -14,6 +14,7 @@
 #include "kernel/obj_dir_mark.h"
 #include "testing/fake_kernel_tree.h"
 #include "testing/fake_make.h"
+#include "testing/source_root.h"
 #include "util/fs.h"
 #include "util/fs_ops.h"
 
@@ -230,6 +231,28 @@ TEST_F(BuilderTest, PastBuildsSayWhichWereFullGuestKernels) {
     full_ones += p.full_guest ? 1 : 0;
   }
   EXPECT_EQ(full_ones, 1);
+}
+
+// `evidence:` (model/evidence.h) adds kernel-config/tracing.config after the arch's fragments:
+// a kernel without it keeps its build id; with it the id is that of the same kernel naming the
+// fragment itself first in `config:` (what a kernel built before the key existed asked for).
+TEST_F(BuilderTest, TracingFragmentChangesTheBuildIdOnlyWhenAsked) {
+  tree_.put("project/kernel-config/tracing.config",
+            *read_file(kSourceRoot / "kernel-config/tracing.config"));
+  auto b = builder();
+  auto plain = b.lookup(spec("a"), Arch::kX86_64);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  KernelSpec traced = spec("a");
+  traced.tracing = true;
+  auto with = b.lookup(traced, Arch::kX86_64);
+  ASSERT_TRUE(with.ok()) << with.error().message;
+  EXPECT_NE(with->build_id, plain->build_id);
+  auto named = b.lookup(spec("a", {"tracing"}), Arch::kX86_64);
+  ASSERT_TRUE(named.ok()) << named.error().message;
+  EXPECT_EQ(named->build_id, with->build_id);
+  KernelSpec off = spec("a");
+  off.tracing = false;
+  EXPECT_EQ(b.lookup(off, Arch::kX86_64)->build_id, plain->build_id);
 }
 
 // An x86_64 kernel with a PVH entry point builds and keeps only vmlinux and boots it directly

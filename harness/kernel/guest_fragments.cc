@@ -16,6 +16,7 @@ std::vector<std::string> kernel_fragments(const KernelSpec& kernel, Arch arch) {
     names.emplace_back(kFullGuestFragment);
     if (!ai.full_config_fragment.empty()) names.emplace_back(ai.full_config_fragment);
   }
+  if (kernel.tracing) names.emplace_back(kTracingFragment);
   names.insert(names.end(), kernel.config.begin(), kernel.config.end());
   return names;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/arch.h"
+#include "model/evidence.h"
 #include "model/machine_state.h"
 #include "model/metric_kind.h"
 #include "model/source_loc.h"
@@ -73,6 +74,10 @@ struct KernelSpec {
   // The archs this kernel is built as the full guest kernel for. Not read from YAML: settled from
   // the experiment (settle_guest_kernels, catalog/guest_kernel.h) before anything is built.
   std::vector<Arch> full_guest;
+  // Whether this kernel carries the tracing fragment (kernel-config/tracing.config). Not read from
+  // YAML: settled from the experiment's `evidence:` (settle_guest_kernels) before anything is
+  // built.
+  bool tracing = false;
 };
 
 struct NumaNode {
@@ -256,6 +261,9 @@ struct Experiment {
   // How results are judged, not what is measured: not part of run ids.
   ThresholdRules thresholds;
   MachineState state;  // `prepare:`, `cgroup:`, `monitor:` (model/machine_state.h)
+  // `evidence:` (model/evidence.h): what the guest counts during each rep. Observes, like the
+  // monitor: not part of run ids (its kernel's build id says the kernel has tracing).
+  EvidenceSpec evidence;
 };
 
 // One guest boot: kernel x arch x knob set x workload; runs `repeat` repetitions inside.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/arch.h"
+#include "model/evidence.h"
 #include "model/experiment.h"
 #include "model/machine_state.h"
 
@@ -23,6 +24,10 @@ constexpr const char* kMetricNamePattern = "^[A-Za-z0-9_.-]+$";
 // util/text.h is_relative_path: [A-Za-z0-9_/.-], no leading '/', no empty, '.' or '..' part.
 constexpr const char* kRelativePathPattern =
     "^(?!(.*/)?\\.\\.?(/|$))[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$";
+// model/evidence.h: is_trace_word, is_function_name; a tracepoint is SYSTEM:EVENT or SYSTEM:*.
+constexpr const char* kWordPattern = "^[A-Za-z0-9_]+$";
+constexpr const char* kFunctionPattern = "^[A-Za-z0-9_][A-Za-z0-9_.]*$";
+constexpr const char* kEventPattern = "^[A-Za-z0-9_]+:([A-Za-z0-9_]+|\\*)$";
 
 T arch_list(const std::string& doc, size_t min_items) {
   return T::list(doc, T::choice("an arch", arch_spellings()), min_items);
@@ -67,11 +72,12 @@ const ValueType& experiment() {
                       T::one_of("16 (in the metric's unit), 30% or {abs, rel}",
                                 {T::number("an absolute threshold", 0),
                                  T::percent("a relative threshold"), threshold_parts()}),
-                      "^[A-Za-z0-9._-]+\\*?$")),
+                      "^[A-Za-z0-9._:=\\[\\]-]+\\*?$")),
           key("exclusive", T::boolean("run the guests one at a time")),
           key("prepare", prepare_steps("machine state steps before the first repetition")),
           key("cgroup", cgroup()),
           key("monitor", monitor()),
+          key("evidence", evidence()),
       });
   return t;
 }
@@ -399,6 +405,49 @@ const ValueType& monitor() {
                   T::list("vmstat.NAME, meminfo.FIELD, mthp.SIZE.STAT, memcg.KEY",
                           T::string("a counter", "^(vmstat|meminfo|mthp|memcg)\\.[^ \\t/]+$"), 1)
                       .with_max_items(kMaxMonitorCounters))});
+  return t;
+}
+
+const ValueType& evidence_event() {
+  static const T t = T::map(
+      "a tracepoint counted by the values of one field",
+      {required_key("event", T::string("SYSTEM:EVENT", kEventPattern)),
+       key("by", T::string("a field of the event's record (a hist trigger's key)", kWordPattern))});
+  return t;
+}
+
+const ValueType& evidence_kprobe() {
+  static const T t =
+      T::map("a kernel function whose calls are counted",
+             {required_key("function", T::string("a kernel function", kFunctionPattern))});
+  return t;
+}
+
+const ValueType& function_profile() {
+  static const T t = T::map("the ftrace function profiler during each rep",
+                            {required_key("top", T::integer("functions kept in the record, by hits",
+                                                            1, kMaxProfileTop))});
+  return t;
+}
+
+const ValueType& evidence() {
+  static const T t =
+      T::map(
+          "kernel events counted for the workload's processes during each rep (docs/evidence.md)",
+          {key("events", T::list("tracepoints: SYSTEM:EVENT, SYSTEM:*, or {event, by: FIELD}",
+                                 T::one_of("a tracepoint",
+                                           {T::string("SYSTEM:EVENT or SYSTEM:*", kEventPattern),
+                                            evidence_event()}),
+                                 1)
+                             .with_max_items(kMaxEvidenceEvents)),
+           key("kprobes",
+               T::list("kernel functions whose calls are counted (kprobes)",
+                       T::one_of("a function", {T::string("a kernel function", kFunctionPattern),
+                                                evidence_kprobe()}),
+                       1)
+                   .with_max_items(kMaxEvidenceKprobes)),
+           key("function_profile", function_profile())})
+          .with_key_count(1);
   return t;
 }
 

@@ -46,6 +46,10 @@ const ValueType& prepare_step();
 const ValueType& fragment();
 const ValueType& cgroup();
 const ValueType& monitor();
+const ValueType& evidence();
+const ValueType& evidence_event();    // evidence.events[] as a map
+const ValueType& evidence_kprobe();   // evidence.kprobes[] as a map
+const ValueType& function_profile();  // evidence.function_profile
 
 // An expectation's comparisons, in CompareOp's order; the stats, in Statistic's order.
 const std::vector<std::string>& comparison_keys();

@@ -16,7 +16,8 @@ namespace {
 
 bool threshold_name(std::string_view name) {
   if (name.ends_with('*')) name.remove_suffix(1);
-  return !name.empty() && is_word(name, "._-");
+  // Kernel evidence counts (model/evidence.h) have ':' and a split "[field=value]".
+  return !name.empty() && is_word(name, "._-:=[]");
 }
 
 }  // namespace

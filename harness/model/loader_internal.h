@@ -3,7 +3,7 @@
 // loader_machine.cc (archs, machine, numa), loader_state.cc (swap, zswap, prepare, cgroup,
 // monitor), loader_knobs.cc, loader_workloads.cc,
 // loader_expect.cc (exclude, expect, gate, thresholds and the run selectors they share) and
-// loader_repeat.cc (repeat, warmup).
+// loader_repeat.cc (repeat, warmup), loader_evidence.cc (evidence).
 #pragma once
 
 #include <string>
@@ -87,6 +87,15 @@ class Parser : public YamlReader {
   Result<void> parse_churn(const YamlFields& fields, PrepareStep* p) const;
   Result<void> parse_cgroup(const Field& f, CgroupSpec* c) const;
   Result<void> parse_monitor(const Field& f, MonitorSpec* m) const;
+
+  // loader_evidence.cc
+  Result<void> parse_evidence(const Field& f, EvidenceSpec* e) const;
+  Result<void> parse_event_count(const Field& item, EventCount* ev) const;
+  Result<void> parse_kprobe_count(const Field& item, KprobeCount* k) const;
+  // An item given as NAME, or as a map of `table` whose required `key` names it: the map's
+  // fields (none for a scalar) and the field holding the name.
+  Result<void> read_named(const Field& item, const ValueType& table, const std::string& key,
+                          YamlFields* fields, const Field** name) const;
 
   // loader_knobs.cc
   Result<void> parse_knob_sets(const Field& f, std::vector<KnobSet>* out) const;

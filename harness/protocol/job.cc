@@ -62,6 +62,20 @@ void state_lines(const Experiment& exp, const Run& run, Line& line) {
   for (const std::string& c : exp.state.monitor.counters) line("monitor_counter", c);
 }
 
+// `evidence:` (model/evidence.h): what the agent counts during each rep.
+template <class Line>
+void evidence_lines(const EvidenceSpec& e, Line& line) {
+  for (const EventCount& ev : e.events) {
+    if (ev.by.empty()) {
+      line("event", ev.name());
+    } else {
+      line("event", ev.name(), ev.by);
+    }
+  }
+  for (const KprobeCount& k : e.kprobes) line("kprobe", k.function);
+  if (e.profile_top > 0) line("function_profile", std::to_string(e.profile_top));
+}
+
 }  // namespace
 
 Result<std::string> render_job(const Experiment& exp, const Run& run) {
@@ -88,6 +102,7 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   // machine.image: the root disk is the guest's first virtio-blk device (backend/qemu_args.h).
   if (!exp.machine.image.empty()) line("rootfs", "/dev/vda");
   state_lines(exp, run, line);
+  evidence_lines(exp.evidence, line);
   line("workload", wl.name);
   if (is_custom(wl)) line("exec", kCustomGuestPath);
   // A TAP program exits non-zero when a test failed: a result the host reads, not the end.

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "protocol/evidence_record.h"
+#include "protocol/fault_outcomes.h"
 #include "protocol/guest_text.h"
 #include "protocol/oom_reason.h"
 #include "protocol/repeat_stop.h"
@@ -54,7 +56,7 @@ class Interpreter {
     for (const Record& rec : stream.records) handle(rec);
     for (auto& [n, rep] : reps_) {
       compute_deltas(rep);
-      add_fault_outcomes(rep);
+      add_fault_outcomes(rep.deltas, &rep.metrics, kMaxMetricsPerRep);
       r_.reps.push_back(std::move(rep));
     }
     decide(stream);
@@ -131,17 +133,11 @@ class Interpreter {
     } else if (rec.type == "state") {
       handle_state(*kv, where);
     } else if (rec.type == "prepare") {
-      if (r_.prepared.size() < kMaxPrepared) {
-        PreparedStep step{str_field(*kv, "step"), {}};
-        for (const auto& [k, v] : *kv) {
-          if (k != "step" && step.fields.size() < kMaxKnobs) {
-            step.fields.emplace_back(bounded(k, 128), bounded(v));
-          }
-        }
-        r_.prepared.push_back(std::move(step));
-      }
+      handle_prepare(*kv);
     } else if (rec.type == "monitor") {
       handle_monitor(*kv, where);
+    } else if (rec.type == "evidence" || rec.type == "function-profile") {
+      handle_evidence(rec.type, *kv, where);
     } else if (rec.type == "workload") {
       handle_workload(*kv, where);
     } else if (rec.type == "error") {
@@ -252,6 +248,27 @@ class Interpreter {
         [](std::string_view k) { return k != "rep" && k != "phase"; }, target);
   }
 
+  void handle_prepare(const KeyValues& kv) {
+    if (r_.prepared.size() >= kMaxPrepared) return;
+    PreparedStep step{str_field(kv, "step"), {}};
+    for (const auto& [k, v] : kv) {
+      if (k != "step" && step.fields.size() < kMaxKnobs) {
+        step.fields.emplace_back(bounded(k, 128), bounded(v));
+      }
+    }
+    r_.prepared.push_back(std::move(step));
+  }
+
+  // `evidence`: the rep's counts, beside its counter deltas; `function-profile`: kept as text.
+  void handle_evidence(const std::string& type, const KeyValues& kv, const std::string& where) {
+    RepResult* rep = rep_for(kv, where);
+    if (!rep) return;
+    std::vector<std::string> found;
+    if (type == "evidence") read_evidence_counts(kv, where, &rep->deltas, &found);
+    if (type != "evidence") rep->function_profile = profile_text(kv, where, &found);
+    for (std::string& p : found) problem(std::move(p));
+  }
+
   // `monitor`: rep, period_ms, counters (names), then s0, s1, ...: "<t_ms> <value>..." each.
   void handle_monitor(const KeyValues& kv, const std::string& where) {
     RepResult* rep = rep_for(kv, where);
@@ -327,35 +344,6 @@ class Interpreter {
         continue;
       }
       rep.deltas[name] = d;
-    }
-  }
-
-  // Per-size outcomes of the rep's faults, as workload metrics (catalog: count metrics with a
-  // threshold) where the rep faulted that size at all (alloc + fallback > 0): the success rate
-  // alloc / (alloc + fallback) and the fallbacks met, of anonymous faults (success.anon.<size>,
-  // fallback.anon.<size>: mthp.<size>.anon_fault_alloc and _fallback; the PMD size is one of
-  // the sizes), of shmem (success.shmem.<size>, fallback.shmem.<size>) and of PMD THP faults
-  // as /proc/vmstat counts them (success.thp, fallback.thp). The agent's counters bracket the
-  // workload process, so these are the fallbacks the workload met.
-  static void add_fault_outcomes(RepResult& rep) {
-    auto add = [&](const std::string& kind, const std::string& alloc, const std::string& fb) {
-      auto a = rep.deltas.find(alloc), f = rep.deltas.find(fb);
-      if (a == rep.deltas.end() || f == rep.deltas.end() || a->second + f->second <= 0) return;
-      if (rep.metrics.size() + 2 > kMaxMetricsPerRep) return;
-      rep.metrics.try_emplace("success." + kind, static_cast<double>(a->second) /
-                                                     static_cast<double>(a->second + f->second));
-      rep.metrics.try_emplace("fallback." + kind, static_cast<double>(f->second));
-    };
-    add("thp", "vmstat.thp_fault_alloc", "vmstat.thp_fault_fallback");
-    std::vector<std::string> sizes;
-    for (const auto& [name, _] : rep.deltas) {
-      if (name.starts_with("mthp.") && name.ends_with(".anon_fault_alloc")) {
-        sizes.push_back(name.substr(5, name.size() - 5 - std::string(".anon_fault_alloc").size()));
-      }
-    }
-    for (const std::string& s : sizes) {
-      add("anon." + s, "mthp." + s + ".anon_fault_alloc", "mthp." + s + ".anon_fault_fallback");
-      add("shmem." + s, "mthp." + s + ".shmem_alloc", "mthp." + s + ".shmem_fallback");
     }
   }
 

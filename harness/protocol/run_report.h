@@ -59,6 +59,9 @@ struct RepResult {
   // pagetype.*, pageblocks.*, swap.*, zram.*, memcg.*), as values, not deltas.
   std::map<std::string, int64_t> state_before, state_after;
   MonitorSeries monitor;  // `monitor` record (machine.monitor), empty without one
+  // `evidence:`'s counts are in `deltas` (protocol/evidence_record.h); the function profile,
+  // "<function> <hits>" a line by hits, is kept whole beside run.json.
+  std::string function_profile;
 
   bool has_workload = false;
   bool warmup = false;  // the workload record said `warmup 1`: in no statistic

@@ -184,6 +184,15 @@ std::pair<RunReport, FailureClass> RunExecutor::read_report(const PreparedRun& p
   RunReport report =
       parse_run_report(bytes.ok() ? *bytes : std::string(), repeat_plan(exp_, *p.run),
                        output_adapter_for(exp_.workloads[p.run->workload]));
+  // `evidence: {function_profile}`: each rep's whole profile beside run.json.
+  for (const RepResult& rep : report.reps) {
+    if (rep.function_profile.empty()) continue;
+    const fs::path file =
+        store_.run_dir(p.run->id) / fmt::format("function_profile.{}.txt", rep.rep);
+    if (auto st = write_file_atomic(file, rep.function_profile); !st.ok()) {
+      report.problems.push_back(st.error().message);
+    }
+  }
   FailureClass who = classify_report(report);
   if (auto wrong = wrong_kernel(report, *p.kernel); !wrong.empty()) {
     report.ok = false;

@@ -4,8 +4,9 @@
  * it), open the results port, read the job, emit hello, enter the Debian root filesystem when
  * the job names one (rootfs.h), knobs(initial), one knob-set per
  * knob/sysctl line, knobs(final), the machine's state (swap, zswap, cgroup: prepare.h), the
- * setup commands, the prepare steps, then per rep state(before), counters(before), run the
- * workload (sampled by the monitor), counters(after), state(after), workload, stdout, monitor
+ * setup commands, the prepare steps, the evidence's checks (evidence.h), then per rep
+ * state(before), counters(before), run the workload (sampled by the monitor; its evidence
+ * counted), counters(after), state(after), evidence, workload, stdout, monitor
  * (warm-up reps first, marked; with repeat_ci until the stopping rule says, then repeat-stop);
  * finally done, sync and power off. Any fatal problem: error, done status=failed, power off.
  *
@@ -13,8 +14,8 @@
  * returns into an endless pause() if reboot() itself fails. There is no guest watchdog: the
  * host kills QEMU at its deadline.
  *
- * Top layer (main and the run loop); it calls base, record, job, sysfs, state, prepare and
- * repeat_rule, and nothing calls it (the layers are listed in base.h).
+ * Top layer (main and the run loop); it calls base, record, job, sysfs, state, prepare,
+ * evidence and repeat_rule, and nothing calls it (the layers are listed in base.h).
  */
 #define _GNU_SOURCE
 
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "evidence.h"
 #include "job.h"
 #include "memcg_events.h"
 #include "prepare.h"
@@ -42,7 +44,7 @@
 #include "state.h"
 #include "sysfs.h"
 
-#define AGENT_VERSION "1.3"
+#define AGENT_VERSION "1.4"
 #define PORT_TIMEOUT_MS 30000    /* TCG guests are slow to probe virtio-serial */
 #define MONITOR_MAX_SAMPLES 2000 /* a rep's monitor samples (model/machine_state.h) */
 
@@ -145,7 +147,9 @@ static long long now_ns(void) {
 /* Child side: stdout = pipe, stdin = /dev/null, stderr stays the console. PR_SET_THP_DISABLE
  * is kept across execve (MMF_DISABLE_THP is in MMF_INIT_MASK), so setting it here covers the
  * workload. */
-static _Noreturn void exec_child(const struct job *job, int out_fd) {
+static _Noreturn void exec_child(const struct job *job, int out_fd, int gate) {
+  char go;
+  if (gate >= 0 && read(gate, &go, 1) != 1) _exit(126); /* the agent set up its evidence */
   int nul = open("/dev/null", O_RDONLY);
   if (nul >= 0 && nul != 0) dup2(nul, 0), close(nul);
   if (out_fd == 1 ? fcntl(1, F_SETFD, 0) < 0 : dup2(out_fd, 1) < 0) _exit(126);
@@ -206,20 +210,32 @@ static void drain(const struct job *job, int fd, struct wl_result *r, long long 
   if (period) sample(job, r, t0); /* the end of the rep */
 }
 
+/* With evidence the child waits on a gate pipe before its execv until the agent has pointed
+ * set_event_pid at it and set its triggers (evidence.h); wall_ns then starts at the release. */
 static void run_workload(const struct job *job, struct wl_result *r) {
-  int pfd[2];
-  if (pipe2(pfd, O_CLOEXEC)) fail_run("workload", "pipe: %s", strerror(errno));
+  int pfd[2], gate[2] = {-1, -1};
+  const int traced = evidence_wanted(&job->evidence);
+  if (pipe2(pfd, O_CLOEXEC) || (traced && pipe2(gate, O_CLOEXEC)))
+    fail_run("workload", "pipe: %s", strerror(errno));
   if (read_memcg_events(job, &r->events)) r->events.oom_kill = -1;
   long long t0 = now_ns();
   pid_t pid = fork();
   if (pid < 0) fail_run("workload", "fork: %s", strerror(errno));
-  if (pid == 0) exec_child(job, pfd[1]);
+  if (pid == 0) exec_child(job, pfd[1], gate[0]);
   close(pfd[1]);
+  if (traced) {
+    close(gate[0]);
+    evidence_rep_begin(pid);
+    t0 = now_ns();
+    if (write(gate[1], "g", 1) != 1) fail_run("workload", "gate: %s", strerror(errno));
+    close(gate[1]);
+  }
   drain(job, pfd[0], r, t0);
   close(pfd[0]);
   while (waitpid(pid, &r->status, 0) < 0)
     if (errno != EINTR) fail_run("workload", "waitpid: %s", strerror(errno));
   r->wall_ns = now_ns() - t0;
+  evidence_profile_stop();
 }
 
 static void emit_workload(const struct job *job, long rep, int warmup, const struct wl_result *r) {
@@ -383,6 +399,7 @@ static void run_reps(const struct job *job) {
     run_workload(job, &r);
     counters_snapshot(rep, "after");
     state_snapshot(rep, "after", job->state.ncgroup > 0);
+    evidence_rep_end(rep);
     emit_workload(job, rep, warm, &r);
     if (!warm && job->repeat_ci > 0) watch_add(job, &w, &r.out);
     sb_free(&r.out);
@@ -417,6 +434,7 @@ int main(void) {
   state_setup(&job);
   run_setup(&job);
   state_prepare(&job);
+  evidence_setup(&job.evidence);
   run_reps(&job);
   state_finish();
   emit_done("ok");

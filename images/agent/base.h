@@ -7,7 +7,8 @@
  * (or aarch64-linux-gnu-gcc). Layers, each calling only the ones below it:
  *   repeat_rule (pure: the stopping rule of adaptive reps, libc only)
  *   job_state (the job file's machine-state lines, libc only)
- *   base  <  record  <  sysfs, job, rootfs  <  agent (main and the run loop)
+ *   job_evidence (the job file's evidence lines, libc only)
+ *   base  <  record  <  sysfs, job, rootfs, evidence  <  agent (main and the run loop)
  */
 #ifndef FOLIOLAB_AGENT_BASE_H
 #define FOLIOLAB_AGENT_BASE_H

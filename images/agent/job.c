@@ -251,6 +251,7 @@ static int parse_line(struct parse *ps, char *line) {
   if (!strcmp(line, "rootfs")) return parse_rootfs(ps, rest);
   const char *why = NULL;
   rc = job_state_line(&j->state, line, rest, &why);
+  if (rc == 1) rc = job_evidence_line(&j->evidence, line, rest, &why);
   if (rc < 0) return perr(ps, "%s: %s", line, why);
   if (rc == 0) return 0;
   return perr(ps, "unknown keyword '%s'", line);

@@ -1,10 +1,12 @@
 /* foliolab guest agent: the job file (docs/guest-protocol.md "Job file"). Uses base,
- * job_state (the machine-state lines) and repeat_rule (for RR_MAX_METRICS). */
+ * job_state (the machine-state lines), job_evidence (the evidence lines) and repeat_rule (for
+ * RR_MAX_METRICS). */
 #ifndef FOLIOLAB_AGENT_JOB_H
 #define FOLIOLAB_AGENT_JOB_H
 
 #include <stddef.h>
 
+#include "job_evidence.h"
 #include "job_state.h"
 #include "repeat_rule.h"
 
@@ -43,6 +45,7 @@ struct job {
   char ***setup;
   size_t nsetup;
   struct machine_state state;
+  struct evidence evidence; /* `event`, `kprobe`, `function_profile` lines */
 };
 
 /* Parses text (len bytes). Returns 0, or -1 with a message in err. */
