@@ -293,6 +293,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < nthreads; i++)
     if (w[i].pin_errno)
       wl_fail("sched_setaffinity(cpu %d): %s", w[i].cpu, strerror(w[i].pin_errno));
+  wl_peak();
   long rss = wl_smaps_rollup_kb("Rss"), anon_huge = wl_smaps_rollup_kb("AnonHugePages");
 
   const struct placement pl = query_placement(mem, w, nthreads, pages, ps);
