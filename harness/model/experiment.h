@@ -216,6 +216,13 @@ struct AdaptiveRepeat {
   SourceLoc max_loc;
 };
 
+// `evidence:` what the guest measures beside the workload's own metrics (docs/evidence.md). It
+// observes the runs, like the monitor: not part of run ids.
+struct EvidenceSpec {
+  bool census = false;  // `census: true`: a folio census at each rep's peak (protocol/census.h)
+  SourceLoc census_loc;
+};
+
 struct Experiment {
   std::string file;  // path of the YAML file it came from, as given (messages name it so)
   // The absolute folder of that file, set once by the loader: every relative path the experiment
@@ -248,6 +255,7 @@ struct Experiment {
   // How results are judged, not what is measured: not part of run ids.
   ThresholdRules thresholds;
   MachineState state;  // `prepare:`, `cgroup:`, `monitor:` (model/machine_state.h)
+  EvidenceSpec evidence;
 };
 
 // One guest boot: kernel x arch x knob set x workload; runs `repeat` repetitions inside.

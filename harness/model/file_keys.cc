@@ -67,6 +67,7 @@ const ValueType& experiment() {
           key("prepare", prepare_steps("machine state steps before the first repetition")),
           key("cgroup", cgroup()),
           key("monitor", monitor()),
+          key("evidence", evidence()),
       });
   return t;
 }
@@ -390,6 +391,13 @@ const ValueType& monitor() {
                   T::list("vmstat.NAME, meminfo.FIELD, mthp.SIZE.STAT, memcg.KEY",
                           T::string("a counter", "^(vmstat|meminfo|mthp|memcg)\\.[^ \\t/]+$"), 1)
                       .with_max_items(kMaxMonitorCounters))});
+  return t;
+}
+
+const ValueType& evidence() {
+  static const T t = T::map(
+      "what the guest measures beside the workload's metrics (docs/evidence.md)",
+      {key("census", T::boolean("a folio census of the workload's mappings at each rep's peak"))});
   return t;
 }
 

@@ -46,6 +46,7 @@ const ValueType& prepare_step();
 const ValueType& fragment();
 const ValueType& cgroup();
 const ValueType& monitor();
+const ValueType& evidence();  // `evidence:`: census, ...
 
 // An expectation's comparisons, in CompareOp's order; the stats, in Statistic's order.
 const std::vector<std::string>& comparison_keys();

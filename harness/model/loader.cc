@@ -81,6 +81,7 @@ Result<void> Parser::parse_top_field(const std::string& key, const Field& f,
   if (key == "prepare") return parse_prepare(f, &exp->state.prepare);
   if (key == "cgroup") return parse_cgroup(f, &exp->state.cgroup);
   if (key == "monitor") return parse_monitor(f, &exp->state.monitor);
+  if (key == "evidence") return parse_evidence(f, &exp->evidence);
   if (key == "repeat") return parse_repeat(f, exp);
   if (key == "warmup") return parse_warmup(f, exp);
   // read_map admits only file_keys::experiment()'s keys: this is "timeout".

@@ -2,8 +2,8 @@
 // loader.cc (top-level keys, references between sections, entry points), loader_kernels.cc,
 // loader_machine.cc (archs, machine, numa), loader_state.cc (swap, zswap, prepare, cgroup,
 // monitor), loader_knobs.cc, loader_workloads.cc,
-// loader_expect.cc (exclude, expect, gate, thresholds and the run selectors they share) and
-// loader_repeat.cc (repeat, warmup).
+// loader_expect.cc (exclude, expect, gate, thresholds and the run selectors they share),
+// loader_repeat.cc (repeat, warmup) and loader_evidence.cc (evidence).
 #pragma once
 
 #include <string>
@@ -87,6 +87,10 @@ class Parser : public YamlReader {
   Result<void> parse_churn(const YamlFields& fields, PrepareStep* p) const;
   Result<void> parse_cgroup(const Field& f, CgroupSpec* c) const;
   Result<void> parse_monitor(const Field& f, MonitorSpec* m) const;
+
+  // loader_evidence.cc: `evidence:`, one function per key.
+  Result<void> parse_evidence(const Field& f, EvidenceSpec* e) const;
+  Result<void> parse_census(const Field& f, EvidenceSpec* e) const;
 
   // loader_knobs.cc
   Result<void> parse_knob_sets(const Field& f, std::vector<KnobSet>* out) const;

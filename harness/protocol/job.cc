@@ -88,6 +88,7 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   // machine.image: the root disk is the guest's first virtio-blk device (backend/qemu_args.h).
   if (!exp.machine.image.empty()) line("rootfs", "/dev/vda");
   state_lines(exp, run, line);
+  if (exp.evidence.census) line("census", "1");  // docs/evidence.md "Folio census"
   line("workload", wl.name);
   if (is_custom(wl)) line("exec", kCustomGuestPath);
   // A TAP program exits non-zero when a test failed: a result the host reads, not the end.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "protocol/fault_outcomes.h"
 #include "protocol/guest_text.h"
 #include "protocol/oom_reason.h"
 #include "protocol/repeat_stop.h"
@@ -54,7 +55,7 @@ class Interpreter {
     for (const Record& rec : stream.records) handle(rec);
     for (auto& [n, rep] : reps_) {
       compute_deltas(rep);
-      add_fault_outcomes(rep);
+      add_fault_outcomes(rep.deltas, kMaxMetricsPerRep, &rep.metrics);
       r_.reps.push_back(std::move(rep));
     }
     decide(stream);
@@ -131,17 +132,11 @@ class Interpreter {
     } else if (rec.type == "state") {
       handle_state(*kv, where);
     } else if (rec.type == "prepare") {
-      if (r_.prepared.size() < kMaxPrepared) {
-        PreparedStep step{str_field(*kv, "step"), {}};
-        for (const auto& [k, v] : *kv) {
-          if (k != "step" && step.fields.size() < kMaxKnobs) {
-            step.fields.emplace_back(bounded(k, 128), bounded(v));
-          }
-        }
-        r_.prepared.push_back(std::move(step));
-      }
+      handle_prepare(*kv);
     } else if (rec.type == "monitor") {
       handle_monitor(*kv, where);
+    } else if (rec.type == "census") {
+      handle_census(*kv, where);
     } else if (rec.type == "workload") {
       handle_workload(*kv, where);
     } else if (rec.type == "error") {
@@ -235,6 +230,17 @@ class Interpreter {
     }
   }
 
+  void handle_prepare(const KeyValues& kv) {
+    if (r_.prepared.size() >= kMaxPrepared) return;
+    PreparedStep step{str_field(kv, "step"), {}};
+    for (const auto& [k, v] : kv) {
+      if (k != "step" && step.fields.size() < kMaxKnobs) {
+        step.fields.emplace_back(bounded(k, 128), bounded(v));
+      }
+    }
+    r_.prepared.push_back(std::move(step));
+  }
+
   // `state` records: integer values only (counts and indices in 1/1000), kept as they are.
   void handle_state(const KeyValues& kv, const std::string& where) {
     RepResult* rep = rep_for(kv, where);
@@ -279,6 +285,14 @@ class Interpreter {
       m.t_ms.push_back(row[0]);
       for (size_t c = 0; c < m.counters.size(); ++c) m.values[c].push_back(row[c + 1]);
     }
+  }
+
+  // `census`: the first of a rep gives its census.* metrics (protocol/census_record.h).
+  void handle_census(const KeyValues& kv, const std::string& where) {
+    auto c = parse_census_record(kv);
+    RepResult* rep = c ? rep_for(kv, where) : nullptr;
+    if (!c) problem(fmt::format("{}: {}", where, c.error().message));
+    if (rep) add_census(std::move(*c), kMaxMetricsPerRep, &rep->metrics, &rep->census);
   }
 
   void handle_workload(const KeyValues& kv, const std::string& where) {
@@ -327,35 +341,6 @@ class Interpreter {
         continue;
       }
       rep.deltas[name] = d;
-    }
-  }
-
-  // Per-size outcomes of the rep's faults, as workload metrics (catalog: count metrics with a
-  // threshold) where the rep faulted that size at all (alloc + fallback > 0): the success rate
-  // alloc / (alloc + fallback) and the fallbacks met, of anonymous faults (success.anon.<size>,
-  // fallback.anon.<size>: mthp.<size>.anon_fault_alloc and _fallback; the PMD size is one of
-  // the sizes), of shmem (success.shmem.<size>, fallback.shmem.<size>) and of PMD THP faults
-  // as /proc/vmstat counts them (success.thp, fallback.thp). The agent's counters bracket the
-  // workload process, so these are the fallbacks the workload met.
-  static void add_fault_outcomes(RepResult& rep) {
-    auto add = [&](const std::string& kind, const std::string& alloc, const std::string& fb) {
-      auto a = rep.deltas.find(alloc), f = rep.deltas.find(fb);
-      if (a == rep.deltas.end() || f == rep.deltas.end() || a->second + f->second <= 0) return;
-      if (rep.metrics.size() + 2 > kMaxMetricsPerRep) return;
-      rep.metrics.try_emplace("success." + kind, static_cast<double>(a->second) /
-                                                     static_cast<double>(a->second + f->second));
-      rep.metrics.try_emplace("fallback." + kind, static_cast<double>(f->second));
-    };
-    add("thp", "vmstat.thp_fault_alloc", "vmstat.thp_fault_fallback");
-    std::vector<std::string> sizes;
-    for (const auto& [name, _] : rep.deltas) {
-      if (name.starts_with("mthp.") && name.ends_with(".anon_fault_alloc")) {
-        sizes.push_back(name.substr(5, name.size() - 5 - std::string(".anon_fault_alloc").size()));
-      }
-    }
-    for (const std::string& s : sizes) {
-      add("anon." + s, "mthp." + s + ".anon_fault_alloc", "mthp." + s + ".anon_fault_fallback");
-      add("shmem." + s, "mthp." + s + ".shmem_alloc", "mthp." + s + ".shmem_fallback");
     }
   }
 

@@ -16,6 +16,7 @@
 #include "catalog/repeat_plan.h"
 #include "catalog/repeat_rule.h"
 #include "model/experiment.h"  // KeyValues
+#include "protocol/census_record.h"
 #include "protocol/guest_text.h"
 #include "protocol/output_adapter.h"
 #include "protocol/record_stream.h"
@@ -59,6 +60,9 @@ struct RepResult {
   // pagetype.*, pageblocks.*, swap.*, zram.*, memcg.*), as values, not deltas.
   std::map<std::string, int64_t> state_before, state_after;
   MonitorSeries monitor;  // `monitor` record (machine.monitor), empty without one
+  // `census` records (evidence.census): the census of each mapping at the workload's peak; the
+  // first census's totals are in `metrics` as census.* (protocol/census_record.h).
+  std::vector<CensusMapping> census;
 
   bool has_workload = false;
   bool warmup = false;  // the workload record said `warmup 1`: in no statistic

@@ -21,12 +21,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -123,8 +123,8 @@ struct wl_result {
   int status; /* waitpid status */
   long long wall_ns;
   long rep;
-  int census_fd;     /* the agent's end of the peak channel (job `census 1`), or -1 */
-  long ncensus;      /* censuses taken this rep */
+  int census_fd;       /* the agent's end of the peak channel (job `census 1`), or -1 */
+  long ncensus;        /* censuses taken this rep */
   long long census_ns; /* time spent taking them: not the workload's */
   struct sb out;
   int truncated;     /* more than MAX_PAYLOAD bytes on stdout */

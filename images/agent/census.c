@@ -114,8 +114,12 @@ static void large_page(struct census_walk *w, struct folio_acc *a, struct census
       return;
     }
     const unsigned order = folio_order(w, head);
-    *a = (struct folio_acc){.active = 1, .head = head, .nr = 1ULL << order, .mapped = 1,
-                            .order = order, .kind = kind_of(f)};
+    *a = (struct folio_acc){.active = 1,
+                            .head = head,
+                            .nr = 1ULL << order,
+                            .mapped = 1,
+                            .order = order,
+                            .kind = kind_of(f)};
   }
   a->run_v = v;
   a->run_p = p;

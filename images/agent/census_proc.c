@@ -52,8 +52,7 @@ static unsigned log2u(uint64_t v) {
 static void geometry_read(struct geometry *g) {
   struct sb f = {0};
   g->page_kb = (uint64_t)sysconf(_SC_PAGESIZE) >> 10;
-  g->pmd_pages = read_file(THP_SYSFS "/hpage_pmd_size", &f) ? 512
-                                                             : strtoull(f.p, NULL, 10) >> 10;
+  g->pmd_pages = read_file(THP_SYSFS "/hpage_pmd_size", &f) ? 512 : strtoull(f.p, NULL, 10) >> 10;
   g->pmd_pages = g->pmd_pages > g->page_kb ? g->pmd_pages / g->page_kb : 512;
   g->pmd_order = log2u(g->pmd_pages);
   sb_free(&f);
@@ -107,8 +106,9 @@ static void vma_detail(struct sb *line, const struct census_counts *c, const str
       sb_printf(line, " %s.%s=%llu/%llu", census_kind_name(k), size,
                 (unsigned long long)kc->folios[o], (unsigned long long)(kc->pages[o] * g->page_kb));
     }
-    if (kc->partial_folios) sb_printf(line, " %s.partial=%llu", census_kind_name(k),
-                                      (unsigned long long)kc->partial_folios);
+    if (kc->partial_folios)
+      sb_printf(line, " %s.partial=%llu", census_kind_name(k),
+                (unsigned long long)kc->partial_folios);
   }
   if (c->zero_pages) sb_printf(line, " zero=%llu", (unsigned long long)c->zero_pages);
 }
@@ -145,16 +145,17 @@ static int vma_header(const char *l, struct vma *v) {
   unsigned long long s, e;
   int name_at = 0;
   memset(v, 0, sizeof *v);
-  if (sscanf(l, "%llx-%llx %7s %*s %*s %*s %n", &s, &e, v->perms, &name_at) < 3) return 0;
+  if (sscanf(l, "%llx-%llx %7s %*s %*s %*s%n", &s, &e, v->perms, &name_at) < 3 || !name_at)
+    return 0;
   v->start = s, v->end = e;
-  if (name_at > 0) snprintf(v->name, sizeof v->name, "%.*s", (int)strcspn(l + name_at, "\n"),
-                            l + name_at);
+  const char *name = l + name_at + strspn(l + name_at, " ");
+  snprintf(v->name, sizeof v->name, "%.*s", (int)strcspn(name, "\n"), name);
   return 1;
 }
 
 static void vma_field(const char *l, struct vma *v) {
-  static const char *const pmd[CENSUS_NKINDS] = {"AnonHugePages:", "ShmemPmdMapped:",
-                                                  "FilePmdMapped:"};
+  static const char *const pmd[CENSUS_NKINDS] = {
+      "AnonHugePages:", "ShmemPmdMapped:", "FilePmdMapped:"};
   if (!strncmp(l, "Rss:", 4)) v->rss_kb = strtoll(l + 4, NULL, 10);
   for (int k = 0; k < CENSUS_NKINDS; k++)
     if (!strncmp(l, pmd[k], strlen(pmd[k]))) v->pmd_kb[k] = strtoll(l + strlen(pmd[k]), NULL, 10);
@@ -224,6 +225,8 @@ static void totals_metrics(struct sb *p, const struct totals *t, const struct ge
     if (pages || k == CENSUS_ANON) kind_metrics(p, k, t, g);
   }
   kv_addf(p, "zero_kb", "%llu", (unsigned long long)(t->c.zero_pages * g->page_kb));
+  if (t->c.special_pages)
+    kv_addf(p, "special_kb", "%llu", (unsigned long long)(t->c.special_pages * g->page_kb));
   if (t->c.hugetlb_pages)
     kv_addf(p, "hugetlb_kb", "%llu", (unsigned long long)(t->c.hugetlb_pages * g->page_kb));
   kv_addf(p, "rss_kb", "%lld", t->rss_kb);
@@ -268,8 +271,8 @@ int census_parse_peak(const char *msg, pid_t self, pid_t *pids, size_t max) {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (end == s || errno || v <= 0 || v > 4194304 || n >= max || (*end && *end != ' ' &&
-                                                                    *end != '\n'))
+    if (end == s || errno || v <= 0 || v > 4194304 || n >= max ||
+        (*end && *end != ' ' && *end != '\n'))
       return -1;
     pids[n++] = (pid_t)v;
     s = end;

@@ -23,7 +23,8 @@ struct parse {
   int lineno;
   char *err;
   size_t errlen;
-  int seen_run_id, seen_repeat, seen_prctl, seen_exit_ok, seen_census, seen_max, seen_ci, seen_warmup;
+  int seen_run_id, seen_repeat, seen_prctl, seen_exit_ok, seen_census, seen_max, seen_ci,
+      seen_warmup;
   char **raw; /* `argv` tokens, appended after the `arg` ones at the end */
   size_t nraw;
 };
