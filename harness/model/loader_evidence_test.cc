@@ -46,7 +46,7 @@ TEST(LoaderEvidence, PlanRefusesAWorkloadWithoutAPeakAndCensusMetricsWithoutACen
   Result<void> st = validate_workloads(*exp);
   ASSERT_FALSE(st.ok());
   EXPECT_THAT(st.error().message,
-              HasSubstr("x.yaml:6:19: evidence.census: workload 'swap' does not signal its peak"));
+              HasSubstr("x.yaml:6:20: evidence.census: workload 'swap' does not signal its peak"));
   EXPECT_THAT(st.error().message, HasSubstr("those that do: fault,"));
 
   auto expect = parse_minimal("expect: [{metric: census.anon.64K.folios, '>=': 1024}]\n");

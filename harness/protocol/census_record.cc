@@ -95,8 +95,12 @@ void add_census(CensusRecord c, size_t max_metrics, std::map<std::string, double
   for (CensusMapping& m : c.mappings) {
     if (mappings->size() < kMaxCensusMappings) mappings->push_back(std::move(m));
   }
-  if (c.index != 0) return;
-  for (auto& [name, value] : c.metrics) {
+  if (c.index == 0) add_census_metrics(c.metrics, max_metrics, metrics);
+}
+
+void add_census_metrics(const std::map<std::string, double>& census, size_t max_metrics,
+                        std::map<std::string, double>* metrics) {
+  for (const auto& [name, value] : census) {
     if (metrics->size() < max_metrics) metrics->try_emplace(name, value);
   }
 }

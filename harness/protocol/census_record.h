@@ -40,6 +40,10 @@ inline constexpr size_t kMaxCensusMappings = 65536;
 // The record's payload, or an error naming the bad key (a census whose status is not ok is one).
 Result<CensusRecord> parse_census_record(const KeyValues& kv);
 
+// The census metrics a rep's stdout did not name, into its metrics (up to max_metrics in all).
+void add_census_metrics(const std::map<std::string, double>& census, size_t max_metrics,
+                        std::map<std::string, double>* metrics);
+
 // A rep's census into its metrics (the first census of the rep only, up to max_metrics names in
 // all) and its mappings (every census's).
 void add_census(CensusRecord c, size_t max_metrics, std::map<std::string, double>* metrics,

@@ -56,6 +56,7 @@ class Interpreter {
     for (auto& [n, rep] : reps_) {
       compute_deltas(rep);
       add_fault_outcomes(rep.deltas, kMaxMetricsPerRep, &rep.metrics);
+      add_census_metrics(rep.census_metrics, kMaxMetricsPerRep, &rep.metrics);
       r_.reps.push_back(std::move(rep));
     }
     decide(stream);
@@ -292,7 +293,7 @@ class Interpreter {
     auto c = parse_census_record(kv);
     RepResult* rep = c ? rep_for(kv, where) : nullptr;
     if (!c) problem(fmt::format("{}: {}", where, c.error().message));
-    if (rep) add_census(std::move(*c), kMaxMetricsPerRep, &rep->metrics, &rep->census);
+    if (rep) add_census(std::move(*c), kMaxMetricsPerRep, &rep->census_metrics, &rep->census);
   }
 
   void handle_workload(const KeyValues& kv, const std::string& where) {

@@ -63,6 +63,7 @@ struct RepResult {
   // `census` records (evidence.census): the census of each mapping at the workload's peak; the
   // first census's totals are in `metrics` as census.* (protocol/census_record.h).
   std::vector<CensusMapping> census;
+  std::map<std::string, double> census_metrics;  // census.*, joined to `metrics` at the end
 
   bool has_workload = false;
   bool warmup = false;  // the workload record said `warmup 1`: in no statistic

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -123,9 +122,9 @@ struct wl_result {
   int status; /* waitpid status */
   long long wall_ns;
   long rep;
-  int census_fd;       /* the agent's end of the peak channel (job `census 1`), or -1 */
-  long ncensus;        /* censuses taken this rep */
-  long long census_ns; /* time spent taking them: not the workload's */
+  int census_fd, ack_fd; /* the agent's ends of the peak channel (job `census 1`), or -1 */
+  long ncensus;          /* censuses taken this rep */
+  long long census_ns;   /* time spent taking them: not the workload's */
   struct sb out;
   int truncated;     /* more than MAX_PAYLOAD bytes on stdout */
   struct sb samples; /* the monitor's: "s<i>\t<t_ms> <value>...\n" lines */
@@ -151,11 +150,13 @@ static long long now_ns(void) {
 /* Child side: stdout = pipe, stdin = /dev/null, stderr stays the console. PR_SET_THP_DISABLE
  * is kept across execve (MMF_DISABLE_THP is in MMF_INIT_MASK), so setting it here covers the
  * workload. */
-static _Noreturn void exec_child(const struct job *job, int out_fd, int census_fd) {
+static _Noreturn void exec_child(const struct job *job, int out_fd, const int census[2]) {
   char num[16];
-  snprintf(num, sizeof num, "%d", census_fd);
-  if (census_fd >= 0 && (fcntl(census_fd, F_SETFD, 0) < 0 || setenv(CENSUS_FD_ENV, num, 1)))
-    _exit(126);
+  for (int i = 0; i < 2 && census[0] >= 0; i++) {
+    snprintf(num, sizeof num, "%d", census[i]);
+    if (fcntl(census[i], F_SETFD, 0) < 0 || setenv(i ? CENSUS_ACK_FD_ENV : CENSUS_FD_ENV, num, 1))
+      _exit(126);
+  }
   int nul = open("/dev/null", O_RDONLY);
   if (nul >= 0 && nul != 0) dup2(nul, 0), close(nul);
   if (out_fd == 1 ? fcntl(1, F_SETFD, 0) < 0 : dup2(out_fd, 1) < 0) _exit(126);
@@ -197,7 +198,8 @@ static void answer_peak(struct wl_result *r, pid_t pid) {
   if (n < 0 && errno == EINTR) return;
   if (n <= 0) {
     close(r->census_fd);
-    r->census_fd = -1;
+    close(r->ack_fd);
+    r->census_fd = r->ack_fd = -1;
     return;
   }
   msg[n] = '\0';
@@ -208,7 +210,7 @@ static void answer_peak(struct wl_result *r, pid_t pid) {
   else
     census_emit(r->rep, r->ncensus++, pids, (size_t)np);
   r->census_ns += now_ns() - t;
-  if (write(r->census_fd, "k", 1) != 1) log_msg("census: answer: %s", strerror(errno));
+  if (write(r->ack_fd, "k", 1) != 1) log_msg("census: answer: %s", strerror(errno));
 }
 
 /* The workload's stdout until EOF; with a monitor, a sample every period meanwhile; with a
@@ -241,25 +243,27 @@ static void drain(const struct job *job, int fd, struct wl_result *r, long long 
   if (period) sample(job, r, t0); /* the end of the rep */
 }
 
-/* With a census (job `census 1`) the workload gets one end of a socket pair, named by
- * CENSUS_FD_ENV, on which it says when it is at its peak (census_proc.h). wall_ns leaves out the
- * time the censuses took. */
+/* With a census (job `census 1`) the workload gets two pipes, named by CENSUS_FD_ENV and
+ * CENSUS_ACK_FD_ENV, to say when it is at its peak and hear back (census_proc.h; the small kernel
+ * has no sockets). wall_ns leaves out the time the censuses took. */
 static void run_workload(const struct job *job, struct wl_result *r) {
-  int pfd[2], cfd[2] = {-1, -1};
+  int pfd[2], peak[2] = {-1, -1}, ack[2] = {-1, -1};
   if (pipe2(pfd, O_CLOEXEC)) fail_run("workload", "pipe: %s", strerror(errno));
-  if (job->census && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, cfd))
-    fail_run("workload", "socketpair: %s", strerror(errno));
-  r->census_fd = cfd[0];
+  if (job->census && (pipe2(peak, O_CLOEXEC) || pipe2(ack, O_CLOEXEC)))
+    fail_run("workload", "pipe: %s", strerror(errno));
+  const int child[2] = {peak[1], ack[0]};
+  r->census_fd = peak[0];
+  r->ack_fd = ack[1];
   if (read_memcg_events(job, &r->events)) r->events.oom_kill = -1;
   long long t0 = now_ns();
   pid_t pid = fork();
   if (pid < 0) fail_run("workload", "fork: %s", strerror(errno));
-  if (pid == 0) exec_child(job, pfd[1], cfd[1]);
+  if (pid == 0) exec_child(job, pfd[1], child);
   close(pfd[1]);
-  if (cfd[1] >= 0) close(cfd[1]);
+  if (job->census) close(peak[1]), close(ack[0]);
   drain(job, pfd[0], r, t0, pid);
   close(pfd[0]);
-  if (r->census_fd >= 0) close(r->census_fd);
+  if (r->census_fd >= 0) close(r->census_fd), close(r->ack_fd);
   while (waitpid(pid, &r->status, 0) < 0)
     if (errno != EINTR) fail_run("workload", "waitpid: %s", strerror(errno));
   r->wall_ns = now_ns() - t0 - r->census_ns;

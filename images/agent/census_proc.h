@@ -9,9 +9,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The environment variable naming the workload's end of the peak channel (a socket): the
- * workload writes "peak [pid ...]\n" at its peak and waits for one byte back. */
+/* The environment variables naming the workload's ends of the peak channel (two pipes): the
+ * workload writes "peak [pid ...]\n" to the first at its peak and waits for one byte on the
+ * second. */
 #define CENSUS_FD_ENV "FOLIOLAB_CENSUS_FD"
+#define CENSUS_ACK_FD_ENV "FOLIOLAB_CENSUS_ACK_FD"
 #define CENSUS_MAX_PIDS 16
 
 /* The census of pids[0..npids) (together) as one `census` record for rep; `index` counts the
