@@ -167,6 +167,7 @@ static void print_result(size_t blocks, long done, double collapse_s,
   wl_json_opt(&j, "thp_collapse_alloc_failed", wl_delta(c0->alloc_failed, c1->alloc_failed));
   wl_json_opt(&j, "pages_collapsed", wl_delta(c0->pages_collapsed, c1->pages_collapsed));
   wl_json_opt(&j, "full_scans", wl_delta(c0->full_scans, c1->full_scans));
+  wl_peak();
   wl_json_kb(&j, "anon_huge_kb", region_huge_kb((uintptr_t)g_mem, (uintptr_t)g_mem + g_size));
   wl_json_kb(&j, "rss_kb", wl_smaps_rollup_kb("Rss"));
   wl_json_print(&j);

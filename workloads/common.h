@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WL_EXIT_FAIL 1
 #define WL_EXIT_USAGE 2
@@ -241,6 +242,25 @@ static inline long wl_proc_kb(const char *path, const char *field) {
  * (needs CONFIG_PROC_PAGE_MONITOR). */
 static inline long wl_smaps_rollup_kb(const char *field) {
   return wl_proc_kb("/proc/self/smaps_rollup", field);
+}
+
+/* The workload's peak, for the agent's folio census (docs/evidence.md "Folio census"): when the
+ * job asked for one, the agent names two pipes in FOLIOLAB_CENSUS_FD and FOLIOLAB_CENSUS_ACK_FD;
+ * this writes "peak" to the first and waits for the agent's byte on the second, which comes once
+ * the agent has walked this process's mappings. Called where smaps_rollup is read, after the
+ * measured phase, while the memory is still mapped (the FL_PEAK line of the workload's .def says
+ * where). Without a census: nothing. */
+static inline void wl_peak(void) {
+  const char *e = getenv("FOLIOLAB_CENSUS_FD"), *a = getenv("FOLIOLAB_CENSUS_ACK_FD");
+  if (!e || !*e || !a || !*a) return;
+  const int fd = atoi(e), ack_fd = atoi(a);
+  static const char msg[] = "peak\n";
+  if (write(fd, msg, sizeof msg - 1) != (ssize_t)(sizeof msg - 1))
+    wl_fail("census: telling the agent of the peak on fd %d: %s", fd, strerror(errno));
+  char ack;
+  ssize_t n;
+  while ((n = read(ack_fd, &ack, 1)) < 0 && errno == EINTR) continue;
+  if (n != 1) wl_fail("census: no answer from the agent on fd %d", ack_fd);
 }
 
 /* VmRSS, VmHWM, ... of /proc/self/status. */

@@ -11,6 +11,7 @@
 #define FL_METRIC(name, unit, better, kind, doc)
 #define FL_PAGE_MULTIPLE(name)
 #define FL_PRIMARY(name)
+#define FL_PEAK(where)
 #define FL_PARAM(name, type, def, min, max, choices, doc) {name, def, NULL, min, max},
 
 #endif

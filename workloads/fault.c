@@ -287,6 +287,7 @@ int main(int argc, char **argv) {
   struct result r;
   run_workers(w, threads, &r);
   verify(w, threads);
+  wl_peak();
   print_metrics(&r, pages, ps);
   m->unmap(mem, (size_t)size);
   free(w);

@@ -286,13 +286,13 @@ int main(int argc, char **argv) {
       mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) wl_fail("mmap %" PRIu64 " bytes: %s", size, strerror(errno));
   struct worker *w = plan_workers(mem, nthreads, tpn, pages, (size_t)chunk / ps, ps);
-
   int64_t t0, t1;
   struct wl_usage u0, u1;
   run_workers(w, nthreads, &t0, &t1, &u0, &u1);
   for (size_t i = 0; i < nthreads; i++)
     if (w[i].pin_errno)
       wl_fail("sched_setaffinity(cpu %d): %s", w[i].cpu, strerror(w[i].pin_errno));
+  wl_peak();
   long rss = wl_smaps_rollup_kb("Rss"), anon_huge = wl_smaps_rollup_kb("AnonHugePages");
 
   const struct placement pl = query_placement(mem, w, nthreads, pages, ps);

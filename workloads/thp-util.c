@@ -196,6 +196,7 @@ int main(int argc, char **argv) {
       memcpy(base + r * g_pmd + subs[k] * g_ps, &w, 8);
     }
   struct wl_usage u1 = wl_usage_self();
+  wl_peak();
   long rss = wl_smaps_rollup_kb("Rss"), anon_huge = wl_smaps_rollup_kb("AnonHugePages");
 
   g_pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);

@@ -116,6 +116,7 @@ int main(int argc, char **argv) {
   uint32_t *perm = link_cycle(mem, n);
   struct wl_usage u1 = wl_usage_self();
   int64_t s1 = wl_now_ns();
+  wl_peak();
   long rss = wl_smaps_rollup_kb("Rss"), anon_huge = wl_smaps_rollup_kb("AnonHugePages");
 
   void *start = mem + elem_off(0);

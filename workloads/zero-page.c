@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
   struct wl_usage u1 = wl_usage_self();
   int64_t t1 = wl_now_ns();
   long long zp1 = wl_vmstat("thp_zero_page_alloc");
+  wl_peak();
   long vmrss = wl_status_kb("VmRSS");
   long anon_huge = wl_smaps_rollup_kb("AnonHugePages");
 

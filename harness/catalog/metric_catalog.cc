@@ -1,5 +1,6 @@
 #include "catalog/metric_catalog.h"
 
+#include "catalog/census_metrics.h"
 #include "catalog/workload_catalog.h"
 
 namespace foliolab {
@@ -34,6 +35,7 @@ CountThreshold count_threshold(std::string_view metric) {
     if (metric == gauge) return {kPmdKb, kRel};
   }
   if (metric.starts_with("meminfo.")) return {kPmdKb, kRel};
+  if (metric.starts_with(kCensusPrefix)) return census_metric_info(metric).threshold;
   if (metric.starts_with("vmstat.nr_")) {
     return ends_with(metric, "hugepages") ? CountThreshold{1, 0} : CountThreshold{kPmdPages, kRel};
   }
@@ -104,6 +106,7 @@ MetricInfo catalog_info(std::string_view metric, const MetricDecls& declared) {
   if (metric.starts_with("kprobe.") || metric.starts_with("func.")) {
     return {"calls", Better::kNone, MetricKind::kCount, true};
   }
+  if (metric.starts_with(kCensusPrefix)) return census_metric_info(metric);
   if (metric.starts_with("vmstat.") || metric.starts_with("mthp.")) {
     return {"", Better::kNone, MetricKind::kCount, true};
   }

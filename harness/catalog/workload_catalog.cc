@@ -95,6 +95,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #define FL_PRIMARY(name) mark_primary(all.back(), name);
 #define FL_PACKAGES(list) all.back().packages = split_words(list);
 #define FL_FULL_GUEST(why) all.back().full_guest = why;
+#define FL_PEAK(where) all.back().peak = where;
 // The catalog's order (custom last) is the order of these lines.
 // clang-format off
 #include "../../workloads/fault.def"
@@ -120,6 +121,7 @@ std::vector<WorkloadInfo> build_catalog() {
 #undef FL_PRIMARY
 #undef FL_PACKAGES
 #undef FL_FULL_GUEST
+#undef FL_PEAK
   for (WorkloadInfo& w : all) {
     for (ParamInfo& p : common_params()) w.params.push_back(std::move(p));
   }

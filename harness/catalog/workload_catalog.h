@@ -54,6 +54,9 @@ struct WorkloadInfo {
   // Why it needs the full guest kernel (FL_FULL_GUEST in the .def: "debugfs, userfaultfd and
   // hugetlbfs"); empty: the small one serves (catalog/guest_kernel.h).
   std::string full_guest;
+  // Where the program signals its peak for the folio census (FL_PEAK in the .def: wl_peak() in
+  // workloads/common.h); empty: it does not, and `evidence: {census: true}` is refused.
+  std::string peak;
   const ParamInfo* param(std::string_view name) const;
   const WorkloadMetric* metric(std::string_view name) const;
 };

@@ -6,6 +6,7 @@
 #include <array>
 #include <regex>
 
+#include "catalog/census_metrics.h"
 #include "catalog/kselftest_catalog.h"
 #include "catalog/metric_catalog.h"
 #include "catalog/workload_catalog.h"
@@ -190,12 +191,16 @@ Result<void> check_counter(const Experiment& exp, const std::string& metric, boo
     return {};
   }
   if (prefix == "state") return check_state(rest);
+  if (prefix == "census") {
+    if (!exp.evidence.census) return make_error("'" + metric + "' needs evidence: {census: true}");
+    return check_census_metric(rest);
+  }
   if (prefix == "success" || prefix == "fallback") return check_fault_outcome(prefix, rest);
-  const std::vector<std::string> prefixes = {"vmstat", "mthp",    "meminfo", "tap",
-                                             "state",  "success", "fallback"};
+  const std::vector<std::string> prefixes = {"vmstat", "mthp",    "meminfo",  "tap",
+                                             "state",  "success", "fallback", "census"};
   return make_error("unknown counter prefix '" + prefix + ".'" + did_you_mean(prefix, prefixes) +
                     " (valid: vmstat., mthp.<size>kB., meminfo., tap., state., success., "
-                    "fallback.)");
+                    "fallback., census.)");
 }
 
 // Metric names the selected workloads print; `open` when one of them may print anything.
@@ -355,8 +360,8 @@ Result<void> check_metric(const Experiment& exp, const RunSelector& sel,
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kCounterFamilies = {
-    "vmstat.", "mthp.", "meminfo.", "tap.", "state.", "success.", "fallback."};
+constexpr std::array<std::string_view, 8> kCounterFamilies = {
+    "vmstat.", "mthp.", "meminfo.", "tap.", "state.", "success.", "fallback.", "census."};
 
 // A `thresholds:` entry names a count the experiment's runs can have, or a prefix of some.
 Result<void> check_threshold(const Experiment& exp, const ThresholdRule& rule) {
@@ -387,6 +392,21 @@ Result<void> check_threshold(const Experiment& exp, const ThresholdRule& rule) {
   return {};
 }
 
+// A census is taken at a workload's peak, which the program signals (FL_PEAK in its .def; a
+// custom program may, through FOLIOLAB_CENSUS_FD): a built-in one that does not would give none.
+void check_census_peak(const Experiment& exp, size_t index, Problems* out) {
+  const WorkloadInfo* info = find_workload(exp.workloads[index].name);
+  if (!exp.evidence.census || !info || info->open_metrics || !info->peak.empty()) return;
+  std::vector<std::string> with_peak;
+  for (const WorkloadInfo& w : workload_catalog()) {
+    if (!w.peak.empty()) with_peak.push_back(w.name);
+  }
+  out->add(exp.evidence.census_loc, "evidence.census",
+           fmt::format("workload '{}' does not signal its peak, so no census can be taken (those "
+                       "that do: {}; a custom program may, docs/evidence.md)",
+                       info->name, listing(with_peak)));
+}
+
 }  // namespace
 
 Result<void> validate_workloads(const Experiment& exp) {
@@ -394,6 +414,7 @@ Result<void> validate_workloads(const Experiment& exp) {
   for (size_t i = 0; i < exp.workloads.size(); ++i) {
     check_workload(exp.workloads[i], i, &out);
     check_kselftest_time(exp, i, &out);
+    check_census_peak(exp, i, &out);
   }
   for (size_t i = 0; i < exp.expectations.size(); ++i) {
     const Expectation& e = exp.expectations[i];

@@ -433,7 +433,8 @@ const ValueType& function_profile() {
 const ValueType& evidence() {
   static const T t =
       T::map(
-          "kernel events counted for the workload's processes during each rep (docs/evidence.md)",
+          "what the guest measures beside the workload's metrics: kernel events for its processes "
+          "during each rep, a folio census at its peak (docs/evidence.md)",
           {key("events", T::list("tracepoints: SYSTEM:EVENT, SYSTEM:*, or {event, by: FIELD}",
                                  T::one_of("a tracepoint",
                                            {T::string("SYSTEM:EVENT or SYSTEM:*", kEventPattern),
@@ -446,7 +447,9 @@ const ValueType& evidence() {
                                                 evidence_kprobe()}),
                        1)
                    .with_max_items(kMaxEvidenceKprobes)),
-           key("function_profile", function_profile())})
+           key("function_profile", function_profile()),
+           key("census", T::boolean("a folio census of the workload's mappings at each rep's peak "
+                                    "(no tracing needed)"))})
           .with_key_count(1);
   return t;
 }

@@ -52,7 +52,19 @@ Result<void> Parser::parse_evidence(const Field& f, EvidenceSpec* e) const {
     FL_TRY(top);
     e->profile_top = static_cast<int>(*top);
   }
-  if (!e->enabled()) return error(f, "names nothing to count: give events, kprobes or both");
+  if (const Field* census = fields->find("census")) FL_TRY(parse_census(*census, e));
+  if (!e->enabled() && !e->census) {
+    return error(f, "names nothing to count: give events, kprobes, function_profile or census");
+  }
+  return {};
+}
+
+// `census: true`: the agent takes a folio census whenever the workload says it is at its peak.
+Result<void> Parser::parse_census(const Field& f, EvidenceSpec* e) const {
+  auto on = read_bool(f);
+  FL_TRY(on);
+  e->census = *on;
+  e->census_loc = loc(f);
   return {};
 }
 

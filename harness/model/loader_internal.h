@@ -96,6 +96,7 @@ class Parser : public YamlReader {
   // fields (none for a scalar) and the field holding the name.
   Result<void> read_named(const Field& item, const ValueType& table, const std::string& key,
                           YamlFields* fields, const Field** name) const;
+  Result<void> parse_census(const Field& f, EvidenceSpec* e) const;
 
   // loader_knobs.cc
   Result<void> parse_knob_sets(const Field& f, std::vector<KnobSet>* out) const;

@@ -103,6 +103,7 @@ Result<std::string> render_job(const Experiment& exp, const Run& run) {
   if (!exp.machine.image.empty()) line("rootfs", "/dev/vda");
   state_lines(exp, run, line);
   evidence_lines(exp.evidence, line);
+  if (exp.evidence.census) line("census", "1");  // docs/evidence.md "Folio census"
   line("workload", wl.name);
   if (is_custom(wl)) line("exec", kCustomGuestPath);
   // A TAP program exits non-zero when a test failed: a result the host reads, not the end.

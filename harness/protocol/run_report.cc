@@ -11,6 +11,7 @@
 #include "protocol/evidence_record.h"
 #include "protocol/fault_outcomes.h"
 #include "protocol/guest_text.h"
+#include "protocol/monitor_record.h"
 #include "protocol/oom_reason.h"
 #include "protocol/repeat_stop.h"
 #include "util/text.h"
@@ -57,6 +58,7 @@ class Interpreter {
     for (auto& [n, rep] : reps_) {
       compute_deltas(rep);
       add_fault_outcomes(rep.deltas, &rep.metrics, kMaxMetricsPerRep);
+      add_census_metrics(rep.census_metrics, kMaxMetricsPerRep, &rep.metrics);
       r_.reps.push_back(std::move(rep));
     }
     decide(stream);
@@ -138,6 +140,8 @@ class Interpreter {
       handle_monitor(*kv, where);
     } else if (rec.type == "evidence" || rec.type == "function-profile") {
       handle_evidence(rec.type, *kv, where);
+    } else if (rec.type == "census") {
+      handle_census(*kv, where);
     } else if (rec.type == "workload") {
       handle_workload(*kv, where);
     } else if (rec.type == "error") {
@@ -231,6 +235,17 @@ class Interpreter {
     }
   }
 
+  void handle_prepare(const KeyValues& kv) {
+    if (r_.prepared.size() >= kMaxPrepared) return;
+    PreparedStep step{str_field(kv, "step"), {}};
+    for (const auto& [k, v] : kv) {
+      if (k != "step" && step.fields.size() < kMaxKnobs) {
+        step.fields.emplace_back(bounded(k, 128), bounded(v));
+      }
+    }
+    r_.prepared.push_back(std::move(step));
+  }
+
   // `state` records: integer values only (counts and indices in 1/1000), kept as they are.
   void handle_state(const KeyValues& kv, const std::string& where) {
     RepResult* rep = rep_for(kv, where);
@@ -280,22 +295,17 @@ class Interpreter {
       if (m.counters.size() < static_cast<size_t>(kMaxMonitorCounters)) m.counters.push_back(name);
     }
     m.values.assign(m.counters.size(), {});
-    for (const auto& [k, v] : kv) {
-      if (k.size() < 2 || k[0] != 's' || !parse_int(k.substr(1))) continue;
-      if (m.t_ms.size() >= static_cast<size_t>(kMaxMonitorSamples)) break;
-      const std::vector<std::string> cells = split_words(v);
-      std::vector<int64_t> row;
-      for (const std::string& c : cells) {
-        if (auto n = parse_int(c)) row.push_back(*n);
-      }
-      if (row.size() != m.counters.size() + 1) {
-        problem(fmt::format("{}: sample {} has {} values for {} counters", where, bounded(k, 16),
-                            row.size(), m.counters.size()));
-        continue;
-      }
-      m.t_ms.push_back(row[0]);
-      for (size_t c = 0; c < m.counters.size(); ++c) m.values[c].push_back(row[c + 1]);
-    }
+    std::vector<std::string> found;
+    read_monitor_samples(kv, where, &m, &found);
+    for (std::string& p : found) problem(std::move(p));
+  }
+
+  // `census`: the first of a rep gives its census.* metrics (protocol/census_record.h).
+  void handle_census(const KeyValues& kv, const std::string& where) {
+    auto c = parse_census_record(kv);
+    RepResult* rep = c ? rep_for(kv, where) : nullptr;
+    if (!c) problem(fmt::format("{}: {}", where, c.error().message));
+    if (rep) add_census(std::move(*c), kMaxMetricsPerRep, &rep->census_metrics, &rep->census);
   }
 
   void handle_workload(const KeyValues& kv, const std::string& where) {

@@ -16,6 +16,7 @@
 #include "catalog/repeat_plan.h"
 #include "catalog/repeat_rule.h"
 #include "model/experiment.h"  // KeyValues
+#include "protocol/census_record.h"
 #include "protocol/guest_text.h"
 #include "protocol/output_adapter.h"
 #include "protocol/record_stream.h"
@@ -62,6 +63,10 @@ struct RepResult {
   // `evidence:`'s counts are in `deltas` (protocol/evidence_record.h); the function profile,
   // "<function> <hits>" a line by hits, is kept whole beside run.json.
   std::string function_profile;
+  // `census` records (evidence.census): the census of each mapping at the workload's peak; the
+  // first census's totals are in `metrics` as census.* (protocol/census_record.h).
+  std::vector<CensusMapping> census;
+  std::map<std::string, double> census_metrics;  // census.*, joined to `metrics` at the end
 
   bool has_workload = false;
   bool warmup = false;  // the workload record said `warmup 1`: in no statistic

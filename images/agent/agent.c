@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "census_proc.h"
 #include "evidence.h"
 #include "job.h"
 #include "memcg_events.h"
@@ -122,6 +123,10 @@ static void emit_hello(const struct job *job) {
 struct wl_result {
   int status; /* waitpid status */
   long long wall_ns;
+  long rep;
+  int census_fd, ack_fd; /* the agent's ends of the peak channel (job `census 1`), or -1 */
+  long ncensus;          /* censuses taken this rep */
+  long long census_ns;   /* time spent taking them: not the workload's */
   struct sb out;
   int truncated;     /* more than MAX_PAYLOAD bytes on stdout */
   struct sb samples; /* the monitor's: "s<i>\t<t_ms> <value>...\n" lines */
@@ -147,8 +152,14 @@ static long long now_ns(void) {
 /* Child side: stdout = pipe, stdin = /dev/null, stderr stays the console. PR_SET_THP_DISABLE
  * is kept across execve (MMF_DISABLE_THP is in MMF_INIT_MASK), so setting it here covers the
  * workload. */
-static _Noreturn void exec_child(const struct job *job, int out_fd, int gate) {
-  char go;
+static _Noreturn void exec_child(const struct job *job, int out_fd, int gate,
+                                 const int census[2]) {
+  char num[16], go;
+  for (int i = 0; i < 2 && census[0] >= 0; i++) {
+    snprintf(num, sizeof num, "%d", census[i]);
+    if (fcntl(census[i], F_SETFD, 0) < 0 || setenv(i ? CENSUS_ACK_FD_ENV : CENSUS_FD_ENV, num, 1))
+      _exit(126);
+  }
   if (gate >= 0 && read(gate, &go, 1) != 1) _exit(126); /* the agent set up its evidence */
   int nul = open("/dev/null", O_RDONLY);
   if (nul >= 0 && nul != 0) dup2(nul, 0), close(nul);
@@ -182,23 +193,49 @@ static void sample(const struct job *job, struct wl_result *r, long long t0) {
   sb_free(&line);
 }
 
-/* The workload's stdout until EOF; with a monitor, a sample every period meanwhile. */
-static void drain(const struct job *job, int fd, struct wl_result *r, long long t0) {
+/* A message on the peak channel: the census of the processes it names (the sender when none),
+ * then one byte back, which lets the workload go on. End of file: the channel is closed. */
+static void answer_peak(struct wl_result *r, pid_t pid) {
+  char msg[256];
+  pid_t pids[CENSUS_MAX_PIDS];
+  ssize_t n = read(r->census_fd, msg, sizeof msg - 1);
+  if (n < 0 && errno == EINTR) return;
+  if (n <= 0) {
+    close(r->census_fd);
+    close(r->ack_fd);
+    r->census_fd = r->ack_fd = -1;
+    return;
+  }
+  msg[n] = '\0';
+  const long long t = now_ns();
+  int np = census_parse_peak(msg, pid, pids, CENSUS_MAX_PIDS);
+  if (np < 0)
+    log_msg("census: malformed peak message '%.60s'", msg);
+  else
+    census_emit(r->rep, r->ncensus++, pids, (size_t)np);
+  r->census_ns += now_ns() - t;
+  if (write(r->ack_fd, "k", 1) != 1) log_msg("census: answer: %s", strerror(errno));
+}
+
+/* The workload's stdout until EOF; with a monitor, a sample every period meanwhile; with a
+ * census, the peak channel's messages. */
+static void drain(const struct job *job, int fd, struct wl_result *r, long long t0, pid_t pid) {
   char buf[65536];
   const long period = job->state.monitor_ms;
   long long next = t0 + period * 1000000LL;
   if (period) sample(job, r, t0);
   for (;;) {
-    if (period) {
-      long long wait = (next - now_ns()) / 1000000;
-      struct pollfd pfd = {.fd = fd, .events = POLLIN};
-      int ready = poll(&pfd, 1, wait > 0 ? (int)wait : 0);
+    if (period || r->census_fd >= 0) {
+      long long wait = period ? (next - now_ns()) / 1000000 : -1;
+      struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN}, {.fd = r->census_fd, .events = POLLIN}};
+      int ready = poll(pfd, 2, !period ? -1 : wait > 0 ? (int)wait : 0);
       if (ready < 0 && errno != EINTR) return;
-      if (now_ns() >= next) {
+      if (period && now_ns() >= next) {
         sample(job, r, t0);
         next += period * 1000000LL;
       }
-      if (ready <= 0) continue;
+      if (ready > 0 && pfd[1].revents) answer_peak(r, pid);
+      if (ready <= 0 || !pfd[0].revents) continue;
     }
     ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
@@ -211,18 +248,27 @@ static void drain(const struct job *job, int fd, struct wl_result *r, long long 
 }
 
 /* With evidence the child waits on a gate pipe before its execv until the agent has pointed
- * set_event_pid at it and set its triggers (evidence.h); wall_ns then starts at the release. */
+ * set_event_pid at it and set its triggers (evidence.h); wall_ns then starts at the release.
+ * With a census (job `census 1`) the workload gets two pipes, named by CENSUS_FD_ENV and
+ * CENSUS_ACK_FD_ENV, to say when it is at its peak and hear back (census_proc.h; the small kernel
+ * has no sockets). wall_ns leaves out the time the censuses took. */
 static void run_workload(const struct job *job, struct wl_result *r) {
-  int pfd[2], gate[2] = {-1, -1};
+  int pfd[2], gate[2] = {-1, -1}, peak[2] = {-1, -1}, ack[2] = {-1, -1};
   const int traced = evidence_wanted(&job->evidence);
   if (pipe2(pfd, O_CLOEXEC) || (traced && pipe2(gate, O_CLOEXEC)))
     fail_run("workload", "pipe: %s", strerror(errno));
+  if (job->census && (pipe2(peak, O_CLOEXEC) || pipe2(ack, O_CLOEXEC)))
+    fail_run("workload", "pipe: %s", strerror(errno));
+  const int child[2] = {peak[1], ack[0]};
+  r->census_fd = peak[0];
+  r->ack_fd = ack[1];
   if (read_memcg_events(job, &r->events)) r->events.oom_kill = -1;
   long long t0 = now_ns();
   pid_t pid = fork();
   if (pid < 0) fail_run("workload", "fork: %s", strerror(errno));
-  if (pid == 0) exec_child(job, pfd[1], gate[0]);
+  if (pid == 0) exec_child(job, pfd[1], gate[0], child);
   close(pfd[1]);
+  if (job->census) close(peak[1]), close(ack[0]);
   if (traced) {
     close(gate[0]);
     evidence_rep_begin(pid);
@@ -230,11 +276,12 @@ static void run_workload(const struct job *job, struct wl_result *r) {
     if (write(gate[1], "g", 1) != 1) fail_run("workload", "gate: %s", strerror(errno));
     close(gate[1]);
   }
-  drain(job, pfd[0], r, t0);
+  drain(job, pfd[0], r, t0, pid);
   close(pfd[0]);
+  if (r->census_fd >= 0) close(r->census_fd), close(r->ack_fd);
   while (waitpid(pid, &r->status, 0) < 0)
     if (errno != EINTR) fail_run("workload", "waitpid: %s", strerror(errno));
-  r->wall_ns = now_ns() - t0;
+  r->wall_ns = now_ns() - t0 - r->census_ns;
   evidence_profile_stop();
 }
 
@@ -391,7 +438,7 @@ static void run_reps(const struct job *job) {
   struct watch w;
   watch_init(job, &w);
   for (long rep = 0;; rep++) {
-    struct wl_result r = {0};
+    struct wl_result r = {.rep = rep};
     const int warm = rep < job->warmup;
     const long n = rep - job->warmup + 1; /* measured reps including this one */
     state_snapshot(rep, "before", job->state.ncgroup > 0);

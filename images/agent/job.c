@@ -23,7 +23,8 @@ struct parse {
   int lineno;
   char *err;
   size_t errlen;
-  int seen_run_id, seen_repeat, seen_prctl, seen_exit_ok, seen_max, seen_ci, seen_warmup;
+  int seen_run_id, seen_repeat, seen_prctl, seen_exit_ok, seen_census, seen_max, seen_ci,
+      seen_warmup;
   char **raw; /* `argv` tokens, appended after the `arg` ones at the end */
   size_t nraw;
 };
@@ -233,6 +234,12 @@ static int parse_line(struct parse *ps, char *line) {
     if (set_once(ps, &ps->seen_prctl, "prctl_thp_disable")) return -1;
     if (parse_long(rest, 0, 1, &v)) return perr(ps, "prctl_thp_disable: '%s' is not 0 or 1", rest);
     j->thp_disable = (int)v;
+    return 0;
+  }
+  if (!strcmp(line, "census")) {
+    if (set_once(ps, &ps->seen_census, "census")) return -1;
+    if (parse_long(rest, 0, 1, &v)) return perr(ps, "census: '%s' is not 0 or 1", rest);
+    j->census = (int)v;
     return 0;
   }
   if (!strcmp(line, "nonzero_exit_ok")) {

@@ -40,6 +40,8 @@ struct job {
   /* nonzero_exit_ok 1: a non-zero exit status does not end the run (a TAP test program
    * exits 1 when a test failed; the host judges its output) */
   int nonzero_exit_ok;
+  /* census 1: a folio census (census_proc.h) whenever the workload says it is at its peak */
+  int census;
   /* `setup <n> <token>` lines: commands run once before the reps, each a NULL-terminated
    * argv (issue 20) */
   char ***setup;
