@@ -228,8 +228,9 @@ class Connection : public ConnBase, public std::enable_shared_from_this<Connecti
                       });
   }
 
-  // Closes after the reply: the client's unread bytes are drained for a moment first, so
-  // that closing does not reset the connection before the client has read the reply.
+  // Closes after the reply: the client's unread bytes are drained for a moment (at most 1 s
+  // and 1 MiB) first, so that closing does not reset the connection before the client has
+  // read the reply.
   void linger() {
     beast::error_code ignored;
     lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -238,8 +239,9 @@ class Connection : public ConnBase, public std::enable_shared_from_this<Connecti
   }
   void drain() {
     lowest().async_read_some(asio::buffer(scratch_),
-                             [self = this->shared_from_this()](beast::error_code ec, size_t) {
-                               if (ec) return self->lowest().close();
+                             [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+                               self->drained_ += n;
+                               if (ec || self->drained_ > (1 << 20)) return self->lowest().close();
                                self->drain();
                              });
   }
@@ -253,6 +255,7 @@ class Connection : public ConnBase, public std::enable_shared_from_this<Connecti
   HttpRequest req_;
   const HttpRoute* route_ = nullptr;
   bool keep_alive_ = false, has_body_ = false, expect_continue_ = false;
+  size_t drained_ = 0;
   char scratch_[16 << 10];
 };
 

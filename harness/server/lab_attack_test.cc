@@ -25,6 +25,7 @@
 #include "testing/lab_server_fixture.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/process.h"
 
 namespace foliolab {
 namespace {
@@ -384,6 +385,31 @@ TEST_P(LabAttack, AFullStoreIsAClearStatusAndLeavesNothing) {
   EXPECT_EQ(up->status, 507) << up->body;
   EXPECT_EQ(page->body.find(store.string()), std::string::npos) << page->body;
   EXPECT_TRUE(left.empty()) << left.front();
+}
+
+// --tls-cert/--tls-key: HTTPS through the same front (a self-signed certificate made here).
+TEST_P(LabAttack, HttpsServesTheDashboardAndTheApi) {
+  const fs::path cert = dir_->path() / "cert.pem", key = dir_->path() / "key.pem";
+  ProcessSpec make{
+      .argv = {"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.string(),
+               "-out", cert.string(), "-days", "1", "-subj", "/CN=localhost"},
+      .capture = true};
+  const ProcessResult made = RealProcessRunner().run(make);
+  if (!made.ok()) GTEST_SKIP() << "openssl cannot make a certificate: " << made.describe();
+  restart({.tls_cert = cert, .tls_key = key});
+  httplib::SSLClient c("127.0.0.1", port_);
+  c.enable_server_certificate_verification(false);
+  c.set_read_timeout(5, 0);
+  auto page = c.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  auto denied = c.Post("/api/v1/sessions", "{}", "application/json");
+  ASSERT_TRUE(denied);
+  EXPECT_EQ(denied->status, 401);
+  RawConn slow(port_);  // a TLS handshake that never starts is closed at the head deadline
+  bool closed = false;
+  slow.read_all(4s, &closed);
+  EXPECT_TRUE(closed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, LabAttack,
