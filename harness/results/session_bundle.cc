@@ -175,6 +175,21 @@ Result<SessionBundle> parse_bundle(std::string_view text, std::string_view where
   }
 }
 
+namespace {
+
+// The bundle's files under `tmp`, removed again if any cannot be written (a full disk).
+Result<void> write_files(const SessionBundle& bundle, const fs::path& tmp) {
+  auto st = make_dirs(tmp / "runs");
+  for (auto it = bundle.files.begin(); st.ok() && it != bundle.files.end(); ++it) {
+    st = make_dirs((tmp / it->first).parent_path());
+    if (st.ok()) st = write_file_atomic(tmp / it->first, it->second);
+  }
+  if (!st.ok()) (void)remove_tree(tmp);
+  return st;
+}
+
+}  // namespace
+
 Result<fs::path> write_bundle(const SessionBundle& bundle, const fs::path& results_root) {
   const fs::path dir = results_root / bundle.experiment / bundle.stamp;
   // A session's contents never change under its key: a copy already there is kept (a reader
@@ -184,16 +199,15 @@ Result<fs::path> write_bundle(const SessionBundle& bundle, const fs::path& resul
                        fmt::format(".{}.{}-{}.partial", bundle.stamp, ::getpid(),
                                    std::hash<std::thread::id>{}(std::this_thread::get_id()));
   if (path_exists(tmp)) FL_TRY(remove_tree(tmp));
-  FL_TRY(make_dirs(tmp / "runs"));
-  for (const auto& [name, body] : bundle.files) {
-    FL_TRY(make_dirs((tmp / name).parent_path()));
-    FL_TRY(write_file_atomic(tmp / name, body));
-  }
+  FL_TRY(write_files(bundle, tmp));
   if (path_exists(dir / "runs")) {
     FL_TRY(remove_tree(tmp));  // another writer was first
     return dir;
   }
-  FL_TRY(rename_path(tmp, dir));
+  if (auto st = rename_path(tmp, dir); !st.ok()) {
+    (void)remove_tree(tmp);
+    return st.error();
+  }
   return dir;
 }
 

@@ -137,7 +137,10 @@ Result<std::vector<IndexedGateCase>> parse_gate_cases_json(std::string_view text
   }
 }
 
-std::string error_json(std::string_view message) { return json{{"error", message}}.dump(); }
+// Bytes that are not UTF-8 (a path segment like %c0%ae echoed back) are replaced, not thrown.
+std::string error_json(std::string_view message) {
+  return json{{"error", message}}.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 bool is_kernel_name(std::string_view name) { return is_plain_name(name); }
 

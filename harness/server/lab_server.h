@@ -1,21 +1,24 @@
-// `foliolab serve`: a lab's results in one place. An HTTP server (cpp-httplib, a thread pool)
-// over one index (results/sql.h: PostgreSQL for a lab, a SQLite file for one machine): the
-// JSON API of server/lab_api.h, a dashboard (server/dashboard.h, no external assets) and a
-// store of built kernels by build id. Each request opens its own connection, so a database
-// restart costs the requests in flight, never the server.
+// `foliolab serve`: a lab's results in one place. An HTTP server (server/http_front.h: one I/O
+// thread, a bounded pool of workers, deadlines for slow clients) over one index (results/sql.h:
+// PostgreSQL for a lab, a SQLite file for one machine): the JSON API of server/lab_api.h, a
+// dashboard (server/dashboard.h, no external assets) and a store of built kernels by build id. Each
+// request opens its own connection, so a database restart costs the requests in flight, never the
+// server.
 //
 // Pushing and kernel uploads need a push token; reading needs a read (or push) token unless
-// `open_read`. Bodies over `max_upload` get 413 before they are read whole; a push is checked
-// whole (results/session_bundle.h) and stored in one transaction, so a bad, partial or
-// interrupted upload changes nothing.
+// `open_read`; the token is checked on the request head, before any body is read. Bodies over
+// `max_upload` get 413 before they are read; a push is checked whole (results/session_bundle.h,
+// and every record's identity against the bundle's) and stored in one transaction, so a bad,
+// partial or interrupted upload changes nothing. Errors are JSON; a 5xx names no detail (the
+// database's address, a path): those go to stderr.
 #pragma once
 
-#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "server/http_front.h"
 #include "util/result.h"
 
 namespace foliolab {
@@ -29,6 +32,7 @@ struct LabServerOptions {
   std::filesystem::path store;  // kernels/<build id>/<file>, sessions/ (the view cache)
   // HTTPS directly when both are set (else plain HTTP, for a reverse proxy in front).
   std::filesystem::path tls_cert, tls_key;
+  HttpLimits limits;  // deadlines and caps for clients (tests make them short)
 };
 
 class LabServer {

@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -14,7 +16,11 @@ namespace fs = std::filesystem;
 Result<void> write_file_atomic(const fs::path& path, std::string_view data) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  // A name of this call's own: writers of one path in many threads (a server's concurrent
+  // uploads) must not share a temporary file; the last rename wins, each file whole.
+  static std::atomic<uint64_t> serial{0};
+  const fs::path tmp =
+      path.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++serial);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return make_error(fmt_errno("cannot create " + tmp.string()));
   size_t done = 0;
