@@ -263,17 +263,6 @@ class Interpreter {
         [](std::string_view k) { return k != "rep" && k != "phase"; }, target);
   }
 
-  void handle_prepare(const KeyValues& kv) {
-    if (r_.prepared.size() >= kMaxPrepared) return;
-    PreparedStep step{str_field(kv, "step"), {}};
-    for (const auto& [k, v] : kv) {
-      if (k != "step" && step.fields.size() < kMaxKnobs) {
-        step.fields.emplace_back(bounded(k, 128), bounded(v));
-      }
-    }
-    r_.prepared.push_back(std::move(step));
-  }
-
   // `evidence`: the rep's counts, beside its counter deltas; `function-profile`: kept as text.
   void handle_evidence(const std::string& type, const KeyValues& kv, const std::string& where) {
     RepResult* rep = rep_for(kv, where);
