@@ -222,7 +222,8 @@ const ValueType& metric_decl() {
                  key("pattern", T::string("a regex with one group (output: regex)")),
                  key("regex", T::string("the same as pattern")),
                  key("aggregate", T::choice("how matches combine",
-                                            {"first", "last", "sum", "min", "max", "count"})),
+                                            {"first", "last", "sum", "min", "max", "count",
+                                             "distribution"})),
                  key("primary", T::boolean("adaptive repetitions watch this timing")),
              })
           .with_rules({

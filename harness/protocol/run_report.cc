@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "protocol/dist_record.h"
 #include "protocol/guest_text.h"
 #include "protocol/oom_reason.h"
 #include "protocol/repeat_stop.h"
@@ -27,6 +28,15 @@ const std::string* find(const KeyValues& kv, std::string_view key) {
 
 bool is_counter_key(std::string_view k) {
   return k.starts_with("vmstat.") || k.starts_with("mthp.") || k.starts_with("meminfo.");
+}
+
+PreparedStep prepared_step(const KeyValues& kv) {
+  const std::string* name = find(kv, "step");
+  PreparedStep step{name ? bounded(*name) : std::string(), {}};
+  for (const auto& [k, v] : kv) {
+    if (k != "step" && step.fields.size() < kMaxKnobs) step.fields.emplace_back(bounded(k, 128), bounded(v));
+  }
+  return step;
 }
 
 // What workload_failure() judges, back from a RepResult.
@@ -131,17 +141,13 @@ class Interpreter {
     } else if (rec.type == "state") {
       handle_state(*kv, where);
     } else if (rec.type == "prepare") {
-      if (r_.prepared.size() < kMaxPrepared) {
-        PreparedStep step{str_field(*kv, "step"), {}};
-        for (const auto& [k, v] : *kv) {
-          if (k != "step" && step.fields.size() < kMaxKnobs) {
-            step.fields.emplace_back(bounded(k, 128), bounded(v));
-          }
-        }
-        r_.prepared.push_back(std::move(step));
-      }
+      if (r_.prepared.size() < kMaxPrepared) r_.prepared.push_back(prepared_step(*kv));
     } else if (rec.type == "monitor") {
       handle_monitor(*kv, where);
+    } else if (rec.type == "dist") {
+      RepResult* rep = rep_for(*kv, where);
+      std::string why = rep ? read_dist_record(*kv, rep->distributions) : "";
+      if (!why.empty()) problem(where + ": " + why);
     } else if (rec.type == "workload") {
       handle_workload(*kv, where);
     } else if (rec.type == "error") {
@@ -465,6 +471,7 @@ void parse_workload_stdout(std::string_view text, RepResult& rep,
   WorkloadOutput out = parse_workload_output(text, adapter);
   rep.format = adapter.format;
   rep.metrics = std::move(out.metrics);
+  for (auto& [name, d] : out.distributions) rep.distributions.insert_or_assign(name, std::move(d));
   rep.ok_marker = out.ok_marker;
   rep.fail_marker = out.fail_marker;
   rep.fail_reason = std::move(out.fail_reason);

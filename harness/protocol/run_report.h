@@ -15,6 +15,7 @@
 
 #include "catalog/repeat_plan.h"
 #include "catalog/repeat_rule.h"
+#include "model/distribution.h"
 #include "model/experiment.h"  // KeyValues
 #include "protocol/guest_text.h"
 #include "protocol/output_adapter.h"
@@ -59,6 +60,9 @@ struct RepResult {
   // pagetype.*, pageblocks.*, swap.*, zram.*, memcg.*), as values, not deltas.
   std::map<std::string, int64_t> state_before, state_after;
   MonitorSeries monitor;  // `monitor` record (machine.monitor), empty without one
+  // Distribution metrics: the guest's `dist` records (protocol/dist_record.h) and the workload
+  // output's (`aggregate: distribution`).
+  std::map<std::string, Distribution> distributions;
 
   bool has_workload = false;
   bool warmup = false;  // the workload record said `warmup 1`: in no statistic

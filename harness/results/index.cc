@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "results/distribution_json.h"
 #include "results/record_codec.h"
 #include "util/fs.h"
 
@@ -60,6 +61,28 @@ Result<void> insert_provenance(SqlDb& db, int64_t run, const Provenance& p) {
   return {};
 }
 
+// A rep's distributions: a row each in `distributions`, and their derived scalars in `samples`.
+Result<void> insert_distributions(SqlDb& db, int64_t run, const Repetition& rep,
+                                  SqlStmt& sample) {
+  auto ins = db.prepare(
+      "INSERT INTO distributions(run, metric, rep, unit, count, sum, min, max, p50, p90, p99, "
+      "buckets) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!ins.ok()) return ins.error();
+  for (const auto& [name, d] : rep.distributions) {
+    ins->bind(1, run).bind(2, name).bind(3, int64_t{rep.rep}).bind(4, d.unit).bind(5, d.count);
+    ins->bind(6, d.sum).bind(7, d.min).bind(8, d.max).bind(9, d.quantile(0.5));
+    ins->bind(10, d.quantile(0.9)).bind(11, d.quantile(0.99)).bind(12, buckets_to_json(d).dump());
+    if (auto st = ins->run(); !st.ok()) return st;
+    for (const std::string& derived : distribution_value_names(name)) {
+      if (rep.metrics.contains(derived)) continue;  // a workload metric of that name wins
+      const double value = *distribution_value(rep.distributions, derived);
+      sample.bind(1, run).bind(2, derived).bind(3, int64_t{rep.rep}).bind(4, value);
+      if (auto st = sample.run(); !st.ok()) return st;
+    }
+  }
+  return {};
+}
+
 Result<void> insert_run(SqlDb& db, int64_t session, const RunRecord& r) {
   auto del = db.prepare("DELETE FROM runs WHERE session_id = ? AND run_id = ?");
   if (!del.ok()) return del.error();
@@ -94,6 +117,7 @@ Result<void> insert_run(SqlDb& db, int64_t session, const RunRecord& r) {
       delta->bind(1, run).bind(2, name).bind(3, int64_t{rep.rep}).bind(4, value);
       if (auto st = delta->run(); !st.ok()) return st;
     }
+    FL_TRY(insert_distributions(db, run, rep, *sample));
   }
   auto knob = db.prepare(
       "INSERT INTO knobs(run, phase, path, value) VALUES(?,?,?,?) "

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <optional>
 #include <regex>
 #include <utility>
 #include <vector>
