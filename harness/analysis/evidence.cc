@@ -48,7 +48,8 @@ Distribution pooled_distribution(const VariantRuns& v, const std::string& name) 
       for (const DistributionBucket& b : d->second.buckets) buckets[{b.lo, b.hi}] += b.count;
     }
   }
-  for (const auto& [range, count] : buckets) out.buckets.push_back({range.first, range.second, count});
+  for (const auto& [range, count] : buckets)
+    out.buckets.push_back({range.first, range.second, count});
   return out;
 }
 
@@ -124,7 +125,10 @@ double size_order(const std::string& size) {
     return std::numeric_limits<double>::infinity();
   }
   const char unit = used < size.size() ? size[used] : ' ';
-  const double scale = unit == 'K' || unit == 'k' ? 1024.0 : unit == 'M' ? 1 << 20 : unit == 'G' ? 1 << 30 : 1;
+  const double scale = unit == 'K' || unit == 'k' ? 1024.0
+                       : unit == 'M'              ? 1 << 20
+                       : unit == 'G'              ? 1 << 30
+                                                  : 1;
   return n * scale;
 }
 

@@ -25,9 +25,9 @@ bool is_evidence_name(const std::string& metric);
 struct DistributionPlot {
   std::string metric, unit;
   std::vector<double> edges;
-  std::vector<std::vector<double>> fractions;      // [variant][bin]: of the variant's values
-  std::vector<std::array<double, 4>> quantiles;    // [variant]: pooled p50, p90, p99, max
-  std::vector<int64_t> counts;                     // [variant]: values pooled
+  std::vector<std::vector<double>> fractions;    // [variant][bin]: of the variant's values
+  std::vector<std::array<double, 4>> quantiles;  // [variant]: pooled p50, p90, p99, max
+  std::vector<int64_t> counts;                   // [variant]: values pooled
 };
 
 // The census side by side: a row per (kind, size), a column per (what, variant).

@@ -97,7 +97,7 @@ TEST(Evidence, HistogramsShareBinsAndTheCensusIsSideBySide) {
   }
   EXPECT_EQ(p.counts[1], 3 * (1024 + 36));
   EXPECT_LT(p.edges[1] - p.edges[0], p.edges.back() - p.edges[p.edges.size() - 2]);  // log bins
-  EXPECT_NEAR(p.quantiles[1][0] / p.quantiles[0][0], 10, 0.5);  // pooled p50s
+  EXPECT_NEAR(p.quantiles[1][0] / p.quantiles[0][0], 10, 0.5);                       // pooled p50s
 
   const CensusTable& c = g.evidence.census;
   EXPECT_EQ(c.whats, (std::vector<std::string>{"folios", "kb"}));

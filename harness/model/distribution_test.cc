@@ -25,8 +25,8 @@ TEST(Distribution, FewValuesAreKeptExactlyAndQuantilesAreNearestRank) {
   EXPECT_EQ(d.max, 100);
   ASSERT_EQ(d.buckets.size(), 6u);  // 1 2 3 4 5 100, each a point
   EXPECT_EQ(d.buckets[2], (DistributionBucket{3, 3, 3}));
-  EXPECT_EQ(d.quantile(0.5), 3);   // rank 5 of 1 1 2 2 3 3 3 4 5 100
-  EXPECT_EQ(d.quantile(0.9), 5);   // rank 9
+  EXPECT_EQ(d.quantile(0.5), 3);  // rank 5 of 1 1 2 2 3 3 3 4 5 100
+  EXPECT_EQ(d.quantile(0.9), 5);  // rank 9
   EXPECT_EQ(d.quantile(0.99), 100);
   EXPECT_EQ(d.quantile(1), 100);
   EXPECT_EQ(d.quantile(0), 1);

@@ -61,7 +61,8 @@ std::string read_dist_record(const KeyValues& kv, std::map<std::string, Distribu
   std::vector<DistributionBucket> buckets;
   for (const auto& [k, v] : kv) {
     if (k.size() >= 2 && k[0] == 'b' && parse_int(k.substr(1))) {
-      if (k != "b" + std::to_string(buckets.size())) return fmt::format("bucket {} out of order", bounded(k, 16));
+      if (k != "b" + std::to_string(buckets.size()))
+        return fmt::format("bucket {} out of order", bounded(k, 16));
       if (buckets.size() >= kMaxDistributionBuckets) return "more than 4096 buckets";
       auto b = parse_bucket(v);
       if (!b) return fmt::format("bucket {}: \"{}\" is not <lo> <hi> <count>", k, bounded(v, 64));

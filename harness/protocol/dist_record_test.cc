@@ -35,8 +35,8 @@ TEST(DistRecord, ARepsDistributionReachesTheRunReport) {
   EXPECT_EQ(d.count, 16384);
   ASSERT_EQ(d.buckets.size(), 3u);
   EXPECT_EQ(d.buckets[0], (DistributionBucket{96, 96, 120}));
-  EXPECT_EQ(d.quantile(0.005), 96);    // within the point bucket
-  EXPECT_EQ(d.quantile(1), 20480);     // max clamps the last bucket
+  EXPECT_EQ(d.quantile(0.005), 96);  // within the point bucket
+  EXPECT_EQ(d.quantile(1), 20480);   // max clamps the last bucket
   EXPECT_GE(d.quantile(0.5), 128);
   EXPECT_LT(d.quantile(0.5), 256);
 }

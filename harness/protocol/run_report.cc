@@ -11,6 +11,7 @@
 #include "protocol/dist_record.h"
 #include "protocol/guest_text.h"
 #include "protocol/oom_reason.h"
+#include "protocol/prepare_record.h"
 #include "protocol/repeat_stop.h"
 #include "util/text.h"
 
@@ -28,15 +29,6 @@ const std::string* find(const KeyValues& kv, std::string_view key) {
 
 bool is_counter_key(std::string_view k) {
   return k.starts_with("vmstat.") || k.starts_with("mthp.") || k.starts_with("meminfo.");
-}
-
-PreparedStep prepared_step(const KeyValues& kv) {
-  const std::string* name = find(kv, "step");
-  PreparedStep step{name ? bounded(*name) : std::string(), {}};
-  for (const auto& [k, v] : kv) {
-    if (k != "step" && step.fields.size() < kMaxKnobs) step.fields.emplace_back(bounded(k, 128), bounded(v));
-  }
-  return step;
 }
 
 // What workload_failure() judges, back from a RepResult.
@@ -141,7 +133,7 @@ class Interpreter {
     } else if (rec.type == "state") {
       handle_state(*kv, where);
     } else if (rec.type == "prepare") {
-      if (r_.prepared.size() < kMaxPrepared) r_.prepared.push_back(prepared_step(*kv));
+      if (r_.prepared.size() < kMaxPrepared) r_.prepared.push_back(read_prepare_record(*kv));
     } else if (rec.type == "monitor") {
       handle_monitor(*kv, where);
     } else if (rec.type == "dist") {

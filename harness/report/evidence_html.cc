@@ -57,8 +57,8 @@ json histogram_json(const DistributionPlot& p, const ComparisonGroup& g) {
                    p.edges[1] - p.edges[0] < p.edges.back() - p.edges[p.edges.size() - 2];
   json legend = json::array();
   for (size_t v = 0; v < p.quantiles.size() && v < g.variants.size(); ++v) {
-    legend.push_back(g.variants[v].label + ": p50 " + format_compact(p.quantiles[v][0]) +
-                     ", p99 " + format_compact(p.quantiles[v][2]) + ", n " +
+    legend.push_back(g.variants[v].label + ": p50 " + format_compact(p.quantiles[v][0]) + ", p99 " +
+                     format_compact(p.quantiles[v][2]) + ", n " +
                      format_compact(static_cast<double>(p.counts[v])));
   }
   const std::string unit = p.unit.empty() ? "" : " " + p.unit;
@@ -75,7 +75,8 @@ json histogram_json(const DistributionPlot& p, const ComparisonGroup& g) {
 json evidence_page_data(const ComparisonGroup& g) {
   json tables = json::array(), histograms = json::array();
   for (const TextTable& t : evidence_tables(g)) {
-    tables.push_back({{"title", t.title}, {"header", t.header}, {"rows", t.rows}, {"notes", t.notes}});
+    tables.push_back(
+        {{"title", t.title}, {"header", t.header}, {"rows", t.rows}, {"notes", t.notes}});
   }
   for (const DistributionPlot& p : g.evidence.plots) histograms.push_back(histogram_json(p, g));
   return {{"tables", tables}, {"histograms", histograms}};

@@ -64,7 +64,8 @@ TextTable quantile_table(const ComparisonGroup& g) {
   for (const DistributionPlot& p : g.evidence.plots) {
     for (size_t v = 0; v < p.quantiles.size() && v < g.variants.size(); ++v) {
       std::vector<std::string> cells = {p.metric + (p.unit.empty() ? "" : " (" + p.unit + ")"),
-                                        g.variants[v].label, count_cell(static_cast<double>(p.counts[v]))};
+                                        g.variants[v].label,
+                                        count_cell(static_cast<double>(p.counts[v]))};
       for (double x : p.quantiles[v]) cells.push_back(p.counts[v] ? format_compact(x) : "n/a");
       t.rows.push_back(std::move(cells));
     }

@@ -53,7 +53,8 @@ TEST(EvidenceLayout, RankedRowsQuantilesAndCensusAreTablesOfTheirOwn) {
   ASSERT_TRUE(census);
   EXPECT_EQ(census->header, (std::vector<std::string>{"kind", "size", "folios 4K", "folios 64K",
                                                       "kb 4K", "kb 64K"}));
-  EXPECT_EQ(census->rows[1], (std::vector<std::string>{"anon", "64K", "0", "1,024", "0", "65,536"}));
+  EXPECT_EQ(census->rows[1],
+            (std::vector<std::string>{"anon", "64K", "0", "1,024", "0", "65,536"}));
 }
 
 TEST(EvidenceLayout, MarkdownAndJsonCarryTheEvidence) {

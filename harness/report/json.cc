@@ -77,7 +77,7 @@ json distribution_plot_json(const DistributionPlot& p) {
     }
     quantiles.push_back(std::move(one));
   }
-  return {{"metric", p.metric},       {"unit", p.unit},           {"edges", p.edges},
+  return {{"metric", p.metric},       {"unit", p.unit},         {"edges", p.edges},
           {"fractions", p.fractions}, {"quantiles", quantiles}, {"counts", p.counts}};
 }
 
@@ -107,10 +107,10 @@ json group_json(const ComparisonGroup& g) {
   json ranked = json::array();
   for (size_t i : g.evidence.ranked) ranked.push_back(g.rows[i].metric);
   evidence["ranked"] = std::move(ranked);
-  return {{"title", g.title}, {"kernel", g.kernel},
-          {"arch", g.arch},   {"workload", g.workload},
-          {"knobs", g.knobs}, {"variants", variants},
-          {"metrics", rows},  {"warnings", group_warnings(g)},
+  return {{"title", g.title},    {"kernel", g.kernel},
+          {"arch", g.arch},      {"workload", g.workload},
+          {"knobs", g.knobs},    {"variants", variants},
+          {"metrics", rows},     {"warnings", group_warnings(g)},
           {"evidence", evidence}};
 }
 

@@ -34,7 +34,8 @@ void expect_distributions_indexed(ResultIndex& index) {
   ASSERT_EQ(p99->size(), 2u);
   EXPECT_EQ((*p99)[0].value, 198);  // rank 198 of 1..200
   EXPECT_EQ((*p99)[1].value, 396);
-  auto rows = index.db().query_int("SELECT COUNT(*) FROM distributions WHERE p50 = 100 AND count = 200");
+  auto rows =
+      index.db().query_int("SELECT COUNT(*) FROM distributions WHERE p50 = 100 AND count = 200");
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   EXPECT_EQ(*rows, 1);
   auto buckets = index.db().query_int(

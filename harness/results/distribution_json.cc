@@ -8,13 +8,14 @@ using json = nlohmann::json;
 
 json buckets_to_json(const Distribution& d) {
   json buckets = json::array();
-  for (const DistributionBucket& b : d.buckets) buckets.push_back(json::array({b.lo, b.hi, b.count}));
+  for (const DistributionBucket& b : d.buckets)
+    buckets.push_back(json::array({b.lo, b.hi, b.count}));
   return buckets;
 }
 
 json distribution_to_json(const Distribution& d) {
-  return {{"unit", d.unit}, {"count", d.count},  {"sum", d.sum},
-          {"min", d.min},   {"max", d.max},      {"buckets", buckets_to_json(d)}};
+  return {{"unit", d.unit}, {"count", d.count}, {"sum", d.sum},
+          {"min", d.min},   {"max", d.max},     {"buckets", buckets_to_json(d)}};
 }
 
 Distribution distribution_from_json(const json& j) {

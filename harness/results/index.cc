@@ -62,8 +62,7 @@ Result<void> insert_provenance(SqlDb& db, int64_t run, const Provenance& p) {
 }
 
 // A rep's distributions: a row each in `distributions`, and their derived scalars in `samples`.
-Result<void> insert_distributions(SqlDb& db, int64_t run, const Repetition& rep,
-                                  SqlStmt& sample) {
+Result<void> insert_distributions(SqlDb& db, int64_t run, const Repetition& rep, SqlStmt& sample) {
   auto ins = db.prepare(
       "INSERT INTO distributions(run, metric, rep, unit, count, sum, min, max, p50, p90, p99, "
       "buckets) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");

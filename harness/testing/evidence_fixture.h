@@ -41,8 +41,8 @@ inline RunRecord evidence_run(const std::string& knobs, int reps, uint64_t seed)
     }
     // The census: the 64M buffer in 64K or 4K folios, the stack and heap in 4K ones.
     f.metrics["census.anon.4K.folios"].push_back(static_cast<double>(jitter(mthp ? 14 : 16398, 2)));
-    f.metrics["census.anon.4K.kb"].push_back(
-        4.0 * static_cast<double>(jitter(mthp ? 14 : 16398, 2)));
+    f.metrics["census.anon.4K.kb"].push_back(4.0 *
+                                             static_cast<double>(jitter(mthp ? 14 : 16398, 2)));
     f.metrics["census.anon.64K.folios"].push_back(mthp ? 1024 : 0);
     f.metrics["census.anon.64K.kb"].push_back(mthp ? 65536 : 0);
     f.metrics["census.file.4K.kb"].push_back(static_cast<double>(jitter(212, 8)));

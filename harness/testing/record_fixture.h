@@ -13,8 +13,8 @@ namespace foliolab {
 struct FakeRun {
   std::string experiment = "quickstart", kernel = "6.12-mthp-vmstat", arch = "x86_64", knobs = "4K",
               workload = "fault";
-  std::map<std::string, std::vector<double>> metrics;  // workload metric -> per rep
-  std::map<std::string, std::vector<int64_t>> deltas;  // counter -> per rep
+  std::map<std::string, std::vector<double>> metrics;              // workload metric -> per rep
+  std::map<std::string, std::vector<int64_t>> deltas;              // counter -> per rep
   std::map<std::string, std::vector<Distribution>> distributions;  // name -> per rep
   bool emulated = true;
   std::string status = "ok";
