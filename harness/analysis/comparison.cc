@@ -274,6 +274,7 @@ ComparisonGroup compare_group(const GroupRuns& in, const CompareOptions& options
       g.rows.push_back(std::move(*row));
     }
   }
+  g.evidence = evidence_section(in, g.rows);
   add_sample_warnings(&g);
   if (g.icount()) {
     g.warnings.push_back(

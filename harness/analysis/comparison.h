@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/evidence.h"
 #include "analysis/group_runs.h"
 #include "analysis/machine_state.h"
+#include "analysis/metric_row.h"
 #include "analysis/stats.h"
 #include "analysis/verdict.h"
 #include "catalog/metric_catalog.h"
@@ -23,15 +25,6 @@
 namespace foliolab {
 
 inline constexpr int kComparisonSchema = 1;  // of the JSON rendering
-
-struct MetricRow {
-  std::string metric;
-  MetricInfo info;
-  bool emulated = false;  // a timing measured under TCG
-  bool icount = false;    // emulated, and instruction-time: every run under machine.timing icount
-  std::vector<SampleStats> stats;            // per variant
-  std::vector<std::optional<Delta>> deltas;  // per variant; [0] is always empty
-};
 
 struct VariantInfo {
   std::string label;
@@ -56,6 +49,9 @@ struct ComparisonGroup {
   std::vector<MonitorPlot>
       monitors;  // `monitor:` counters over each rep (analysis/machine_state.h)
   std::vector<std::string> warnings;
+  // Kernel evidence (analysis/evidence.h): its rows ranked, histograms and the census; the
+  // renderers show its rows there and not in the main table.
+  EvidenceSection evidence;
   bool emulated() const;
   bool icount() const;  // some variant is emulated and every emulated one is instruction-time
 };

@@ -27,20 +27,25 @@ Verdict directional(Better better, double change) {
 
 double finite_or_zero(double x) { return std::isfinite(x) ? x : 0; }
 
-// The n per side at which the exact rank test can reach kAlpha at all (4 for equal sizes).
-size_t n_for_min_p() {
+// The n per side at which the exact rank test can reach `alpha` at all (4 for equal sizes at
+// kAlpha; 5 at kAlpha / 4, a distribution's quantiles).
+size_t n_for_min_p(double alpha) {
   size_t n = kMinSamples;
-  while (min_rank_p(n, n) > kAlpha) ++n;
+  while (min_rank_p(n, n) > alpha) ++n;
   return n;
 }
 
+// The largest p of a directional verdict on this metric: kAlpha shared by its family's tests.
+double alpha_of(const MetricInfo& info) { return kAlpha / std::max(1, info.family); }
+
 // An inconclusive delta: what repetition would need to resolve `effect` at the samples' CV.
-void underpowered(Delta* d, const SampleStats& a, const SampleStats& b, double effect) {
+void underpowered(Delta* d, const SampleStats& a, const SampleStats& b, double effect,
+                  double alpha) {
   d->verdict = Verdict::kInconclusive;
   d->note = DeltaNote::kUnderpowered;
   d->cv = std::max(finite_or_zero(a.cv), finite_or_zero(b.cv));
   d->min_p = min_rank_p(a.n, b.n);
-  d->reps_needed = std::max(n_for_min_p(), reps_needed(d->cv, effect));
+  d->reps_needed = std::max(n_for_min_p(alpha), reps_needed(d->cv, effect, alpha));
   if (effect <= 0) d->reps_needed = kMaxAdaptiveReps + 1;
 }
 
@@ -55,13 +60,13 @@ void judge_timing(const MetricInfo& info, const SampleStats& a, const SampleStat
     return;
   }
   const double e = d->min_effect;
-  const bool significant = change_resolved(ci, rt, kAlpha);
+  const bool significant = change_resolved(ci, rt, alpha_of(info));
   if (significant && std::fabs(d->rel_change) > e) {
     d->verdict = directional(info.better, d->rel_change);
   } else if (significant || (d->ci_low >= -e && d->ci_high <= e)) {
     d->verdict = Verdict::kNoChange;  // resolved and small, or the whole interval within ±e
   } else {
-    underpowered(d, a, b, e);
+    underpowered(d, a, b, e, alpha_of(info));
   }
 }
 
@@ -114,7 +119,7 @@ void judge_count(const MetricInfo& info, const SampleStats& a, const SampleStats
   } else if (a.mean == 0) {
     d->note = DeltaNote::kZeroBaseline;
   } else {
-    underpowered(d, a, b, d->min_effect);
+    underpowered(d, a, b, d->min_effect, kAlpha);
   }
 }
 

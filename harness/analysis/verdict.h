@@ -93,7 +93,8 @@ SampleStats sample_stats(std::vector<double> values);
 // interval excludes 0, |change| > min effect and the estimate and the rank statistic agree in
 // sign; "no change" when the interval lies within ± min effect or the change is resolved and
 // smaller; else inconclusive (kUnderpowered), and always inconclusive (kGuestsBeside) when
-// `cond` has guests beside without icount. Counts: a difference of means within the
+// `cond` has guests beside without icount; a distribution's quantile (info.family 4) at
+// kAlpha / 4 (docs/comparisons.md#distributions). Counts: a difference of means within the
 // threshold is "no change"; both sides constant within it and apart by more is a change at
 // any n (kExact); else the timing rule with the threshold as the minimum effect. With
 // `cond.fragmented` (the samples are boots' means) there is no exact verdict.

@@ -144,7 +144,8 @@ struct WorkloadSpec {
   // `output: regex` reads each metric from the pattern's one capture group.
   KeyValues metric_patterns;
   // `metrics: {name: {pattern: ..., aggregate: sum}}`: how the captures of all matching lines
-  // combine (first, last, sum, min, max, count); a pattern not listed here takes the last.
+  // combine (first, last, sum, min, max, count) or stay a distribution (`distribution`); a
+  // pattern not listed here takes the last.
   KeyValues metric_aggregates;
   // `custom` only (their canonical text is also in `params`, so run ids see them):
   // params.source as a list of C files (a single `source: a.c` gives one entry),

@@ -229,17 +229,18 @@ const ValueType& custom_build() {
 
 const ValueType& metric_decl() {
   static const T t =
-      T::map("a metric's declaration",
-             {
-                 key("unit", T::string("its unit")),
-                 key("better", better()),
-                 key("kind", T::choice("a count or a timing", {"count", "timing"})),
-                 key("pattern", T::string("a regex with one group (output: regex)")),
-                 key("regex", T::string("the same as pattern")),
-                 key("aggregate", T::choice("how matches combine",
-                                            {"first", "last", "sum", "min", "max", "count"})),
-                 key("primary", T::boolean("adaptive repetitions watch this timing")),
-             })
+      T::map(
+          "a metric's declaration",
+          {
+              key("unit", T::string("its unit")),
+              key("better", better()),
+              key("kind", T::choice("a count or a timing", {"count", "timing"})),
+              key("pattern", T::string("a regex with one group (output: regex)")),
+              key("regex", T::string("the same as pattern")),
+              key("aggregate", T::choice("how matches combine", {"first", "last", "sum", "min",
+                                                                 "max", "count", "distribution"})),
+              key("primary", T::boolean("adaptive repetitions watch this timing")),
+          })
           .with_rules({
               {.key = "regex",
                .excludes = {"pattern"},

@@ -99,7 +99,7 @@ TEST(LoaderCustom, RegexMetricsTakeAnAggregate) {
   const std::string head = "    params: {source: p.c, output: regex}\n    metrics:\n";
   EXPECT_EQ(custom_error(head + "      kb: {pattern: 'x(\\d)', aggregate: summ}\n"),
             "q.yaml:11:41: workloads[0].metrics.kb.aggregate: unknown aggregate 'summ'; did you "
-            "mean 'sum'? (valid: first, last, sum, min, max, count)");
+            "mean 'sum'? (valid: first, last, sum, min, max, count, distribution)");
   EXPECT_EQ(custom_error(head + "      kb: {unit: kB, aggregate: sum}\n"),
             "q.yaml:11:22: workloads[0].metrics.kb.aggregate: 'aggregate' needs a 'pattern' (or "
             "'regex') beside it");

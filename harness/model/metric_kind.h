@@ -33,6 +33,9 @@ struct MetricInfo {
   bool known = false;            // from the catalog or a declaration, not guessed from the name
   CountThreshold threshold;      // kCount only
   bool from_experiment = false;  // the threshold is the experiment's `thresholds:` entry
+  // One of `family` tests judged together (a distribution's quantiles p50, p90, p99 and max):
+  // each at alpha / family, so that the family's false-alarm rate stays at alpha (Bonferroni).
+  int family = 1;
 };
 
 // A `thresholds:` entry of an experiment: the practical threshold of the counts it names, in

@@ -74,6 +74,22 @@ std::optional<double> combine(const std::vector<std::string>& found, const std::
   return sum;  // sum, and first / last (one value)
 }
 
+// Every capture a value of the distribution `name` (all of them numbers, else a violation).
+void collect_distribution(const std::vector<std::string>& found, const std::string& name,
+                          WorkloadOutput& out) {
+  DistributionBuilder builder;
+  for (const std::string& c : found) {
+    const std::optional<double> v = capture_number(c);
+    if (!v) {
+      add_violation(
+          out, fmt::format("metric {}: captured \"{}\", not a number", name, bounded(trim(c), 80)));
+      return;
+    }
+    builder.add(*v);
+  }
+  out.distributions.insert_or_assign(name, builder.take());
+}
+
 }  // namespace
 
 void parse_regex_output(std::string_view text, const KeyValues& patterns,
@@ -93,7 +109,11 @@ void parse_regex_output(std::string_view text, const KeyValues& patterns,
           out, fmt::format("metric {}: pattern '{}' matched no line", name, bounded(pattern, 80)));
       continue;
     }
-    if (const std::optional<double> v = combine(found, how, name, out)) set_metric(out, name, *v);
+    if (how == "distribution") {
+      collect_distribution(found, name, out);
+    } else if (const std::optional<double> v = combine(found, how, name, out)) {
+      set_metric(out, name, *v);
+    }
   }
 }
 

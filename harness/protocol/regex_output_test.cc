@@ -53,3 +53,44 @@ TEST(RegexAggregate, ANonNumberAmongTheCombinedFails) {
 
 }  // namespace
 }  // namespace foliolab
+
+namespace foliolab {
+namespace {
+
+// mmtests thpchallenge: a line per fault with its latency (ns), huge or base.
+constexpr std::string_view kThpchallenge =
+    "fault huge 31200\n"
+    "fault base 2410\n"
+    "fault huge 30800\n"
+    "fault base 2390\n"
+    "fault base 2600\n"
+    "fault huge 45100\n";
+
+TEST(RegexAggregate, DistributionKeepsEveryCaptureAsAHistogram) {
+  WorkloadOutput out;
+  parse_regex_output(kThpchallenge,
+                     {{"huge_ns", "^fault huge (\\d+)"}, {"base_ns", "^fault base (\\d+)"}},
+                     {{"huge_ns", "distribution"}, {"base_ns", "distribution"}}, out);
+  EXPECT_EQ(out.violation, "");
+  EXPECT_TRUE(out.metrics.empty());  // read through the distribution's derived names
+  ASSERT_EQ(out.distributions.size(), 2u);
+  const Distribution& huge = out.distributions.at("huge_ns");
+  EXPECT_EQ(huge.count, 3);
+  EXPECT_EQ(huge.quantile(0.5), 31200);
+  EXPECT_EQ(huge.max, 45100);
+  EXPECT_EQ(out.distributions.at("base_ns").quantile(0.5), 2410);
+}
+
+TEST(RegexAggregate, DistributionOfNoLineOrANonNumberFails) {
+  WorkloadOutput none;
+  parse_regex_output("nothing\n", {{"lat", "fault (\\d+)"}}, {{"lat", "distribution"}}, none);
+  EXPECT_EQ(none.violation, "metric lat: pattern 'fault (\\d+)' matched no line");
+  WorkloadOutput bad;
+  parse_regex_output("fault 12\nfault x\n", {{"lat", "fault (\\S+)"}}, {{"lat", "distribution"}},
+                     bad);
+  EXPECT_EQ(bad.violation, "metric lat: captured \"x\", not a number");
+  EXPECT_TRUE(bad.distributions.empty());
+}
+
+}  // namespace
+}  // namespace foliolab

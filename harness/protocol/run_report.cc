@@ -8,11 +8,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "protocol/dist_record.h"
 #include "protocol/evidence_record.h"
 #include "protocol/fault_outcomes.h"
 #include "protocol/guest_text.h"
 #include "protocol/monitor_record.h"
 #include "protocol/oom_reason.h"
+#include "protocol/prepare_record.h"
 #include "protocol/repeat_stop.h"
 #include "util/text.h"
 
@@ -135,13 +137,17 @@ class Interpreter {
     } else if (rec.type == "state") {
       handle_state(*kv, where);
     } else if (rec.type == "prepare") {
-      handle_prepare(*kv);
+      if (r_.prepared.size() < kMaxPrepared) r_.prepared.push_back(read_prepare_record(*kv));
     } else if (rec.type == "monitor") {
       handle_monitor(*kv, where);
     } else if (rec.type == "evidence" || rec.type == "function-profile") {
       handle_evidence(rec.type, *kv, where);
     } else if (rec.type == "census") {
       handle_census(*kv, where);
+    } else if (rec.type == "dist") {
+      RepResult* rep = rep_for(*kv, where);
+      std::string why = rep ? read_dist_record(*kv, rep->distributions) : "";
+      if (!why.empty()) problem(where + ": " + why);
     } else if (rec.type == "workload") {
       handle_workload(*kv, where);
     } else if (rec.type == "error") {
@@ -235,16 +241,6 @@ class Interpreter {
     }
   }
 
-  void handle_prepare(const KeyValues& kv) {
-    if (r_.prepared.size() >= kMaxPrepared) return;
-    PreparedStep step{str_field(kv, "step"), {}};
-    for (const auto& [k, v] : kv) {
-      if (k != "step" && step.fields.size() < kMaxKnobs) {
-        step.fields.emplace_back(bounded(k, 128), bounded(v));
-      }
-    }
-    r_.prepared.push_back(std::move(step));
-  }
 
   // `state` records: integer values only (counts and indices in 1/1000), kept as they are.
   void handle_state(const KeyValues& kv, const std::string& where) {
@@ -452,6 +448,7 @@ void parse_workload_stdout(std::string_view text, RepResult& rep,
   WorkloadOutput out = parse_workload_output(text, adapter);
   rep.format = adapter.format;
   rep.metrics = std::move(out.metrics);
+  for (auto& [name, d] : out.distributions) rep.distributions.insert_or_assign(name, std::move(d));
   rep.ok_marker = out.ok_marker;
   rep.fail_marker = out.fail_marker;
   rep.fail_reason = std::move(out.fail_reason);

@@ -15,6 +15,7 @@
 
 #include "catalog/repeat_plan.h"
 #include "catalog/repeat_rule.h"
+#include "model/distribution.h"
 #include "model/experiment.h"  // KeyValues
 #include "protocol/census_record.h"
 #include "protocol/guest_text.h"
@@ -67,6 +68,9 @@ struct RepResult {
   // first census's totals are in `metrics` as census.* (protocol/census_record.h).
   std::vector<CensusMapping> census;
   std::map<std::string, double> census_metrics;  // census.*, joined to `metrics` at the end
+  // Distribution metrics: the guest's `dist` records (protocol/dist_record.h) and the workload
+  // output's (`aggregate: distribution`).
+  std::map<std::string, Distribution> distributions;
 
   bool has_workload = false;
   bool warmup = false;  // the workload record said `warmup 1`: in no statistic

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/distribution.h"
 #include "model/subtest_outcome.h"
 
 namespace foliolab {
@@ -21,6 +22,8 @@ inline constexpr std::string_view kWorkloadFail = "FOLIOLAB-WORKLOAD-FAIL";
 
 struct WorkloadOutput {
   std::map<std::string, double> metrics;
+  // Regex `aggregate: distribution` (and TAP's like it): each capture a value of one histogram.
+  std::map<std::string, Distribution> distributions;
   bool ok_marker = false;    // foliolab: the single marker was the last line
   bool fail_marker = false;  // FOLIOLAB-WORKLOAD-FAIL <reason> (any format)
   std::string fail_reason;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "report/cells.h"
+#include "report/evidence_layout.h"
 #include "report/number_format.h"
 
 namespace foliolab {
@@ -150,6 +151,7 @@ TextTable one_variant_table(const ComparisonGroup& g, bool full) {
   if (full) t.header.push_back("median");
   for (const char* h : {full ? "mean ± sd" : "mean", "95% CI", "CV"}) t.header.push_back(h);
   for (const MetricRow& row : g.rows) {
+    if (row.evidence) continue;  // in the evidence tables
     const SampleStats& s = row.stats.front();
     std::vector<std::string> cells = {metric_label(row), row.info.unit, std::to_string(s.n)};
     if (full) cells.push_back(format_compact(s.median));
@@ -171,7 +173,9 @@ TextTable compact_table(const ComparisonGroup& g) {
   t.header = compact_header(g);
   const bool pair = g.variants.size() == 2;
   bool marks = false;
-  for (const MetricRow& row : g.rows) t.rows.push_back(compact_row(row, pair, &marks));
+  for (const MetricRow& row : g.rows) {
+    if (!row.evidence) t.rows.push_back(compact_row(row, pair, &marks));
+  }
   t.notes = group_warnings(g);
   if (marks) {
     t.notes.push_back(
@@ -191,6 +195,7 @@ TextTable full_table(const ComparisonGroup& g) {
   t.header = {"metric",          "unit",   "variant",   "n",      "median", "mean ± sd", "CV",
               "change [95% CI]", "p (MW)", "p (Welch)", "verdict"};
   for (const MetricRow& row : g.rows) {
+    if (row.evidence) continue;  // in the evidence tables
     for (size_t v = 0; v < row.stats.size(); ++v) {
       const SampleStats& s = row.stats[v];
       std::vector<std::string> cells = {
@@ -240,6 +245,7 @@ Document layout_comparison(const ComparisonModel& model, bool full) {
   for (const std::string& w : model.warnings) doc.preamble.push_back("warning: " + w);
   for (const ComparisonGroup& g : model.groups) {
     doc.tables.push_back(full ? full_table(g) : compact_table(g));
+    for (TextTable& t : evidence_tables(g)) doc.tables.push_back(std::move(t));
   }
   for (const std::string& n : model.notes) doc.epilogue.push_back(n);
   return doc;

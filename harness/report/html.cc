@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "report/cells.h"
+#include "report/evidence_html.h"
 #include "report/history_layout.h"
 #include "report/json.h"
 #include "report/number_format.h"
@@ -168,7 +169,7 @@ function drawComparison(data, root) {
     const sec = el('section', {class: 'group'}, root);
     el('h2', {text: g.title}, sec);
     if (g.warnings.length) el('p', {class: 'warn', text: '⚠ ' + g.warnings.join('; ')}, sec);
-    const workload = g.metrics.filter(r => !/^(vmstat|mthp|meminfo)\./.test(r.metric));
+    const workload = g.metrics.filter(r => !r.evidence && !/^(vmstat|mthp|meminfo)\./.test(r.metric));
     const counters = g.metrics.filter(r => /^(vmstat|mthp|meminfo)\./.test(r.metric));
     el('h3', {text: 'metrics (dots: repetitions; bar: 95 % CI of the mean; tick: median)'}, sec);
     const box = el('div', {class: 'plots'}, sec);
@@ -186,9 +187,10 @@ function drawComparison(data, root) {
             counters.map(r => [r.metric].concat(r.stats.map(s => s.text))
                               .concat(verdicts.length ? [r.vs_first.slice(1).map(d => d ? d.verdict : '').join(', ')] : [])));
     }
+    drawEvidence(sec, g);
     const changes = [];
     g.metrics.forEach(r => r.vs_first.forEach((d, i) => {
-      if (!d) return;
+      if (!d || r.evidence) return;
       changes.push([r.metric, g.variants[i].label, d.text.change, d.text.ci, d.text.p_mw,
                     d.text.p_welch, d.verdict]);
     }));
@@ -269,6 +271,7 @@ document.body.dataset.marks = marks;
 document.body.dataset.changepoints = changepoints;
 document.body.dataset.monitors = monitors;
 document.body.dataset.gates = gates;
+document.body.dataset.histograms = document.querySelectorAll('svg.histogram').length;
 )js";
 
 // Whether a metric cannot be negative, so that a CI reaching below zero is drawn from zero:
@@ -357,6 +360,7 @@ json comparison_page_data(const ComparisonModel& model) {
     json monitors = json::array();
     for (const MonitorPlot& m : g.monitors) monitors.push_back(monitor_json(m));
     data["groups"][gi]["monitors"] = std::move(monitors);
+    data["groups"][gi]["evidence_page"] = evidence_page_data(g);
     for (size_t ri = 0; ri < g.rows.size(); ++ri) {
       const MetricRow& r = g.rows[ri];
       json& row = data["groups"][gi]["metrics"][ri];
@@ -417,7 +421,7 @@ void page(const std::string& title, const json& data, const std::vector<std::str
       << ";\n"
       << "document.getElementById('extra').textContent = "
          "JSON.parse(document.getElementById('extra-data').textContent).join('\\n');\n"
-      << kScript << "</script>\n</body></html>\n";
+      << kScript << evidence_script() << "</script>\n</body></html>\n";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "model/distribution.h"
 #include "report/cells.h"
 #include "report/comparison_layout.h"
 #include "report/gate_layout.h"
@@ -62,18 +63,55 @@ json metric_json(const MetricRow& r) {
           {"kind", metric_kind_name(r.info.kind)},
           {"emulated", r.emulated},
           {"icount", r.icount},
+          {"evidence", r.evidence},
           {"stats", stats},
           {"vs_first", deltas}};
+}
+
+json distribution_plot_json(const DistributionPlot& p) {
+  json quantiles = json::array();
+  for (const auto& q : p.quantiles) {
+    json one = json::object();
+    for (size_t i = 0; i < q.size(); ++i) {
+      one[std::string(kDistributionQuantiles[i].suffix)] = number_json(q[i]);
+    }
+    quantiles.push_back(std::move(one));
+  }
+  return {{"metric", p.metric},       {"unit", p.unit},         {"edges", p.edges},
+          {"fractions", p.fractions}, {"quantiles", quantiles}, {"counts", p.counts}};
+}
+
+// The group's kernel evidence (analysis/evidence.h): its rows' names ranked by size of change
+// (the rows are in "metrics"), each distribution's pooled histogram and quantiles per
+// variant, and the census (means[what][variant], null where absent).
+json evidence_json(const EvidenceSection& e) {
+  json ranked = json::array(), plots = json::array(), rows = json::array();
+  for (const DistributionPlot& p : e.plots) plots.push_back(distribution_plot_json(p));
+  for (const CensusTable::Row& r : e.census.rows) {
+    json means = json::array();
+    for (const auto& per_variant : r.means) {
+      json v = json::array();
+      for (double x : per_variant) v.push_back(number_json(x));
+      means.push_back(std::move(v));
+    }
+    rows.push_back({{"kind", r.kind}, {"size", r.size}, {"means", means}});
+  }
+  return {{"distributions", plots}, {"census", {{"whats", e.census.whats}, {"rows", rows}}}};
 }
 
 json group_json(const ComparisonGroup& g) {
   json variants = json::array(), rows = json::array();
   for (const VariantInfo& v : g.variants) variants.push_back(variant_json(v));
   for (const MetricRow& r : g.rows) rows.push_back(metric_json(r));
-  return {{"title", g.title}, {"kernel", g.kernel},
-          {"arch", g.arch},   {"workload", g.workload},
-          {"knobs", g.knobs}, {"variants", variants},
-          {"metrics", rows},  {"warnings", group_warnings(g)}};
+  json evidence = evidence_json(g.evidence);
+  json ranked = json::array();
+  for (size_t i : g.evidence.ranked) ranked.push_back(g.rows[i].metric);
+  evidence["ranked"] = std::move(ranked);
+  return {{"title", g.title},    {"kernel", g.kernel},
+          {"arch", g.arch},      {"workload", g.workload},
+          {"knobs", g.knobs},    {"variants", variants},
+          {"metrics", rows},     {"warnings", group_warnings(g)},
+          {"evidence", evidence}};
 }
 
 json point_json(const HistoryPoint& p) {

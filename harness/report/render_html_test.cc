@@ -17,6 +17,7 @@
 #include "analysis/session_report.h"
 #include "model/loader.h"
 #include "model/matrix.h"
+#include "testing/evidence_fixture.h"
 #include "testing/record_fixture.h"
 #include "testing/temp_dir.h"
 #include "util/fs.h"
@@ -231,6 +232,43 @@ TEST(E2EHtmlReport, HistoryMarksAChangePointInChromium) {
   EXPECT_NE(dom.find("20261107T000000Z", table), std::string::npos);
   EXPECT_NE(dom.find("+20.", table), std::string::npos);
   EXPECT_NE(dom.find("change points: 1 in 1 of 2 series"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace foliolab
+
+namespace foliolab {
+namespace {
+
+// 4K against 64K mTHP with kernel evidence (testing/evidence_fixture.h): the page draws the
+// latency's histogram (one outline per variant) and lays out the ranked evidence and the census.
+TEST(E2EHtmlReport, KernelEvidenceDrawsHistogramsAndTheCensusInChromium) {
+  const std::vector<RunRecord> a = {evidence_run("4K", 3, 1)}, b = {evidence_run("64K", 3, 2)};
+  GroupRuns in;
+  in.title = "6.12-mthp-vmstat · x86_64 · fault";
+  in.variants = {{"4K", {&a[0]}, ""}, {"64K", {&b[0]}, ""}};
+  ComparisonModel model;
+  model.kind = "compare";
+  model.title = "4K → 64K";
+  model.groups.push_back(compare_group(in, {}));
+  const fs::path dir = fresh_test_dir("foliolab-html-evidence");
+  std::ostringstream html;
+  write_html(model, {}, html);
+  ASSERT_TRUE(write_file_atomic(dir / "report.html", html.str()).ok());
+  const ProcessResult r = chromium(dir, {"--dump-dom", "file://" + (dir / "report.html").string()});
+  ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.output.substr(0, 4000);
+  const std::string& dom = r.output;
+  EXPECT_EQ(dom.find("data-error"), std::string::npos) << "JavaScript error";
+  EXPECT_EQ(attr(dom, "data-histograms"), 1);
+  size_t outlines = 0;
+  for (size_t p = 0; (p = dom.find("class=\"bins\"", p)) != std::string::npos; ++p) ++outlines;
+  EXPECT_EQ(outlines, 2u);  // a variant each
+  EXPECT_NE(dom.find("folio census · "), std::string::npos);
+  EXPECT_NE(dom.find("kernel evidence · "), std::string::npos);
+  EXPECT_NE(dom.find("kprobe.folio_zero_user"), std::string::npos);
+  // The profile's rows are in the evidence table, not drawn as dot plots.
+  EXPECT_EQ(dom.find("func.fn_10</div>"), std::string::npos);
   fs::remove_all(dir);
 }
 

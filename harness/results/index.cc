@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "results/distribution_json.h"
 #include "results/record_codec.h"
 #include "results/sql_batch.h"
 #include "util/fs.h"
@@ -64,7 +65,11 @@ struct RunDetails {
         deltas(db, "INSERT INTO counter_deltas(run, counter, rep, value)", 4),
         knobs(db, "INSERT INTO knobs(run, phase, path, value)", 4,
               " ON CONFLICT(run, phase, path) DO UPDATE SET value = excluded.value"),
-        provenance(db, "INSERT INTO provenance(run, key, value)", 3) {}
+        provenance(db, "INSERT INTO provenance(run, key, value)", 3),
+        distributions(db,
+                      "INSERT INTO distributions(run, metric, rep, unit, count, sum, min, max, p50, "
+                      "p90, p99, buckets)",
+                      12) {}
 
   void add(int64_t run, const RunRecord& r) {
     for (const Repetition& rep : r.reps) {
@@ -72,17 +77,31 @@ struct RunDetails {
       for (const auto& [name, value] : rep.metrics)
         samples.add({run, name, int64_t{rep.rep}, value});
       for (const auto& [name, value] : rep.deltas) deltas.add({run, name, int64_t{rep.rep}, value});
+      add_distributions(run, rep);
     }
     for (const auto& [phase, kv] : {std::pair{"found", &r.knobs_found}, {"set", &r.knobs_set}}) {
       for (const auto& [path, value] : *kv) knobs.add({run, std::string(phase), path, value});
     }
     add_provenance(provenance, run, r.provenance);
   }
+  // A rep's distributions: a row each in `distributions`, their derived scalars in `samples`
+  // (a workload metric of that name wins).
+  void add_distributions(int64_t run, const Repetition& rep) {
+    for (const auto& [name, d] : rep.distributions) {
+      distributions.add({run, name, int64_t{rep.rep}, d.unit, d.count, d.sum, d.min, d.max,
+                         d.quantile(0.5), d.quantile(0.9), d.quantile(0.99),
+                         buckets_to_json(d).dump()});
+      for (const std::string& derived : distribution_value_names(name)) {
+        if (rep.metrics.contains(derived)) continue;
+        samples.add({run, derived, int64_t{rep.rep}, *distribution_value(rep.distributions, derived)});
+      }
+    }
+  }
   Result<void> flush() {
-    for (SqlBatch* b : {&samples, &deltas, &knobs, &provenance}) FL_TRY(b->flush());
+    for (SqlBatch* b : {&samples, &deltas, &knobs, &provenance, &distributions}) FL_TRY(b->flush());
     return {};
   }
-  SqlBatch samples, deltas, knobs, provenance;
+  SqlBatch samples, deltas, knobs, provenance, distributions;
 };
 
 std::vector<SqlValue> run_row(int64_t session, const RunRecord& r) {

@@ -173,6 +173,18 @@ CREATE TABLE gate_cases(
   PRIMARY KEY(session, rule, grp, metric)) WITHOUT ROWID;
 CREATE INDEX gate_cases_metric ON gate_cases(metric);
 )sql",
+    // 8: distribution metrics (issue 56, model/distribution.h): a row per run, metric and rep
+    // with its quantiles and its buckets; the quantiles are in `samples` too, as <metric>.p50,
+    // .p90, .p99, .max and .count, so that history, gate and bisect read them like any metric.
+    R"sql(
+CREATE TABLE distributions(
+  run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  metric TEXT NOT NULL, rep INTEGER NOT NULL,
+  unit TEXT NOT NULL, count INTEGER NOT NULL, sum REAL NOT NULL, min REAL NOT NULL,
+  max REAL NOT NULL, p50 REAL NOT NULL, p90 REAL NOT NULL, p99 REAL NOT NULL,
+  buckets TEXT NOT NULL,          -- JSON: [[lo, hi, count], ...] (lo = hi: exactly lo)
+  PRIMARY KEY(run, metric, rep)) WITHOUT ROWID;
+)sql",
 };
 static_assert(std::size(kMigrations) == kIndexSchema);
 

@@ -13,7 +13,7 @@
 
 namespace foliolab {
 
-inline constexpr int kIndexSchema = 7;
+inline constexpr int kIndexSchema = 8;
 inline constexpr const char* kIndexFile = "index.sqlite";
 
 // Schema management, exposed for the migration test: brings `db` from its user_version up to

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "results/distribution_json.h"
+
 namespace foliolab {
 using json = nlohmann::json;
 
@@ -276,6 +278,10 @@ Repetition rep_from_json(const json& e) {
     rep.state_after = s->at("after").get<std::map<std::string, int64_t>>();
   }
   if (auto m = e.find("monitor"); m != e.end()) rep.monitor = monitor_from_json(*m);
+  // Optional within schema 2 (issue 56): distribution metrics.
+  if (auto d = e.find("distributions"); d != e.end()) {
+    rep.distributions = distributions_from_json(*d);
+  }
   // Optional within schema 2: written only when the workload reported tests.
   if (auto t = e.find("tests"); t != e.end()) {
     for (const json& x : *t) {
@@ -407,6 +413,7 @@ json encode_record(const RunRecord& r) {
       e["state"] = {{"before", rep.state_before}, {"after", rep.state_after}};
     }
     if (!rep.monitor.empty()) e["monitor"] = monitor_to_json(rep.monitor);
+    if (!rep.distributions.empty()) e["distributions"] = distributions_to_json(rep.distributions);
     reps.push_back(std::move(e));
   }
   json out = {{"schema", kRunRecordSchema},

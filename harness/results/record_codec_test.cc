@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "testing/record_fixture.h"
 
 namespace foliolab {
@@ -229,6 +231,43 @@ TEST(RecordCodec, RootfsProvenanceRoundTripsAndIsAbsentForInitramfsRuns) {
   EXPECT_EQ(back->provenance.rootfs_recipe, "debian-redis");
   EXPECT_EQ(back->provenance.rootfs_id, "5555666677778888");
   EXPECT_EQ(encode_record(*back), j);  // nothing lost
+}
+
+}  // namespace
+}  // namespace foliolab
+
+namespace foliolab {
+namespace {
+
+// A rep's distributions round-trip (issue 56) and read as their derived scalars; a damaged one
+// is an error naming the file; a record without any (before issue 56) has none.
+TEST(RecordCodec, DistributionsRoundTripAndReadAsQuantiles) {
+  RunRecord r = sample();
+  for (size_t i = 0; i < r.reps.size(); ++i) {
+    DistributionBuilder b("ns");
+    for (int v = 1; v <= 100; ++v) b.add(v * (1.0 + static_cast<double>(i)));
+    r.reps[i].distributions["kprobe.folio_zero_user.latency_ns"] = b.take();
+  }
+  const nlohmann::json j = encode_record(r);
+  auto back = parse_record(j.dump());
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->reps[2].distributions, r.reps[2].distributions);
+  EXPECT_EQ(back->samples("kprobe.folio_zero_user.latency_ns.p50"),
+            (std::vector<double>{50, 100, 150}));
+  EXPECT_EQ(back->samples("kprobe.folio_zero_user.latency_ns.count"),
+            (std::vector<double>{100, 100, 100}));
+  const auto names = back->metric_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "kprobe.folio_zero_user.latency_ns.p99"),
+            names.end());
+
+  nlohmann::json damaged = j;
+  damaged["reps"][0]["distributions"]["kprobe.folio_zero_user.latency_ns"]["count"] = 700;
+  auto bad = parse_record(damaged.dump(), "runs/x/run.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("runs/x/run.json"), std::string::npos);
+  EXPECT_NE(bad.error().message.find("buckets count 100, count says 700"), std::string::npos)
+      << bad.error().message;
+  EXPECT_TRUE(parse_record(encode_record(sample()).dump())->reps[0].distributions.empty());
 }
 
 }  // namespace

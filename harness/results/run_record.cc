@@ -40,7 +40,7 @@ std::optional<double> rep_value(const Repetition& rep, const std::string& metric
   if (const auto* state = state_map(rep, metric, &key)) {
     if (auto s = state->find(key); s != state->end()) return static_cast<double>(s->second);
   }
-  return std::nullopt;
+  return distribution_value(rep.distributions, metric);
 }
 
 std::vector<double> RunRecord::samples(const std::string& metric) const {
@@ -57,6 +57,9 @@ std::vector<std::string> RunRecord::metric_names() const {
   for (const Repetition& rep : reps) {
     for (const auto& [name, _] : rep.metrics) names.insert(name);
     for (const auto& [name, _] : rep.deltas) names.insert(name);
+    for (const auto& [name, _] : rep.distributions) {
+      for (std::string& derived : distribution_value_names(name)) names.insert(std::move(derived));
+    }
   }
   return {names.begin(), names.end()};
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "catalog/repeat_rule.h"
+#include "model/distribution.h"
 #include "model/experiment.h"  // KeyValues, MachineSpec
 #include "model/lab_machine.h"
 #include "model/subtest_outcome.h"
@@ -109,6 +110,9 @@ struct Repetition {
   // pageblocks.*, swap.*, zram.*, memcg.*: values, not deltas; protocol/run_report.h).
   std::map<std::string, int64_t> state_before, state_after;
   MonitorSeries monitor;  // `monitor:` samples during the rep; empty without a monitor
+  // Distribution metrics (model/distribution.h): kprobe latencies, `aggregate: distribution`
+  // captures; read as the scalars <name>.p50, .p90, .p99, .max and .count.
+  std::map<std::string, Distribution> distributions;
 };
 
 // Who is to blame for a failed run.
@@ -123,7 +127,8 @@ std::string_view failure_class_name(FailureClass c);      // "", "guest", "workl
 FailureClass parse_failure_class(std::string_view name);  // unknown names: kHarness
 
 // A workload metric, else a counter delta, else a "state.before.<key>" / "state.after.<key>"
-// state value of one rep; nullopt when the rep has none of them.
+// state value, else a distribution's "<name>.p50" (any quantile, or ".count") of one rep;
+// nullopt when the rep has none of them.
 std::optional<double> rep_value(const Repetition& rep, const std::string& metric);
 
 struct RunRecord {
@@ -151,7 +156,8 @@ struct RunRecord {
   // "state.before.<key>" / "state.after.<key>" a state value, one per repetition that has it
   // (warm-up reps left out).
   std::vector<double> samples(const std::string& metric) const;
-  // Every metric and counter delta name found in any repetition, sorted.
+  // Every metric and counter delta name found in any repetition, and each distribution's
+  // derived names (<name>.p50, .p90, .p99, .max, .count), sorted.
   std::vector<std::string> metric_names() const;
 };
 

@@ -99,7 +99,8 @@ void record_guest_report(RunRecord& r, const RunReport& report) {
   }
   for (const RepResult& rep : report.reps) {
     r.reps.push_back({rep.rep, rep.wall_ns, rep.exit_status, rep.signal, rep.metrics, rep.deltas,
-                      rep.tests, rep.warmup, rep.state_before, rep.state_after, rep.monitor});
+                      rep.tests, rep.warmup, rep.state_before, rep.state_after, rep.monitor,
+                      rep.distributions});
   }
   r.prepared = report.prepared;
   r.repeat_stop = report.repeat_stop;

@@ -13,8 +13,9 @@ namespace foliolab {
 struct FakeRun {
   std::string experiment = "quickstart", kernel = "6.12-mthp-vmstat", arch = "x86_64", knobs = "4K",
               workload = "fault";
-  std::map<std::string, std::vector<double>> metrics;  // workload metric -> per rep
-  std::map<std::string, std::vector<int64_t>> deltas;  // counter -> per rep
+  std::map<std::string, std::vector<double>> metrics;              // workload metric -> per rep
+  std::map<std::string, std::vector<int64_t>> deltas;              // counter -> per rep
+  std::map<std::string, std::vector<Distribution>> distributions;  // name -> per rep
   bool emulated = true;
   std::string status = "ok";
 };
@@ -52,6 +53,7 @@ inline RunRecord fake_record(const FakeRun& f) {
   size_t reps = 0;
   for (const auto& [_, v] : f.metrics) reps = std::max(reps, v.size());
   for (const auto& [_, v] : f.deltas) reps = std::max(reps, v.size());
+  for (const auto& [_, v] : f.distributions) reps = std::max(reps, v.size());
   for (size_t i = 0; i < reps; ++i) {
     Repetition rep;
     rep.rep = static_cast<int>(i);
@@ -60,6 +62,9 @@ inline RunRecord fake_record(const FakeRun& f) {
     }
     for (const auto& [name, v] : f.deltas) {
       if (i < v.size()) rep.deltas[name] = v[i];
+    }
+    for (const auto& [name, v] : f.distributions) {
+      if (i < v.size()) rep.distributions[name] = v[i];
     }
     r.reps.push_back(rep);
   }
