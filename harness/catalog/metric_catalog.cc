@@ -11,23 +11,22 @@ namespace {
 
 bool ends_with(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
 
-// Kernel evidence (docs/evidence.md): tracepoint and kprobe hits (event.*, kprobe.*), function
-// profile hits (func.*) and the folio census (census.*) of the workload's own processes. Under TCG
-// they are exact but for where the agent's few faults and the timer's interrupts land: a
-// handful of hits between identical runs (handle_mm_fault by 0-5 in 16.4k, like pgfault above),
-// and the census's kB like Rss (4-56 kB). A real cause moves them by far more (1024 against
-// 16384 faults; 4,702,570 against 31,769 hits in the linux-mm thread the issue cites). So: 4
-// hits or 1 % of the larger mean, whichever is larger; the census's kB 64 kB or 1 %. A profile
-// has hundreds of rows and each is judged alone: the floor is what keeps an A/A quiet
-// (report/evidence tests: no row of two identical sessions is called a change).
+// Kernel evidence (docs/evidence.md), the one place its thresholds are set. Tracepoint and
+// kprobe hits of the workload's own processes (set_event_pid: nothing else counts): what the
+// workload does is exact (fault 64M: folio_zero_user 1024 at 64K in every rep), but address-space
+// randomization moves its page tables and stack: two reps of one boot differed by 1
+// handle_mm_fault and by 4-5 order-0 mm_page_alloc (x86_64, 2026-12-07): 8 hits or 1 % of the
+// larger mean, whichever is larger. The function profiler counts the whole guest during the rep
+// (the kernel's profiler does not honour set_ftrace_pid): its rows moved by up to 30 %
+// (__mod_zone_page_state, the timer's and the agent's share) between those reps: 16 calls or
+// 50 %, a coarse pointer, not a gate. A profile has hundreds of rows, each judged alone: the
+// floors keep an A/A quiet (analysis/evidence tests). The census: catalog/census_metrics.h.
 std::optional<CountThreshold> evidence_threshold(std::string_view metric) {
-  constexpr double kEvidenceRel = 0.01;
-  if (metric.starts_with("census.")) {
-    return CountThreshold{ends_with(metric, ".kb") ? 64.0 : 4.0, kEvidenceRel};
+  if (metric.starts_with(kCensusPrefix)) return census_metric_info(metric).threshold;
+  if (metric.starts_with("event.") || metric.starts_with("kprobe.")) {
+    return CountThreshold{8, 0.01};
   }
-  for (std::string_view prefix : {"event.", "kprobe.", "func."}) {
-    if (metric.starts_with(prefix)) return CountThreshold{4, kEvidenceRel};
-  }
+  if (metric.starts_with("func.")) return CountThreshold{16, 0.5};
   return std::nullopt;
 }
 
@@ -59,7 +58,6 @@ CountThreshold count_threshold(std::string_view metric) {
     if (metric == gauge) return {kPmdKb, kRel};
   }
   if (metric.starts_with("meminfo.")) return {kPmdKb, kRel};
-  if (metric.starts_with(kCensusPrefix)) return census_metric_info(metric).threshold;
   if (metric.starts_with("vmstat.nr_")) {
     return ends_with(metric, "hugepages") ? CountThreshold{1, 0} : CountThreshold{kPmdPages, kRel};
   }
@@ -73,16 +71,6 @@ CountThreshold count_threshold(std::string_view metric) {
   // guest; under a prepared state by up to 0.02 between identical runs (docs/machine-state.md):
   // 0.02 absolute.
   if (metric.starts_with("success.")) return {0.02, 0};
-  // Kernel evidence (docs/evidence.md): tracepoint and kprobe hits of the workload's own
-  // processes (set_event_pid: nothing else counts). What the workload does is exact (fault 64M:
-  // folio_zero_user 1024 at 64K in every rep), but address-space randomization moves its page
-  // tables and stack: two reps of one boot differed by 1 handle_mm_fault and by 4-5 order-0
-  // mm_page_alloc (x86_64, 2026-12-07): 8 events or 0.5 %, whichever is larger. The function
-  // profiler counts the whole guest during the rep (the kernel's profiler does not honour
-  // set_ftrace_pid): its rows moved by up to 30 % (__mod_zone_page_state, the timer's and the
-  // agent's share) between those reps: 16 calls or 50 %, a coarse pointer, not a gate.
-  if (metric.starts_with("event.") || metric.starts_with("kprobe.")) return {8, kRel};
-  if (metric.starts_with("func.")) return {16, 0.5};
   // The fallbacks behind them (fallback.thp, fallback.<anon|shmem>.<size>): none on a fresh
   // guest, and under a prepared state as many as the layout leaves; at most one fault apart
   // between identical runs or 2 %, whichever is larger (docs/machine-state.md).
