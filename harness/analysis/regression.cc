@@ -58,13 +58,6 @@ const RegressionRow* RegressionReport::headline() const {
   return !moved.empty() && moved[0].metric == metric ? &moved[0] : nullptr;
 }
 
-bool is_evidence_metric(std::string_view m) {
-  for (std::string_view p : {"event.", "kprobe.", "func.", "census.", "dist."}) {
-    if (m.starts_with(p)) return true;
-  }
-  return false;
-}
-
 RegressionReport regression_of(const ComparisonGroup& g, const std::string& metric,
                                const std::vector<std::string>& labels, const RunRecord& first) {
   RegressionReport r;
@@ -85,7 +78,7 @@ RegressionReport regression_of(const ComparisonGroup& g, const std::string& metr
       ++r.unchanged;
       continue;
     }
-    r.moved.push_back({row.metric, is_evidence_metric(row.metric), row.stats, row.deltas});
+    r.moved.push_back({row.metric, row.evidence, row.stats, row.deltas});
   }
   std::stable_sort(r.moved.begin(), r.moved.end(), [&](const auto& a, const auto& b) {
     return rank_of(a, metric) < rank_of(b, metric);

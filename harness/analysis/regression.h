@@ -30,7 +30,7 @@ struct RegressionColumn {
 
 struct RegressionRow {
   std::string metric;
-  bool evidence = false;                     // event.*, kprobe.*, func.*, census.*, dist.*
+  bool evidence = false;  // kernel evidence (MetricRow::evidence: analysis/evidence.h)
   std::vector<SampleStats> stats;            // per column
   std::vector<std::optional<Delta>> deltas;  // per column, against column 0; [0] empty
 };
@@ -67,9 +67,6 @@ struct RegressionReport {
   std::string reproduce_dir, reproduce;   // the folder written beside it; the command
   const RegressionRow* headline() const;  // moved[0] when it is the headline metric
 };
-
-// Metrics of the kernel evidence (issue 56): events, kprobes, function profile, census.
-bool is_evidence_metric(std::string_view metric);
 
 // The report of one comparison group: its variants become the columns (labelled `labels`, as
 // many as the group's variants), its rows that moved in any column the report's rows. `first`

@@ -114,14 +114,5 @@ TEST(Regression, GateFailuresOfOneChangeAreOneGroup) {
   EXPECT_EQ(groups[2], (std::vector<size_t>{3}));     // A→C counts
 }
 
-TEST(Regression, EvidenceMetricsByName) {
-  for (const char* m : {"event.kmem:mm_page_alloc", "kprobe.f", "func.f", "census.anon.4K.kb"}) {
-    EXPECT_TRUE(is_evidence_metric(m)) << m;
-  }
-  for (const char* m : {"faults", "vmstat.pgfault", "mthp.64kB.anon_fault_alloc"}) {
-    EXPECT_FALSE(is_evidence_metric(m)) << m;
-  }
-}
-
 }  // namespace
 }  // namespace foliolab
