@@ -115,7 +115,10 @@ MetricInfo catalog_info(std::string_view metric, const MetricDecls& declared) {
   }
   if (metric.starts_with("state.")) return {"", Better::kNone, MetricKind::kCount, true};
   if (metric.starts_with("event.")) return {"events", Better::kNone, MetricKind::kCount, true};
-  if (metric.starts_with("kprobe.") || metric.starts_with("func.")) {
+  // A kprobe's hits; its latency (kprobe.<function>.latency_ns) is a distribution, whose
+  // quantiles are timings (quantile_info).
+  if ((metric.starts_with("kprobe.") && metric.find(".latency_") == std::string_view::npos) ||
+      metric.starts_with("func.")) {
     return {"calls", Better::kNone, MetricKind::kCount, true};
   }
   if (metric.starts_with(kCensusPrefix)) return census_metric_info(metric);

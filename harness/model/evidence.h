@@ -44,7 +44,8 @@ struct EvidenceSpec {
   std::vector<KprobeCount> kprobes;
   int profile_top = 0;  // `function_profile: {top: N}`: 0 = no profile
   SourceLoc loc;
-  bool census = false;  // `census: true`: a folio census at each rep's peak (protocol/census_record.h)
+  bool census =
+      false;  // `census: true`: a folio census at each rep's peak (protocol/census_record.h)
   SourceLoc census_loc;
   // Whether the kernel needs tracing (the census needs none: /proc/kpageflags is in every kernel).
   bool enabled() const { return !events.empty() || !kprobes.empty() || profile_top > 0; }

@@ -241,7 +241,6 @@ class Interpreter {
     }
   }
 
-
   // `state` records: integer values only (counts and indices in 1/1000), kept as they are.
   void handle_state(const KeyValues& kv, const std::string& where) {
     RepResult* rep = rep_for(kv, where);

@@ -66,10 +66,11 @@ struct RunDetails {
         knobs(db, "INSERT INTO knobs(run, phase, path, value)", 4,
               " ON CONFLICT(run, phase, path) DO UPDATE SET value = excluded.value"),
         provenance(db, "INSERT INTO provenance(run, key, value)", 3),
-        distributions(db,
-                      "INSERT INTO distributions(run, metric, rep, unit, count, sum, min, max, p50, "
-                      "p90, p99, buckets)",
-                      12) {}
+        distributions(
+            db,
+            "INSERT INTO distributions(run, metric, rep, unit, count, sum, min, max, p50, "
+            "p90, p99, buckets)",
+            12) {}
 
   void add(int64_t run, const RunRecord& r) {
     for (const Repetition& rep : r.reps) {
@@ -93,7 +94,8 @@ struct RunDetails {
                          buckets_to_json(d).dump()});
       for (const std::string& derived : distribution_value_names(name)) {
         if (rep.metrics.contains(derived)) continue;
-        samples.add({run, derived, int64_t{rep.rep}, *distribution_value(rep.distributions, derived)});
+        samples.add(
+            {run, derived, int64_t{rep.rep}, *distribution_value(rep.distributions, derived)});
       }
     }
   }

@@ -152,8 +152,7 @@ static long long now_ns(void) {
 /* Child side: stdout = pipe, stdin = /dev/null, stderr stays the console. PR_SET_THP_DISABLE
  * is kept across execve (MMF_DISABLE_THP is in MMF_INIT_MASK), so setting it here covers the
  * workload. */
-static _Noreturn void exec_child(const struct job *job, int out_fd, int gate,
-                                 const int census[2]) {
+static _Noreturn void exec_child(const struct job *job, int out_fd, int gate, const int census[2]) {
   char num[16], go;
   for (int i = 0; i < 2 && census[0] >= 0; i++) {
     snprintf(num, sizeof num, "%d", census[i]);
