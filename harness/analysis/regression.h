@@ -30,8 +30,8 @@ struct RegressionColumn {
 
 struct RegressionRow {
   std::string metric;
-  bool evidence = false;  // kernel evidence (MetricRow::evidence: analysis/evidence.h)
-  std::vector<SampleStats> stats;            // per column
+  bool evidence = false;           // kernel evidence (MetricRow::evidence: analysis/evidence.h)
+  std::vector<SampleStats> stats;  // per column
   std::vector<std::optional<Delta>> deltas;  // per column, against column 0; [0] empty
 };
 

@@ -46,7 +46,7 @@ const ValueType& prepare_step();
 const ValueType& fragment();
 const ValueType& cgroup();
 const ValueType& monitor();
-const ValueType& evidence();  // `evidence:`: events, kprobes, function_profile, census
+const ValueType& evidence();          // `evidence:`: events, kprobes, function_profile, census
 const ValueType& evidence_event();    // evidence.events[] as a map
 const ValueType& evidence_kprobe();   // evidence.kprobes[] as a map
 const ValueType& function_profile();  // evidence.function_profile
