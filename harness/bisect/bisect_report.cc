@@ -131,7 +131,8 @@ Result<std::optional<RegressionReport>> bisection_report(const BisectReportSpec&
       .declared = declared_metrics(c.exp), .thresholds = c.exp.thresholds, .keep = {s.metric}};
   RegressionReport r =
       regression_of(compare_group(g, options), s.metric, {"parent", "culprit"}, *first);
-  r.origin = fmt::format("bisection {}, confirmed in {} fresh boots of each", s.dir.string(),
+  r.origin = fmt::format("bisection {}, confirmed in {} fresh boots of each",
+                         (s.dir.parent_path().filename() / s.dir.filename()).string(),
                          conf->sessions.size());
   r.culprit = c.names[conf->culprit];
   r.config_diff = kernel_config_difference(s.cache, r.columns[0].build_id, r.columns[1].build_id);
@@ -139,7 +140,7 @@ Result<std::optional<RegressionReport>> bisection_report(const BisectReportSpec&
     auto dir = reproduce(s, *conf, first->id.repeat);
     FL_TRY(dir);
     r.reproduce_dir = dir->string();
-    r.reproduce = reproduce_command(*dir);
+    r.reproduce = reproduce_command();
   }
   return std::optional<RegressionReport>(std::move(r));
 }

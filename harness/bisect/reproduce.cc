@@ -179,9 +179,11 @@ Result<TryExperiment> write_try_experiment(const fs::path& reproduce, const fs::
   return t;
 }
 
-std::string reproduce_command(const fs::path& reproduce) {
-  return fmt::format("cd {} && foliolab run {}   (from a clone: ./build/foliolab run {})",
-                     reproduce.string(), kReproduceFile, (reproduce / kReproduceFile).string());
+std::string reproduce_command() {
+  return fmt::format(
+      "cd {0} && foliolab run {1}   ({0}/ is beside this report; from a clone: "
+      "./build/foliolab run {0}/{1} in the report's folder)",
+      kReproduceDir, kReproduceFile);
 }
 
 }  // namespace foliolab

@@ -53,7 +53,8 @@ struct TryExperiment {
 Result<TryExperiment> write_try_experiment(const std::filesystem::path& reproduce,
                                            const std::filesystem::path& fix);
 
-// "foliolab run experiment.yaml" in the folder, and from a clone's root.
-std::string reproduce_command(const std::filesystem::path& reproduce);
+// "cd reproduce && foliolab run experiment.yaml", and from a clone: relative to the report's
+// folder, so that the report reads the same wherever it is sent (and fits a mail's lines).
+std::string reproduce_command();
 
 }  // namespace foliolab

@@ -217,6 +217,11 @@ void share_gate_verdicts(const GateFlags& f, const fs::path& cand_dir) {
   fmt::print(stderr, "{}: the verdicts on {} are stored\n", f.server, pushed->key);
 }
 
+// "<experiment>/<stamp>" of a session folder: what a report names it by.
+std::string session_key(const fs::path& dir) {
+  return (dir.parent_path().filename() / dir.filename()).string();
+}
+
 // The record of the run a comparison variant names ("<session>/<run id>") among `records`.
 const RunRecord* variant_record(const std::vector<RunRecord>& records, const VariantInfo& v) {
   if (v.runs.empty()) return nullptr;
@@ -244,16 +249,18 @@ Result<void> report_gate_regressions(const GateFlags& f, const GateReport& repor
         g.variants.size() > 1 ? variant_record(*records, g.variants[1]) : nullptr;
     if (!first) continue;
     RegressionReport r = regression_of(g, head.metric, {"baseline", "candidate"}, *first);
-    r.origin = fmt::format("gate of {} against {}, confirmed in {} reruns", j.cand_dir.string(),
-                           j.base_dir.string(), f.confirm);
+    r.origin = fmt::format("gate of {} against {}, confirmed in {} reruns", session_key(j.cand_dir),
+                           session_key(j.base_dir), f.confirm);
     for (size_t i = 1; i < groups[k].size(); ++i) {
       const GateCase& c = report.cases[groups[k][i]];
       r.also_fails.push_back(fmt::format("{} · {}: {}", c.group, c.metric, gate_message(c)));
     }
     r.config_diff = kernel_config_difference(f.run.common.cache, r.columns[0].build_id,
                                              r.columns.size() > 1 ? r.columns[1].build_id : "");
-    r.reproduce = fmt::format("foliolab gate {} --baseline {} --confirm {} --bisect",
-                              j.cand_dir.string(), j.base_dir.string(), f.confirm);
+    r.reproduce = fmt::format(
+        "foliolab gate CAND --baseline BASE --confirm {} --bisect (CAND {}, "
+        "BASE {}): its bisection's report names the culprit",
+        f.confirm, session_key(j.cand_dir), session_key(j.base_dir));
     FL_TRY(write_regression_files(r, j.cand_dir / "regressions" / std::to_string(k + 1)));
   }
   return {};

@@ -88,7 +88,7 @@ Result<RegressionReport> tried(const TryExperiment& t, const Reported& rep, cons
   r.culprit = rep.culprit;
   r.origin = fmt::format("try of {} on the report of {}", t.file.filename().string(), rep.origin);
   r.reproduce_dir = rep.reproduce.string();
-  r.reproduce = reproduce_command(rep.reproduce);
+  r.reproduce = reproduce_command();
   return r;
 }
 

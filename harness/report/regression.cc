@@ -67,8 +67,9 @@ std::vector<std::string> head_lines(const RegressionReport& r) {
   const RegressionMachine& m = r.machine;
   std::vector<std::string> out = {
       regression_headline(r), "origin:   " + r.origin,
-      fmt::format("cell:     kernel {} · {} · knobs {} ({}) · workload {} ({})", c.kernel, c.arch,
-                  c.knobs, pairs_text(c.knobs_set), c.workload, pairs_text(c.params)),
+      fmt::format("cell:     kernel {} · {} · knobs {}{} · workload {} ({})", c.kernel, c.arch,
+                  c.knobs, c.knobs_set.empty() ? "" : " (" + pairs_text(c.knobs_set) + ")",
+                  c.workload, pairs_text(c.params)),
       fmt::format("machine:  {} {}, timing {}, {} CPU, {} MiB; host {}; {}", m.backend, m.accel,
                   m.timing, m.cpus, m.memory_mb, m.host_cpu, m.emulator)};
   std::vector<std::string> kernels;
