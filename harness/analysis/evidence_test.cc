@@ -25,7 +25,7 @@ ComparisonGroup group_of(const std::vector<RunRecord>& base, const std::vector<R
   return compare_group(in, {});
 }
 
-bool directional(Verdict v) {
+bool is_directional(Verdict v) {
   return v == Verdict::kImproved || v == Verdict::kRegressed || v == Verdict::kChanged;
 }
 
@@ -42,7 +42,7 @@ TEST(Evidence, AAOfTwoIdenticalSessionsCallsNoEvidenceRowAChange) {
         for (size_t i : g.evidence.ranked) {
           const MetricRow& row = g.rows[i];
           ASSERT_TRUE(row.deltas[1]);
-          EXPECT_FALSE(directional(row.deltas[1]->verdict))
+          EXPECT_FALSE(is_directional(row.deltas[1]->verdict))
               << row.metric << " " << knobs << " reps " << reps << " pair " << pair << ": "
               << verdict_name(row.deltas[1]->verdict) << " " << row.deltas[1]->rel_change;
         }
@@ -62,7 +62,7 @@ TEST(Evidence, FourKAgainstSixtyFourKRanksWhatMovedFirst) {
   std::vector<std::string> changed;
   for (size_t i : g.evidence.ranked) {
     const MetricRow& row = g.rows[i];
-    if (directional(row.deltas[1]->verdict)) changed.push_back(row.metric);
+    if (is_directional(row.deltas[1]->verdict)) changed.push_back(row.metric);
     EXPECT_TRUE(row.evidence);
   }
   for (const char* want : {"kprobe.folio_zero_user", "kprobe.handle_mm_fault",

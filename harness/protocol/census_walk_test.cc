@@ -168,13 +168,13 @@ TEST(AgentCensus, AReadFailureFailsTheMapping) {
 
 TEST(AgentCensus, SizeNames) {
   char buf[16];
-  census_size_name(4, buf, sizeof buf);
+  ::census_size_name(4, buf, sizeof buf);
   EXPECT_STREQ(buf, "4K");
-  census_size_name(64, buf, sizeof buf);
+  ::census_size_name(64, buf, sizeof buf);
   EXPECT_STREQ(buf, "64K");
-  census_size_name(2048, buf, sizeof buf);
+  ::census_size_name(2048, buf, sizeof buf);
   EXPECT_STREQ(buf, "2M");
-  census_size_name(1 << 20, buf, sizeof buf);
+  ::census_size_name(1 << 20, buf, sizeof buf);
   EXPECT_STREQ(buf, "1G");
 }
 

@@ -17,7 +17,8 @@
 #include "server/worker_pool.h"
 
 namespace foliolab {
-namespace {
+// Named, not anonymous: HttpFront::Impl derives from FrontState (-Wsubobject-linkage).
+namespace http_front_internal {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -259,7 +260,8 @@ class Connection : public ConnBase, public std::enable_shared_from_this<Connecti
   char scratch_[16 << 10];
 };
 
-}  // namespace
+}  // namespace http_front_internal
+using namespace http_front_internal;
 
 struct HttpFront::Impl : FrontState {
   std::optional<tcp::acceptor> acceptor;
