@@ -115,7 +115,8 @@ std::vector<std::string> kernel_config_difference(const fs::path& cache, const s
 Result<std::optional<RegressionReport>> bisection_report(const BisectReportSpec& s) {
   const BisectCandidates& c = *s.candidates;
   const BisectConfirmation* conf = confirmed_exact(*s.outcome);
-  if (!conf) return std::optional<RegressionReport>();
+  // A knob-set bisection names no patch or commit: one kernel's knob sets, which `compare` shows.
+  if (!conf || c.kind == "knob sets") return std::optional<RegressionReport>();
   auto records = session_records(conf->sessions);
   FL_TRY(records);
   const RunRecord* first = nullptr;
@@ -136,12 +137,10 @@ Result<std::optional<RegressionReport>> bisection_report(const BisectReportSpec&
                          conf->sessions.size());
   r.culprit = c.names[conf->culprit];
   r.config_diff = kernel_config_difference(s.cache, r.columns[0].build_id, r.columns[1].build_id);
-  if (c.kind != "knob sets") {
-    auto dir = reproduce(s, *conf, first->id.repeat);
-    FL_TRY(dir);
-    r.reproduce_dir = dir->string();
-    r.reproduce = reproduce_command();
-  }
+  auto dir = reproduce(s, *conf, first->id.repeat);
+  FL_TRY(dir);
+  r.reproduce_dir = dir->string();
+  r.reproduce = reproduce_command();
   return std::optional<RegressionReport>(std::move(r));
 }
 

@@ -29,7 +29,8 @@ struct BisectReportSpec {
   ProcessRunner* runner = nullptr;
 };
 
-// nullopt when no exact culprit was confirmed (a bisection without an answer has no report).
+// nullopt when no exact culprit was confirmed (a bisection without an answer has no report),
+// and for a knob-set bisection (no patch or commit: its columns would be one kernel's).
 Result<std::optional<RegressionReport>> bisection_report(const BisectReportSpec& spec);
 
 // The columns of a session's records, one per kernel name, labelled, for a report: the runs of
